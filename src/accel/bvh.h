@@ -1,0 +1,82 @@
+// bvh.h - a binned-SAH BVH, built on the host, flattened into the layout the GPU
+// traverses (and the CPU executor traverses the same bytes).
+//
+// Node layout (64 bytes, two cache sectors): each node stores the boxes of BOTH
+// children, as in Aila & Laine, "Understanding the Efficiency of Ray Traversal on
+// GPUs" (HPG 2009). One node fetch tests two boxes, so a traversal step is one
+// 64-byte load followed by two independent slab tests.
+//
+//   lxy  : left  child box  lo.x hi.x lo.y hi.y
+//   rxy  : right child box  lo.x hi.x lo.y hi.y
+//   lrz  : left lo.z hi.z, right lo.z hi.z
+//   link : x = left child, y = right child, z = left count, w = right count
+//          child >= 0       -> inner node index (count unused, 0)
+//          child <  0       -> leaf: primitives [~child, ~child + count) of the
+//                              BVH-ordered primitive array
+//          count == 0 and child < 0 -> empty slot (box is inverted, never hit)
+//
+// Primitives are stored in BVH order (leaves point to contiguous ranges), 48 bytes each,
+// see PrimGpu. Infinite planes are NOT in the BVH (they have no bounds); they live in a
+// short separate list tested brute force (render/scene_gpu.h).
+#pragma once
+
+#include "core/hd.h"
+
+#include <glm/glm.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace srt {
+
+struct alignas(16) BvhNode {
+    f4 lxy;
+    f4 rxy;
+    f4 lrz;
+    int32_t link[4];
+};
+static_assert(sizeof(BvhNode) == 64, "BvhNode must be 64 bytes");
+
+// One primitive in BVH order, 48 bytes (three 16-byte loads).
+//   triangle: p0 = v0, p1 = v1 - v0 (e1), p2 = v2 - v0 (e2)
+//   sphere  : p0 = centre, p1.x = radius, p1.y = radius^2
+//   p0.w    : bit-cast uint32 meta: bit 31 = 1 for a sphere, bits 0..30 material index
+//   p2.w    : bit-cast uint32 original primitive id (for stable reports and tests)
+struct alignas(16) PrimGpu {
+    f4 p0;
+    f4 p1;
+    f4 p2;
+};
+static_assert(sizeof(PrimGpu) == 48, "PrimGpu must be 48 bytes");
+
+constexpr uint32_t kPrimSphereBit = 0x80000000u;
+constexpr uint32_t kPrimMaterialMask = 0x7fffffffu;
+
+// A primitive to be built over: its bounds and centroid.
+struct BuildPrim {
+    glm::vec3 lo, hi;
+};
+
+struct BvhBuildStats {
+    uint32_t nodes = 0;
+    uint32_t leaves = 0;
+    uint32_t max_depth = 0;
+    uint32_t max_leaf_size = 0;
+    double sah_cost = 0.0;
+    double build_ms = 0.0;
+};
+
+// The flattened BVH. `order[k]` is the input index of the k-th primitive in BVH order.
+struct Bvh {
+    std::vector<BvhNode> nodes;  // root is nodes[0]; empty when there are no primitives
+    std::vector<uint32_t> order;
+    BvhBuildStats stats;
+};
+
+// Binned SAH build (32 bins per axis, leaves of at most kMaxLeafPrims).
+Bvh build_bvh(const std::vector<BuildPrim>& prims);
+
+constexpr int kMaxLeafPrims = 4;
+constexpr int kBvhStackSize = 64;  // traversal stack; the builder guarantees depth < this
+
+}  // namespace srt

@@ -1,0 +1,213 @@
+// intersect.h - ray/primitive tests and BVH traversal, shared by host and device.
+//
+// Conventions: `d` is unit length; a hit needs 0 < t < tmax (secondary rays start
+// offset from the surface, so no tmin is needed). Hits are identified by a "hit id":
+//   [0, prim_count)                       -> primitive in BVH order (scene.prims)
+//   [prim_count, prim_count + plane_count) -> plane (scene.planes)
+//   -1                                     -> miss
+#pragma once
+
+#include "accel/bvh.h"
+#include "core/hd.h"
+#include "render/scene_gpu.h"
+
+#include <glm/glm.hpp>
+
+#include <cmath>
+#include <cstring>
+
+namespace srt {
+
+SRT_HD_INLINE f4 load_f4(const f4* p) {
+#if defined(__CUDA_ARCH__)
+    const float4 v = __ldg(reinterpret_cast<const float4*>(p));
+    return f4{v.x, v.y, v.z, v.w};
+#else
+    return *p;
+#endif
+}
+SRT_HD_INLINE glm::vec3 xyz(const f4& v) { return glm::vec3(v.x, v.y, v.z); }
+
+SRT_HD_INLINE uint32_t float_bits(float f) {
+#if defined(__CUDA_ARCH__)
+    return __float_as_uint(f);
+#else
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return u;
+#endif
+}
+SRT_HD_INLINE float bits_float(uint32_t u) {
+#if defined(__CUDA_ARCH__)
+    return __uint_as_float(u);
+#else
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+#endif
+}
+
+// Unit vector with IEEE sqrt and division on both sides (bit-identical host/device).
+SRT_HD_INLINE glm::vec3 unit(const glm::vec3& v) { return v * (1.0f / sqrtf(glm::dot(v, v))); }
+
+struct Hit {
+    float t;
+    int32_t id;  // hit id, -1 = miss
+};
+
+// Moller-Trumbore. Exactly parallel rays (det == 0) miss.
+SRT_HD_INLINE bool hit_triangle(const glm::vec3& o, const glm::vec3& d, const glm::vec3& v0,
+                                const glm::vec3& e1, const glm::vec3& e2, float tmax, float& t) {
+    const glm::vec3 pv = glm::cross(d, e2);
+    const float det = glm::dot(e1, pv);
+    if (det == 0.0f) return false;
+    const float inv = 1.0f / det;
+    const glm::vec3 tv = o - v0;
+    const float u = glm::dot(tv, pv) * inv;
+    if (!(u >= 0.0f && u <= 1.0f)) return false;
+    const glm::vec3 qv = glm::cross(tv, e1);
+    const float v = glm::dot(d, qv) * inv;
+    if (!(v >= 0.0f && u + v <= 1.0f)) return false;
+    const float tt = glm::dot(e2, qv) * inv;
+    if (!(tt > 0.0f && tt < tmax)) return false;
+    t = tt;
+    return true;
+}
+
+// Nearest root in (0, tmax); from inside, that is the far root.
+SRT_HD_INLINE bool hit_sphere(const glm::vec3& o, const glm::vec3& d, const glm::vec3& c, float r2,
+                              float tmax, float& t) {
+    const glm::vec3 oc = o - c;
+    const float b = glm::dot(oc, d);
+    const float cc = glm::dot(oc, oc) - r2;
+    const float disc = b * b - cc;
+    if (disc < 0.0f) return false;
+    const float s = sqrtf(disc);
+    float tt = -b - s;
+    if (!(tt > 0.0f)) tt = -b + s;
+    if (!(tt > 0.0f && tt < tmax)) return false;
+    t = tt;
+    return true;
+}
+
+SRT_HD_INLINE bool hit_plane(const glm::vec3& o, const glm::vec3& d, const glm::vec3& p,
+                             const glm::vec3& n, float tmax, float& t) {
+    const float denom = glm::dot(n, d);
+    if (denom == 0.0f) return false;
+    const float tt = glm::dot(p - o, n) / denom;
+    if (!(tt > 0.0f && tt < tmax)) return false;
+    t = tt;
+    return true;
+}
+
+SRT_HD_INLINE bool hit_prim(const PrimGpu* prims, uint32_t k, const glm::vec3& o,
+                            const glm::vec3& d, float tmax, float& t) {
+    const f4 a = load_f4(&prims[k].p0);
+    const f4 b = load_f4(&prims[k].p1);
+    if (float_bits(a.w) & kPrimSphereBit) return hit_sphere(o, d, xyz(a), b.y, tmax, t);
+    const f4 c = load_f4(&prims[k].p2);
+    return hit_triangle(o, d, xyz(a), xyz(b), xyz(c), tmax, t);
+}
+
+// Per-ray constants for slab tests. Zero direction components become +-1e-20 so
+// that 0 * inf never makes a NaN.
+struct RayInv {
+    glm::vec3 inv;
+    glm::vec3 o_inv;  // o * inv
+};
+SRT_HD_INLINE RayInv make_ray_inv(const glm::vec3& o, const glm::vec3& d) {
+    auto safe = [](float x) { return fabsf(x) > 1e-20f ? x : copysignf(1e-20f, x); };
+    RayInv r;
+    r.inv = glm::vec3(1.0f / safe(d.x), 1.0f / safe(d.y), 1.0f / safe(d.z));
+    r.o_inv = o * r.inv;
+    return r;
+}
+
+// Slab test of box [lo.x hi.x lo.y hi.y] (xy) and [lo.z hi.z] (z0, z1); returns entry t.
+SRT_HD_INLINE bool hit_box(const RayInv& r, const f4& xy, float z0, float z1, float tmax,
+                           float& tenter) {
+    const float tx0 = xy.x * r.inv.x - r.o_inv.x, tx1 = xy.y * r.inv.x - r.o_inv.x;
+    const float ty0 = xy.z * r.inv.y - r.o_inv.y, ty1 = xy.w * r.inv.y - r.o_inv.y;
+    const float tz0 = z0 * r.inv.z - r.o_inv.z, tz1 = z1 * r.inv.z - r.o_inv.z;
+    const float tn = fmaxf(fmaxf(fminf(tx0, tx1), fminf(ty0, ty1)), fmaxf(fminf(tz0, tz1), 0.0f));
+    const float tf = fminf(fminf(fmaxf(tx0, tx1), fmaxf(ty0, ty1)), fminf(fmaxf(tz0, tz1), tmax));
+    tenter = tn;
+    return tn <= tf;
+}
+
+// BVH traversal. kAnyHit: stop at the first hit (shadow rays).
+template <bool kAnyHit>
+SRT_HD_INLINE Hit traverse(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float tmax) {
+    Hit h{tmax, -1};
+    // Planes first: they are few and often the nearest thing (floors, mirrors).
+    for (uint32_t j = 0; j < s.plane_count; ++j) {
+        const f4 pm = load_f4(&s.planes[j].point_mat);
+        const f4 pn = load_f4(&s.planes[j].normal);
+        float t;
+        if (hit_plane(o, d, xyz(pm), xyz(pn), h.t, t)) {
+            h.t = t;
+            h.id = int32_t(s.prim_count + j);
+            if (kAnyHit) return h;
+        }
+    }
+    if (s.node_count == 0) return h;
+
+    const RayInv r = make_ray_inv(o, d);
+    int32_t stack[kBvhStackSize];
+    int sp = 0;
+    int32_t node = 0;
+    for (;;) {
+        const BvhNode* n = &s.nodes[node];
+        const f4 lxy = load_f4(&n->lxy);
+        const f4 rxy = load_f4(&n->rxy);
+        const f4 lrz = load_f4(&n->lrz);
+        const f4 lk = load_f4(reinterpret_cast<const f4*>(&n->link[0]));
+        const int32_t link[4] = {int32_t(float_bits(lk.x)), int32_t(float_bits(lk.y)),
+                                 int32_t(float_bits(lk.z)), int32_t(float_bits(lk.w))};
+        float tl, tr;
+        bool hl = hit_box(r, lxy, lrz.x, lrz.y, h.t, tl);
+        bool hr = hit_box(r, rxy, lrz.z, lrz.w, h.t, tr);
+
+        // Leaf children are intersected at once; only inner children are traversed.
+        for (int side = 0; side < 2; ++side) {
+            const bool hit_side = side == 0 ? hl : hr;
+            if (!hit_side || link[side] >= 0) continue;
+            const uint32_t first = uint32_t(~link[side]);
+            const uint32_t count = uint32_t(link[2 + side]);
+            for (uint32_t k = first; k < first + count; ++k) {
+                float t;
+                if (hit_prim(s.prims, k, o, d, h.t, t)) {
+                    h.t = t;
+                    h.id = int32_t(k);
+                    if (kAnyHit) return h;
+                }
+            }
+        }
+        hl = hl && link[0] >= 0;
+        hr = hr && link[1] >= 0;
+        if (hl && hr) {
+            // Nearer child first; the other waits on the stack.
+            const bool left_first = tl <= tr;
+            stack[sp++] = left_first ? link[1] : link[0];
+            node = left_first ? link[0] : link[1];
+        } else if (hl) {
+            node = link[0];
+        } else if (hr) {
+            node = link[1];
+        } else {
+            if (sp == 0) break;
+            node = stack[--sp];
+        }
+    }
+    return h;
+}
+
+SRT_HD_INLINE Hit intersect_closest(const SceneView& s, const glm::vec3& o, const glm::vec3& d,
+                                    float tmax) {
+    return traverse<false>(s, o, d, tmax);
+}
+SRT_HD_INLINE bool occluded(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float tmax) {
+    return traverse<true>(s, o, d, tmax).id >= 0;
+}
+
+}  // namespace srt

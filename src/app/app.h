@@ -1,0 +1,50 @@
+// app.h - what the subcommands share: scene loading with overrides, backend choice.
+#pragma once
+
+#include "render/executor.h"
+#include "render/settings.h"
+#include "scene/scene.h"
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace srt::app {
+
+// Flags common to render, view and bench.
+struct SceneOptions {
+    std::string scene;  // empty = the built-in default scene
+    std::optional<std::vector<float>> camera_from, camera_at, camera_up;
+    std::optional<float> fov;
+    std::string from_text, at_text, up_text;
+    std::vector<std::string> lights;  // "x,y,z" or "x,y,z:r,g,b" point lights
+    void add_to(CLI::App& cmd);
+};
+
+struct FrameOptions {
+    int width = 1920, height = 1080, depth = 8, spp = 1;
+    std::string backend = "auto";
+    std::string mode = "stencil";
+    void add_to(CLI::App& cmd, bool with_size = true);
+    // Parses mode/backend (throws CLI::ValidationError-like InputError on bad values).
+    RenderSettings settings(const Scene& scene, const CLI::App& cmd) const;
+    Backend parsed_backend() const;
+};
+
+// Loads the scene (or the built-in default) and applies the overrides.
+Scene load_with_overrides(const SceneOptions& o);
+
+// Creates the executor for `b`; under Auto, prints a one-line notice when it falls
+// back to the CPU. Throws BackendUnavailable under Cuda when no device is usable.
+std::unique_ptr<Executor> make_executor(Backend b);
+
+int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& cmd,
+               const std::string& out, bool stats);
+int cmd_view(const SceneOptions& so, const FrameOptions& fo, const CLI::App& cmd,
+             const std::vector<std::string>& extra);
+int cmd_bench(int argc, char** argv);
+
+}  // namespace srt::app

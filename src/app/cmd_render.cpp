@@ -1,0 +1,80 @@
+// cmd_render.cpp - `stencilrt render`: one frame to a PNG.
+#include "app/app.h"
+
+#include "core/error.h"
+#include "core/image.h"
+#include "render/scene_gpu.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+namespace srt::app {
+namespace {
+
+// Refuses to write the output over an input file.
+void check_output_path(const std::string& out, const std::string& scene) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!scene.empty() && fs::exists(out, ec) && fs::equivalent(out, scene, ec))
+        throw InputError("-o " + out + ": refusing to write the image over the scene file");
+    const fs::path parent = fs::absolute(out, ec).parent_path();
+    if (!fs::is_directory(parent, ec))
+        throw InputError("-o " + out + ": directory '" + parent.string() + "' does not exist");
+}
+
+void print_stats(const FrameStats& st) {
+    std::printf("%-7s %12s %12s %8s\n", "bounce", "live rays", "live warps", "SIMD");
+    for (size_t b = 0; b < st.bounces.size(); ++b) {
+        const BounceStats& s = st.bounces[b];
+        std::printf("%-7zu %12llu %12llu %7.1f%%\n", b, (unsigned long long)s.live_rays,
+                    (unsigned long long)s.live_warps, 100.0 * s.simd_efficiency());
+    }
+    for (const StageTime& t : st.stage_ms) std::printf("  %-10s %9.3f ms\n", t.stage.c_str(), t.ms);
+}
+
+}  // namespace
+
+int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& cmd,
+               const std::string& out, bool stats) {
+    using Clock = std::chrono::steady_clock;
+    check_output_path(out, so.scene);
+
+    const auto t_load = Clock::now();
+    const Scene scene = load_with_overrides(so);
+    for (const std::string& n : scene.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
+    const double load_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_load).count();
+    const CompiledScene compiled = compile_scene(scene);
+    const RenderSettings rs = fo.settings(scene, cmd);
+
+    auto ex = app::make_executor(fo.parsed_backend());
+    ex->set_scene(compiled);
+    std::printf("scene    %s: %zu spheres, %zu planes, %zu triangles, %zu lights (load %.1f ms, BVH %.1f ms, %u nodes)\n",
+                scene.name.c_str(), scene.spheres.size(), scene.planes.size(), scene.triangles.size(),
+                scene.lights.size(), load_ms, compiled.bvh_stats.build_ms, compiled.bvh_stats.nodes);
+    std::printf("backend  %s, mode %s\n", ex->name().c_str(), to_string(rs.mode));
+
+    Image img;
+    const bool gpu = ex->name().rfind("cuda", 0) == 0;
+    if (gpu) ex->render(scene.camera, rs, img);  // warm-up: module load, allocations
+
+    const auto t0 = Clock::now();
+    ex->render(scene.camera, rs, img);
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+
+    // Ray counts: one more (counted) frame on the GPU, where counting is opt-in;
+    // the CPU executor counts as it goes.
+    FrameStats st;
+    ex->render(scene.camera, rs, img, &st);
+    const double rays = double(st.rays_traced);
+    std::printf("frame    %dx%d, depth %d, %d spp: %.3f ms, %.1f M rays (%.3g G rays/s incl. shadow rays)\n",
+                rs.width, rs.height, rs.depth, rs.spp, gpu ? ms : ms, rays * 1e-6,
+                rays / (ms * 1e-3) * 1e-9);
+    if (stats) print_stats(st);
+
+    write_png_atomic(out, img);
+    std::printf("%s\n", std::filesystem::absolute(out).string().c_str());
+    return 0;
+}
+
+}  // namespace srt::app

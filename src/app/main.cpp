@@ -1,0 +1,167 @@
+// main.cpp - the `stencilrt` command: render, view, bench.
+#include "app/app.h"
+
+#include "core/error.h"
+#include "scene/load.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+namespace srt::app {
+namespace {
+
+glm::vec3 parse_vec3(const std::string& flag, const std::string& text) {
+    std::vector<float> v;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        char* end = nullptr;
+        const float f = std::strtof(item.c_str(), &end);
+        if (item.empty() || *end != '\0' || !std::isfinite(f))
+            throw InputError(flag + ": '" + text + "' is not three numbers x,y,z");
+        v.push_back(f);
+    }
+    if (v.size() != 3) throw InputError(flag + ": '" + text + "' is not three numbers x,y,z");
+    return {v[0], v[1], v[2]};
+}
+
+}  // namespace
+
+void SceneOptions::add_to(CLI::App& cmd) {
+    cmd.add_option("scene", scene, "Scene file (.json, .obj, .nff); default: the built-in scene");
+    cmd.add_option_function<std::string>("--camera-from", [this](const std::string& s) {
+        camera_from = std::vector<float>{}; from_text = s; }, "Camera position x,y,z");
+    cmd.add_option_function<std::string>("--camera-at", [this](const std::string& s) {
+        camera_at = std::vector<float>{}; at_text = s; }, "Camera target x,y,z");
+    cmd.add_option_function<std::string>("--camera-up", [this](const std::string& s) {
+        camera_up = std::vector<float>{}; up_text = s; }, "Camera up vector x,y,z");
+    cmd.add_option_function<float>("--fov", [this](float f) { fov = f; },
+                                   "Horizontal field of view in degrees, edge to edge")
+        ->check(CLI::Range(0.01f, 179.0f));
+    cmd.add_option("--light", lights,
+                   "Replace the scene's lights with point lights: x,y,z or x,y,z:r,g,b (repeatable)");
+}
+
+Scene load_with_overrides(const SceneOptions& o) {
+    Scene s = o.scene.empty() ? builtin_default_scene() : load_scene(o.scene);
+    if (o.camera_from) s.camera.from = parse_vec3("--camera-from", o.from_text);
+    if (o.camera_at) s.camera.at = parse_vec3("--camera-at", o.at_text);
+    if (o.camera_up) s.camera.up = parse_vec3("--camera-up", o.up_text);
+    if (o.fov) s.camera.fov_deg = *o.fov;
+    if (!o.lights.empty()) {
+        s.lights.clear();
+        for (const std::string& l : o.lights) {
+            Light light;
+            const size_t colon = l.find(':');
+            light.position = parse_vec3("--light", l.substr(0, colon));
+            if (colon != std::string::npos) light.colour = parse_vec3("--light", l.substr(colon + 1));
+            s.lights.push_back(light);
+        }
+    }
+    validate(s);
+    return s;
+}
+
+void FrameOptions::add_to(CLI::App& cmd, bool with_size) {
+    if (with_size) {
+        cmd.add_option("--width,-W", width, "Image width in pixels")->check(CLI::Range(1, 16384))->capture_default_str();
+        cmd.add_option("--height,-H", height, "Image height in pixels")->check(CLI::Range(1, 16384))->capture_default_str();
+    }
+    cmd.add_option("--depth,-d", depth, "Max trace depth (1 = primary rays only)")->check(CLI::Range(1, 64))->capture_default_str();
+    cmd.add_option("--spp", spp, "Samples per pixel")->check(CLI::Range(1, 4096))->capture_default_str();
+    cmd.add_option("--backend,-b", backend, "Executor")->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
+    cmd.add_option("--mode,-m", mode, "Dead-ray strategy (CUDA)")->check(CLI::IsMember({"stencil", "flags", "compact"}))->capture_default_str();
+}
+
+RenderSettings FrameOptions::settings(const Scene& scene, const CLI::App& cmd) const {
+    RenderSettings rs;
+    // A scene may suggest a size and depth; flags given on the command line win.
+    rs.width = (cmd.count("--width") == 0 && scene.width > 0) ? scene.width : width;
+    rs.height = (cmd.count("--height") == 0 && scene.height > 0) ? scene.height : height;
+    rs.depth = (cmd.count("--depth") == 0 && scene.depth > 0) ? scene.depth : depth;
+    rs.spp = spp;
+    parse_mode(mode, rs.mode);
+    return rs;
+}
+
+Backend FrameOptions::parsed_backend() const {
+    Backend b = Backend::Auto;
+    parse_backend(backend, b);
+    return b;
+}
+
+}  // namespace srt::app
+
+int main(int argc, char** argv) {
+    using namespace srt;
+    using namespace srt::app;
+    CLI::App cli{"stencilrt - a CUDA wavefront ray tracer with a software stencil buffer for dead rays"};
+    cli.set_version_flag("--version", std::string("stencilrt ") + SRT_VERSION);
+    cli.require_subcommand(1);
+    cli.failure_message(CLI::FailureMessage::help);
+
+    SceneOptions so;
+    FrameOptions fo;
+
+    CLI::App* render = cli.add_subcommand("render", "Render a scene to a PNG (headless)");
+    std::string out = "stencilrt.png";
+    bool stats = false;
+    so.add_to(*render);
+    fo.add_to(*render);
+    render->add_option("-o,--output", out, "Output PNG (written atomically)")->capture_default_str();
+    render->add_flag("--stats", stats, "Print live rays, live warps and SIMD efficiency per bounce, and stage times");
+
+    CLI::App* view = cli.add_subcommand("view", "Open the interactive viewer");
+    SceneOptions vso;
+    FrameOptions vfo;
+    vfo.width = 1280;
+    vfo.height = 720;
+    vso.add_to(*view);
+    vfo.add_to(*view);
+    int frames = 0;
+    std::string screenshot;
+    bool no_vsync = false;
+    std::string script;
+    view->add_option("--frames", frames, "Render N frames, then exit (0 = run until closed)")->check(CLI::Range(0, 100000000));
+    view->add_option("--screenshot", screenshot, "With --frames: save the final framebuffer here");
+    view->add_flag("--no-vsync", no_vsync, "Start with vsync off");
+    view->add_option("--input-script", script, "Replay scripted key presses (tests)");
+
+    CLI::App* bench = cli.add_subcommand("bench", "Benchmark FPS per bounce depth");
+    bench->allow_extras();
+    bench->prefix_command();
+
+    try {
+        cli.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return cli.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return cli.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return cli.exit(e);
+    } catch (const CLI::ParseError& e) {
+        cli.exit(e);
+        return 2;
+    }
+
+    try {
+        if (*render) return cmd_render(so, fo, *render, out, stats);
+        if (*view) {
+            std::vector<std::string> extra = {std::to_string(frames), screenshot,
+                                              no_vsync ? "1" : "0", script};
+            return cmd_view(vso, vfo, *view, extra);
+        }
+        if (*bench) return cmd_bench(argc, argv);
+    } catch (const InputError& e) {
+        std::fprintf(stderr, "stencilrt: %s\n", e.what());
+        return 2;
+    } catch (const BackendUnavailable& e) {
+        std::fprintf(stderr, "stencilrt: %s\n", e.what());
+        return 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "stencilrt: error: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,27 @@
+// hd.h - the one macro that lets a function build for both host and device.
+//
+// Stage code (camera, intersection, shading, reflection, resolve) is written once
+// and compiled twice: by nvcc for the CUDA kernels and by the host compiler for the
+// CPU executor. SRT_HD expands to `__host__ __device__` only under nvcc.
+#pragma once
+
+#if defined(__CUDACC__)
+#define SRT_HD __host__ __device__
+#define SRT_HD_INLINE __host__ __device__ __forceinline__
+#else
+#define SRT_HD
+#define SRT_HD_INLINE inline
+#endif
+
+#include <cstdint>
+
+namespace srt {
+
+// A 16-byte, 16-aligned vector used for GPU-visible storage (one LDG.128 per load).
+// Code works in glm::vec3; storage is f4 so that loads and stores are vectorised.
+struct alignas(16) f4 {
+    float x, y, z, w;
+};
+static_assert(sizeof(f4) == 16, "f4 must be 16 bytes");
+
+}  // namespace srt

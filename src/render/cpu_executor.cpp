@@ -1,0 +1,192 @@
+// cpu_executor.cpp - the wavefront pipeline on the host, warp by warp.
+//
+// This is the GPU's reference and its fallback. It runs the same stage functions as
+// the CUDA kernels, in the same order, over the same SoA buffers, and it keeps the
+// stencil exactly as the GPU does: each stage reads its warp's word at entry, skips a
+// zero word whole, skips dead lanes, and a stage that changes liveness rebuilds the
+// word from the 32 lanes' votes as __ballot_sync would (render/stencil.h).
+#include "render/executor.h"
+#include "render/pipeline.h"
+#include "render/parallel.h"
+#include "render/stages.h"
+#include "render/stencil.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+namespace srt {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+class CpuExecutor final : public Executor {
+public:
+    explicit CpuExecutor(int threads)
+        : threads_(threads > 0 ? threads : std::max(1, int(std::thread::hardware_concurrency()))),
+          thresholds_(make_srgb_thresholds()) {}
+
+    std::string name() const override { return "cpu (" + std::to_string(threads_) + " threads)"; }
+
+    void set_scene(const CompiledScene& scene) override { scene_ = &scene; }
+
+    void render(const Camera& camera, const RenderSettings& settings, Image& out,
+                FrameStats* stats) override {
+        if (settings.mode != DeadRayMode::Stencil && !mode_notice_) {
+            std::fprintf(stderr, "note: the CPU executor always uses the stencil; --mode %s "
+                                 "applies to the CUDA executor\n", to_string(settings.mode));
+            mode_notice_ = true;
+        }
+        const uint32_t pixels = uint32_t(settings.width) * uint32_t(settings.height);
+        allocate(pixels);
+        if (out.width != settings.width || out.height != settings.height)
+            out = Image(settings.width, settings.height);
+
+        FrameContext f;
+        f.scene = scene_->view();
+        f.camera = make_camera(camera, settings.width, settings.height);
+        f.rays = RayBuffers{origin_.data(), dir_.data(), weight_.data(), radiance_.data(),
+                            hit_t_.data(), hit_id_.data()};
+        f.width = uint32_t(settings.width);
+        f.height = uint32_t(settings.height);
+        f.pixel_count = pixels;
+        f.ray_count = padded_ray_count(pixels);
+        f.srgb_thresholds = thresholds_.data();
+        f.out_rgba = reinterpret_cast<uint32_t*>(out.rgba.data());
+
+        Launcher launch{*this, stats};
+        if (stats) *stats = FrameStats{};
+        run_frame(launch, f, settings);
+        if (stats) {
+            for (int s = 0; s < 5; ++s) stats->stage_ms.push_back({kStageNames[s], launch.ms[s]});
+            stats->rays_traced = launch.rays.load() + launch.shadow_rays.load();
+        }
+    }
+
+    // For tests: the stencil words as they are now.
+    const std::vector<uint32_t>& stencil() const { return stencil_; }
+
+private:
+    static constexpr const char* kStageNames[5] = {"generate", "intersect", "shade", "reflect",
+                                                   "resolve"};
+
+    struct Launcher {
+        CpuExecutor& ex;
+        FrameStats* stats;
+        double ms[5] = {0, 0, 0, 0, 0};
+        std::atomic<uint64_t> rays{0}, shadow_rays{0};
+
+        // Stage with liveness output: for each live warp, run live lanes, ballot.
+        // `all_lanes`: ignore the incoming word (generate decides liveness itself).
+        template <class Stage>
+        void write_stage(int s, const FrameContext& f, bool all_lanes, Stage&& stage) {
+            const auto t0 = Clock::now();
+            uint32_t* words = ex.stencil_.data();
+            parallel_for(f.ray_count / kWarpSize, 64, ex.threads_, [&](uint32_t wb, uint32_t we) {
+                for (uint32_t w = wb; w < we; ++w) {
+                    const uint32_t word = all_lanes ? kFullMask : words[w];
+                    if (word == 0) continue;  // whole warp dead: leaves at once
+                    bool votes[kWarpSize];
+                    for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
+                        const uint32_t i = w * kWarpSize + lane;
+                        votes[lane] = stencil_test(word, i) && stage(i);
+                    }
+                    words[w] = ballot_reference(votes);
+                }
+            });
+            ms[s] += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+        }
+
+        // Stage without liveness output (reads the stencil only). `stage` returns a
+        // count (shadow rays traced), summed per chunk and added once.
+        template <class Stage>
+        uint64_t read_stage(int s, const FrameContext& f, Stage&& stage) {
+            const auto t0 = Clock::now();
+            const uint32_t* words = ex.stencil_.data();
+            std::atomic<uint64_t> total{0};
+            parallel_for(f.ray_count / kWarpSize, 64, ex.threads_, [&](uint32_t wb, uint32_t we) {
+                uint64_t sum = 0;
+                for (uint32_t w = wb; w < we; ++w) {
+                    const uint32_t word = words[w];
+                    if (word == 0) continue;
+                    for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
+                        const uint32_t i = w * kWarpSize + lane;
+                        if (stencil_test(word, i)) sum += stage(i);
+                    }
+                }
+                total.fetch_add(sum, std::memory_order_relaxed);
+            });
+            ms[s] += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+            return total.load();
+        }
+
+        bool all_dead() const {
+            for (uint32_t w : ex.stencil_)
+                if (w) return false;
+            return true;
+        }
+
+        void generate(const FrameContext& f) {
+            write_stage(0, f, true, [&](uint32_t i) { return stage_generate(f, i); });
+        }
+        void intersect(const FrameContext& f, int bounce) {
+            // Counting is one pass over N/32 words: cheap enough to do always.
+            uint64_t live = 0, warps = 0;
+            for (uint32_t w : ex.stencil_) {
+                live += uint64_t(popcount32(w));
+                warps += w != 0;
+            }
+            rays += live;
+            if (stats) {
+                if (stats->bounces.size() <= size_t(bounce)) stats->bounces.resize(size_t(bounce) + 1);
+                stats->bounces[size_t(bounce)].live_rays += live;
+                stats->bounces[size_t(bounce)].live_warps += warps;
+            }
+            write_stage(1, f, false, [&](uint32_t i) { return stage_intersect(f, i); });
+        }
+        void shade(const FrameContext& f, int) {
+            shadow_rays += read_stage(2, f, [&](uint32_t i) { return stage_shade(f, i); });
+        }
+        void reflect(const FrameContext& f, int bounce) {
+            write_stage(3, f, false, [&](uint32_t i) { return stage_reflect(f, i, bounce); });
+            if (ex.probe_) ex.probe_(int(f.sample), bounce, ex.stencil_);
+        }
+        void resolve(const FrameContext& f) {
+            const auto t0 = Clock::now();
+            parallel_for(f.pixel_count, 4096, ex.threads_, [&](uint32_t b, uint32_t e) {
+                for (uint32_t p = b; p < e; ++p) stage_resolve(f, p);
+            });
+            ms[4] += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+        }
+    };
+
+    void allocate(uint32_t pixels) {
+        const size_t n = padded_ray_count(pixels);
+        if (origin_.size() == n) return;
+        origin_.assign(n, f4{});
+        dir_.assign(n, f4{});
+        weight_.assign(n, f4{});
+        radiance_.assign(n, f4{});
+        hit_t_.assign(n, 0.0f);
+        hit_id_.assign(n, -1);
+        stencil_.assign(n / kWarpSize, 0u);
+    }
+
+    int threads_;
+    std::array<float, kSrgbThresholds> thresholds_;
+    const CompiledScene* scene_ = nullptr;
+    bool mode_notice_ = false;
+    std::vector<f4> origin_, dir_, weight_, radiance_;
+    std::vector<float> hit_t_;
+    std::vector<int32_t> hit_id_;
+    std::vector<uint32_t> stencil_;
+};
+
+}  // namespace
+
+std::unique_ptr<Executor> make_cpu_executor(int threads) {
+    return std::make_unique<CpuExecutor>(threads);
+}
+
+}  // namespace srt

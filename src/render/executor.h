@@ -1,0 +1,59 @@
+// executor.h - the interface every backend implements, and the backend factory.
+//
+// An executor runs the wavefront pipeline (render/pipeline.h) on one side:
+//   CpuExecutor  - warp by warp on all host cores (render/cpu_executor.cpp)
+//   CudaExecutor - one kernel per stage on the GPU (cuda/cuda_executor.cu)
+// Both run the same stage functions (render/stages.h) and produce identical images.
+#pragma once
+
+#include "core/image.h"
+#include "render/scene_gpu.h"
+#include "render/settings.h"
+
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace srt {
+
+class Executor {
+public:
+    virtual ~Executor() = default;
+    virtual std::string name() const = 0;         // "cpu (2 threads)", "cuda (NVIDIA H100 ...)"
+    // Makes `scene` current (the CUDA executor uploads it once here).
+    virtual void set_scene(const CompiledScene& scene) = 0;
+    // Renders one frame of the current scene into `out` (resized to the settings).
+    // When `stats` is non-null, live rays and warps per bounce and stage times are
+    // counted and written there.
+    virtual void render(const Camera& camera, const RenderSettings& settings, Image& out,
+                        FrameStats* stats = nullptr) = 0;
+
+    // For tests: called after each bounce's reflect stage with the stencil words as
+    // they are then (the CUDA executor copies them back, so only tests set this).
+    using StencilProbe =
+        std::function<void(int sample, int bounce, const std::vector<uint32_t>& words)>;
+    void set_stencil_probe(StencilProbe probe) { probe_ = std::move(probe); }
+
+protected:
+    StencilProbe probe_;
+};
+
+std::unique_ptr<Executor> make_cpu_executor(int threads = 0);  // 0 = all cores
+
+enum class Backend { Auto, Cuda, Cpu };
+bool parse_backend(const std::string& s, Backend& out);
+
+// Thrown when --backend cuda is asked for and no device is usable (app/backend.cpp
+// chooses executors: under auto it falls back to the CPU with a notice).
+struct BackendUnavailable : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// The per-pixel recursive reference renderer: no wavefront, no stencil, no warps.
+// Used by the tests as the oracle for the wavefront executors.
+void render_reference(const CompiledScene& scene, const Camera& camera,
+                      const RenderSettings& settings, Image& out);
+
+}  // namespace srt

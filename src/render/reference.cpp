@@ -1,0 +1,68 @@
+// reference.cpp - the per-pixel recursive reference renderer.
+//
+// No wavefront, no SoA buffers, no stencil, no warps, one thread: for each pixel,
+// trace() follows the ray and recurses on the mirror bounce. It exists so the tests
+// can check the wavefront executors against something that cannot share their bugs.
+//
+// The recursion passes the path weight down and adds each hit's contribution on the
+// way (radiance += weight * direct) rather than returning direct + kr * trace(...):
+// the two are the same sum, but floating-point addition is not associative, and this
+// order is the one the wavefront uses, so the images can be compared bit for bit.
+#include "render/executor.h"
+#include "render/pipeline.h"
+#include "render/stages.h"
+
+namespace srt {
+namespace {
+
+struct Tracer {
+    const SceneView& scene;
+    int max_depth;
+
+    // `level` is 1 for the primary ray.
+    void trace(const glm::vec3& o, const glm::vec3& d, int level, const glm::vec3& weight,
+               glm::vec3& radiance) const {
+        if (level > max_depth) return;  // beyond the depth limit: black
+        const Hit h = intersect_closest(scene, o, d, 3.0e38f);
+        if (h.id < 0) {
+            radiance = radiance + weight * scene.background;
+            return;
+        }
+        const Surface sf = surface_at(scene, o, d, h.t, h.id);
+        uint32_t shadow_rays = 0;
+        radiance = radiance + weight * direct_light(scene, sf, shadow_rays);
+        if (level + 1 > max_depth) return;
+        if (!(sf.kr.x > 0.0f || sf.kr.y > 0.0f || sf.kr.z > 0.0f)) return;
+        trace(offset_origin(scene, sf), unit(reflect_dir(d, sf.n)), level + 1, weight * sf.kr,
+              radiance);
+    }
+};
+
+}  // namespace
+
+void render_reference(const CompiledScene& scene, const Camera& camera,
+                      const RenderSettings& settings, Image& out) {
+    out = Image(settings.width, settings.height);
+    const SceneView view = scene.view();
+    const CameraGpu cam = make_camera(camera, settings.width, settings.height);
+    const auto thresholds = make_srgb_thresholds();
+    const Tracer tracer{view, settings.depth};
+    const uint32_t spp = uint32_t(settings.spp);
+    const float inv_spp = 1.0f / float(spp);
+    for (int y = 0; y < settings.height; ++y) {
+        for (int x = 0; x < settings.width; ++x) {
+            glm::vec3 radiance(0.0f);
+            for (uint32_t s = 0; s < spp; ++s) {
+                float dx, dy;
+                sample_offset(s, spp, dx, dy);
+                const glm::vec3 d = camera_dir(cam, uint32_t(settings.width), uint32_t(settings.height),
+                                               float(x) + dx, float(y) + dy);
+                tracer.trace(cam.origin, d, 1, glm::vec3(1.0f), radiance);
+            }
+            const uint32_t rgba = pack_rgba(thresholds.data(), radiance * inv_spp);
+            std::memcpy(out.pixel(x, y), &rgba, 4);
+        }
+    }
+}
+
+}  // namespace srt

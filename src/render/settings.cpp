@@ -1,0 +1,31 @@
+#include "render/executor.h"
+#include "render/settings.h"
+
+namespace srt {
+
+const char* to_string(DeadRayMode m) {
+    switch (m) {
+        case DeadRayMode::Stencil: return "stencil";
+        case DeadRayMode::Flags: return "flags";
+        case DeadRayMode::Compact: return "compact";
+    }
+    return "?";
+}
+
+bool parse_mode(const std::string& s, DeadRayMode& out) {
+    if (s == "stencil") out = DeadRayMode::Stencil;
+    else if (s == "flags") out = DeadRayMode::Flags;
+    else if (s == "compact") out = DeadRayMode::Compact;
+    else return false;
+    return true;
+}
+
+bool parse_backend(const std::string& s, Backend& out) {
+    if (s == "auto") out = Backend::Auto;
+    else if (s == "cuda") out = Backend::Cuda;
+    else if (s == "cpu") out = Backend::Cpu;
+    else return false;
+    return true;
+}
+
+}  // namespace srt

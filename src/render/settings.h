@@ -1,0 +1,48 @@
+// settings.h - what a frame is asked to be, and what it reports back.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace srt {
+
+// How dead rays are skipped. All modes produce identical images.
+enum class DeadRayMode : uint8_t {
+    Stencil,  // one bit per ray, one 32-bit word per warp, written with __ballot_sync (default)
+    Flags,    // one uint32 per ray, tested at entry (seed 004's baseline)
+    Compact,  // live ray indices compacted between stages; later stages launch only live rays
+};
+const char* to_string(DeadRayMode m);
+bool parse_mode(const std::string& s, DeadRayMode& out);
+
+struct RenderSettings {
+    int width = 1920;
+    int height = 1080;
+    int depth = 8;  // max trace level; the primary ray is level 1
+    int spp = 1;    // samples per pixel (1 = pixel centres)
+    DeadRayMode mode = DeadRayMode::Stencil;
+    bool stats = false;  // count live rays/warps and time stages (costs extra work)
+};
+
+// Per bounce, counted at the entry of intersect.
+struct BounceStats {
+    uint64_t live_rays = 0;   // rays entering intersect alive
+    uint64_t live_warps = 0;  // warps holding at least one of them
+    double simd_efficiency() const {
+        return live_warps ? double(live_rays) / (32.0 * double(live_warps)) : 0.0;
+    }
+};
+
+struct StageTime {
+    std::string stage;  // "generate", "intersect", "shade", "reflect", "resolve"
+    double ms = 0.0;
+};
+
+struct FrameStats {
+    std::vector<BounceStats> bounces;  // one per bounce actually traced (per sample, summed)
+    std::vector<StageTime> stage_ms;   // summed over bounces and samples
+    uint64_t rays_traced = 0;          // primary + reflected + shadow rays
+};
+
+}  // namespace srt

@@ -1,0 +1,193 @@
+// stages.h - the per-ray stage functions of the wavefront pipeline.
+//
+// Each function does one stage for one ray (or pixel). The CPU executor calls them in
+// warp-by-warp loops; the CUDA kernels are thin __global__ wrappers around them. The
+// stencil is NOT handled here: callers test the ray's bit before calling a stage and
+// ballot the returned liveness afterwards (render/stencil.h).
+//
+//   generate  : camera ray for pixel i                 -> alive = (i is a real pixel)
+//   intersect : closest hit; a miss adds background    -> alive = hit something
+//   shade     : Lambert + one shadow ray per light     (liveness unchanged)
+//   reflect   : mirror bounce, weight *= kr            -> alive = kr > 0 and depth left
+//   resolve   : radiance / spp -> 8-bit sRGB pixel
+#pragma once
+
+#include "accel/intersect.h"
+#include "core/hd.h"
+#include "render/frame.h"
+#include "render/srgb.h"
+
+#include <glm/glm.hpp>
+
+namespace srt {
+
+// ---------------------------------------------------------------------------
+// Shared pieces (also used by the recursive reference renderer)
+// ---------------------------------------------------------------------------
+
+SRT_HD_INLINE glm::vec3 camera_dir(const CameraGpu& c, uint32_t width, uint32_t height, float px,
+                                   float py) {
+    const float sx = px * (2.0f / float(width)) - 1.0f;
+    const float sy = 1.0f - py * (2.0f / float(height));
+    return unit(c.forward + sx * c.right + sy * c.up);
+}
+
+// What shading needs to know about a hit.
+struct Surface {
+    glm::vec3 p;       // hit point
+    glm::vec3 n;       // unit normal, facing the incoming ray
+    glm::vec3 colour;  // after the checker
+    float kd;
+    glm::vec3 kr;
+};
+
+SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float t,
+                                 int32_t id) {
+    Surface sf;
+    sf.p = o + t * d;
+    uint32_t material;
+    if (uint32_t(id) < s.prim_count) {
+        const f4 a = load_f4(&s.prims[id].p0);
+        const f4 b = load_f4(&s.prims[id].p1);
+        const uint32_t meta = float_bits(a.w);
+        material = meta & kPrimMaterialMask;
+        if (meta & kPrimSphereBit) {
+            sf.n = (sf.p - xyz(a)) * (1.0f / b.x);
+        } else {
+            const f4 c = load_f4(&s.prims[id].p2);
+            sf.n = unit(glm::cross(xyz(b), xyz(c)));
+        }
+    } else {
+        const PlaneGpu* pl = &s.planes[uint32_t(id) - s.prim_count];
+        const f4 pm = load_f4(&pl->point_mat);
+        const f4 pn = load_f4(&pl->normal);
+        material = float_bits(pm.w);
+        sf.n = xyz(pn);
+        const float size = pn.w;
+        if (size > 0.0f) {
+            // Checker on the plane's own axes u and v = n x u.
+            const glm::vec3 u = xyz(load_f4(&pl->u));
+            const glm::vec3 v = glm::cross(sf.n, u);
+            const glm::vec3 local = sf.p - xyz(pm);
+            const float cu = floorf(glm::dot(local, u) / size);
+            const float cv = floorf(glm::dot(local, v) / size);
+            const int parity = int(cu + cv) & 1;
+            if (parity) {
+                const MaterialGpu m = s.materials[material];
+                sf.colour = xyz(load_f4(&pl->checker));
+                sf.kd = m.colour.w;
+                sf.kr = xyz(m.kr);
+                if (glm::dot(sf.n, d) > 0.0f) sf.n = -sf.n;
+                return sf;
+            }
+        }
+    }
+    const f4 mc = load_f4(&s.materials[material].colour);
+    sf.colour = xyz(mc);
+    sf.kd = mc.w;
+    sf.kr = xyz(load_f4(&s.materials[material].kr));
+    if (glm::dot(sf.n, d) > 0.0f) sf.n = -sf.n;
+    return sf;
+}
+
+// Offset origin for rays leaving a surface, against self-intersection.
+SRT_HD_INLINE glm::vec3 offset_origin(const SceneView& s, const Surface& sf) {
+    return sf.p + s.epsilon * sf.n;
+}
+
+// kd * colour * sum over lights of max(0, N.L) * light, with one hard shadow ray each.
+// `shadow_rays` counts the shadow rays traced (for rays/s).
+SRT_HD_INLINE glm::vec3 direct_light(const SceneView& s, const Surface& sf, uint32_t& shadow_rays) {
+    glm::vec3 sum(0.0f);
+    if (sf.kd == 0.0f) return sum;
+    const glm::vec3 o = offset_origin(s, sf);
+    for (uint32_t l = 0; l < s.light_count; ++l) {
+        const f4 pd = load_f4(&s.lights[l].pos_or_dir);
+        const glm::vec3 lc = xyz(load_f4(&s.lights[l].colour));
+        glm::vec3 to_light;
+        float dist;
+        if (pd.w != 0.0f) {  // point light
+            const glm::vec3 delta = xyz(pd) - o;
+            dist = sqrtf(glm::dot(delta, delta));
+            to_light = delta * (1.0f / dist);
+        } else {  // directional: pos_or_dir is the unit direction towards the light
+            to_light = xyz(pd);
+            dist = 3.0e38f;
+        }
+        const float ndotl = glm::dot(sf.n, to_light);
+        if (!(ndotl > 0.0f)) continue;
+        ++shadow_rays;
+        if (occluded(s, o, to_light, dist)) continue;
+        sum += ndotl * lc;
+    }
+    return (sf.kd * sf.colour) * sum;
+}
+
+SRT_HD_INLINE glm::vec3 reflect_dir(const glm::vec3& d, const glm::vec3& n) {
+    return d - (2.0f * glm::dot(d, n)) * n;
+}
+
+SRT_HD_INLINE glm::vec3 load3(const f4* p, uint32_t i) { return xyz(p[i]); }
+SRT_HD_INLINE void store3(f4* p, uint32_t i, const glm::vec3& v) { p[i] = f4{v.x, v.y, v.z, 0.0f}; }
+
+// ---------------------------------------------------------------------------
+// The stages
+// ---------------------------------------------------------------------------
+
+SRT_HD_INLINE bool stage_generate(const FrameContext& f, uint32_t i) {
+    if (i >= f.pixel_count) return false;  // pad lane: dead from the start
+    const uint32_t x = i % f.width, y = i / f.width;
+    const glm::vec3 d = camera_dir(f.camera, f.width, f.height, float(x) + f.sample_dx,
+                                   float(y) + f.sample_dy);
+    store3(f.rays.origin, i, f.camera.origin);
+    store3(f.rays.dir, i, d);
+    store3(f.rays.weight, i, glm::vec3(1.0f));
+    if (f.sample == 0) store3(f.rays.radiance, i, glm::vec3(0.0f));
+    return true;
+}
+
+SRT_HD_INLINE bool stage_intersect(const FrameContext& f, uint32_t i) {
+    const glm::vec3 o = load3(f.rays.origin, i), d = load3(f.rays.dir, i);
+    const Hit h = intersect_closest(f.scene, o, d, 3.0e38f);
+    if (h.id < 0) {
+        store3(f.rays.radiance, i, load3(f.rays.radiance, i) + load3(f.rays.weight, i) * f.scene.background);
+        return false;
+    }
+    f.rays.hit_t[i] = h.t;
+    f.rays.hit_id[i] = h.id;
+    return true;
+}
+
+// Returns the number of shadow rays traced.
+SRT_HD_INLINE uint32_t stage_shade(const FrameContext& f, uint32_t i) {
+    const glm::vec3 o = load3(f.rays.origin, i), d = load3(f.rays.dir, i);
+    const Surface sf = surface_at(f.scene, o, d, f.rays.hit_t[i], f.rays.hit_id[i]);
+    uint32_t shadow_rays = 0;
+    const glm::vec3 direct = direct_light(f.scene, sf, shadow_rays);
+    store3(f.rays.radiance, i, load3(f.rays.radiance, i) + load3(f.rays.weight, i) * direct);
+    return shadow_rays;
+}
+
+// `bounce` is 0 for the primary hit; a reflected ray would be level bounce + 2.
+SRT_HD_INLINE bool stage_reflect(const FrameContext& f, uint32_t i, int bounce) {
+    if (bounce + 1 >= f.max_depth) return false;  // beyond the depth limit: black
+    const glm::vec3 o = load3(f.rays.origin, i), d = load3(f.rays.dir, i);
+    const Surface sf = surface_at(f.scene, o, d, f.rays.hit_t[i], f.rays.hit_id[i]);
+    if (!(sf.kr.x > 0.0f || sf.kr.y > 0.0f || sf.kr.z > 0.0f)) return false;
+    store3(f.rays.weight, i, load3(f.rays.weight, i) * sf.kr);
+    store3(f.rays.origin, i, offset_origin(f.scene, sf));
+    store3(f.rays.dir, i, unit(reflect_dir(d, sf.n)));
+    return true;
+}
+
+SRT_HD_INLINE uint32_t pack_rgba(const float* thresholds, const glm::vec3& c) {
+    return encode_srgb8(thresholds, c.x) | (encode_srgb8(thresholds, c.y) << 8) |
+           (encode_srgb8(thresholds, c.z) << 16) | (255u << 24);
+}
+
+SRT_HD_INLINE void stage_resolve(const FrameContext& f, uint32_t pixel) {
+    const glm::vec3 c = load3(f.rays.radiance, pixel) * f.inv_spp;
+    f.out_rgba[pixel] = pack_rgba(f.srgb_thresholds, c);
+}
+
+}  // namespace srt

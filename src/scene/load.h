@@ -1,0 +1,37 @@
+// load.h - scene loaders. Every loader throws InputError("file:line[:col]: what") on
+// malformed input and never returns a half-built scene.
+#pragma once
+
+#include "scene/scene.h"
+
+#include <glm/glm.hpp>
+
+#include <optional>
+#include <string>
+
+namespace srt {
+
+// Picks the loader by extension: .json, .obj, .nff (case-insensitive).
+Scene load_scene(const std::string& path);
+
+// Our own JSON scene format (docs/scene-format.md).
+Scene load_json_scene(const std::string& path);
+
+// An OBJ (+ its MTL files) rendered on its own: gets a camera that frames its bounds
+// and a point light at the centre of each emissive (Ke) surface, or a default light.
+Scene load_obj_scene(const std::string& path);
+
+// NFF, Eric Haines' Standard Procedural Databases format (classic mapping, see
+// docs/scene-format.md).
+Scene load_nff_scene(const std::string& path);
+
+// Appends the triangles of an OBJ mesh to `scene`, transformed by `xform`.
+// Materials come from the OBJ's MTL files unless `material_override` is set.
+// `referenced_from` / `ref_line` name the file (and line) that asked for the mesh,
+// so a missing mesh is reported together with the file that referenced it.
+// Returns the number of triangles appended.
+size_t append_obj_mesh(Scene& scene, const std::string& obj_path, const glm::mat4& xform,
+                       std::optional<uint32_t> material_override,
+                       const std::string& referenced_from = "", int ref_line = 0);
+
+}  // namespace srt

@@ -1,0 +1,86 @@
+// scene.cpp - scene-wide helpers: bounds and validation.
+#include "scene/scene.h"
+
+#include "core/error.h"
+
+#include <cmath>
+#include <string>
+
+namespace srt {
+
+Bounds3 finite_bounds(const Scene& s) {
+    Bounds3 b;
+    for (const Sphere& sp : s.spheres) {
+        b.grow(sp.centre - glm::vec3(sp.radius));
+        b.grow(sp.centre + glm::vec3(sp.radius));
+    }
+    for (const Triangle& t : s.triangles) {
+        b.grow(t.v0);
+        b.grow(t.v1);
+        b.grow(t.v2);
+    }
+    return b;
+}
+
+namespace {
+
+bool finite(const glm::vec3& v) {
+    return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
+}
+
+void require(bool ok, const Scene& s, const std::string& what) {
+    if (!ok) throw InputError(s.name, 0, "invalid scene: " + what);
+}
+
+}  // namespace
+
+void validate(const Scene& s) {
+    require(!s.materials.empty(), s, "no materials (material 0 must exist)");
+    const size_t nm = s.materials.size();
+    for (size_t i = 0; i < nm; ++i) {
+        const Material& m = s.materials[i];
+        require(finite(m.colour) && std::isfinite(m.kd) && finite(m.kr), s,
+                "material " + std::to_string(i) + " has a non-finite value");
+        require(m.kd >= 0.0f && m.kr.x >= 0.0f && m.kr.y >= 0.0f && m.kr.z >= 0.0f, s,
+                "material " + std::to_string(i) + " has a negative kd or kr");
+    }
+    for (size_t i = 0; i < s.spheres.size(); ++i) {
+        const Sphere& sp = s.spheres[i];
+        require(finite(sp.centre) && std::isfinite(sp.radius), s,
+                "sphere " + std::to_string(i) + " is not finite");
+        require(sp.radius > 0.0f, s, "sphere " + std::to_string(i) + " has radius <= 0");
+        require(sp.material < nm, s, "sphere " + std::to_string(i) + " material out of range");
+    }
+    for (size_t i = 0; i < s.planes.size(); ++i) {
+        const Plane& p = s.planes[i];
+        require(finite(p.point) && finite(p.normal), s, "plane " + std::to_string(i) + " is not finite");
+        require(std::fabs(glm::length(p.normal) - 1.0f) < 1e-3f, s,
+                "plane " + std::to_string(i) + " normal is not unit length");
+        require(p.material < nm, s, "plane " + std::to_string(i) + " material out of range");
+        require(!p.checker || p.checker_size > 0.0f, s,
+                "plane " + std::to_string(i) + " checker size must be > 0");
+    }
+    for (size_t i = 0; i < s.triangles.size(); ++i) {
+        const Triangle& t = s.triangles[i];
+        require(finite(t.v0) && finite(t.v1) && finite(t.v2), s,
+                "triangle " + std::to_string(i) + " is not finite");
+        require(t.material < nm, s, "triangle " + std::to_string(i) + " material out of range");
+    }
+    for (size_t i = 0; i < s.lights.size(); ++i) {
+        const Light& l = s.lights[i];
+        require(finite(l.position) && finite(l.direction) && finite(l.colour), s,
+                "light " + std::to_string(i) + " is not finite");
+        if (l.type == LightType::Directional)
+            require(glm::length(l.direction) > 0.0f, s,
+                    "light " + std::to_string(i) + " has a zero direction");
+    }
+    const Camera& c = s.camera;
+    require(finite(c.from) && finite(c.at) && finite(c.up), s, "camera is not finite");
+    require(glm::length(c.at - c.from) > 0.0f, s, "camera 'from' equals 'at'");
+    require(glm::length(glm::cross(c.at - c.from, c.up)) > 0.0f, s,
+            "camera 'up' is parallel to the view direction");
+    require(c.fov_deg > 0.0f && c.fov_deg < 180.0f, s, "camera fov must be in (0, 180) degrees");
+    require(finite(s.background), s, "background is not finite");
+}
+
+}  // namespace srt

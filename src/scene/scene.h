@@ -1,0 +1,110 @@
+// scene.h - the scene model every loader produces and every renderer consumes.
+//
+// Shading model (plain Whitted, mirror-only), for one hit with material m:
+//   colour = m.kd * m.colour * sum_lights( max(0, N.L) * light.colour * visible )
+//          + m.kr * trace(reflected ray)
+// - the diffuse term is NOT scaled by (1 - kr);
+// - N faces the incoming ray (winding does not matter);
+// - one hard shadow ray per light, every primitive casts shadows (mirrors too);
+// - lights have no falloff; a miss returns `background`;
+// - the primary ray is level 1; a ray beyond `max depth` returns black.
+// Coordinates are right-handed; units are arbitrary.
+#pragma once
+
+#include <glm/glm.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace srt {
+
+struct Material {
+    std::string name;
+    glm::vec3 colour{0.8f, 0.8f, 0.8f};  // linear RGB
+    float kd = 1.0f;                     // diffuse weight
+    glm::vec3 kr{0.0f, 0.0f, 0.0f};      // mirror reflectance per channel
+    bool is_mirror() const { return kr.x > 0.0f || kr.y > 0.0f || kr.z > 0.0f; }
+};
+
+struct Sphere {
+    glm::vec3 centre{0.0f};
+    float radius = 1.0f;
+    uint32_t material = 0;
+};
+
+// An infinite plane through `point` with normal `normal` (unit length).
+// Optional checker: squares of side `checker_size` alternate between the material's
+// colour and `checker_colour`, laid out in the plane's own (u, v) axes.
+struct Plane {
+    glm::vec3 point{0.0f};
+    glm::vec3 normal{0.0f, 1.0f, 0.0f};
+    uint32_t material = 0;
+    bool checker = false;
+    glm::vec3 checker_colour{0.1f, 0.1f, 0.1f};
+    float checker_size = 1.0f;
+};
+
+// One world-space triangle. Meshes are flattened into triangles at load time
+// (after their transform), so renderers see one list.
+struct Triangle {
+    glm::vec3 v0, v1, v2;
+    uint32_t material = 0;
+};
+
+enum class LightType : uint8_t { Point, Directional };
+
+struct Light {
+    LightType type = LightType::Point;
+    glm::vec3 position{0.0f, 10.0f, 0.0f};   // Point
+    glm::vec3 direction{0.0f, -1.0f, 0.0f};  // Directional: the direction light travels (unit)
+    glm::vec3 colour{1.0f, 1.0f, 1.0f};      // intensity included, no falloff
+};
+
+// A pinhole camera. `fov_deg` is the HORIZONTAL field of view, edge to edge of the
+// image (POV-Ray's `angle`). Rays pass through pixel centres; row 0 is the top row.
+struct Camera {
+    glm::vec3 from{0.0f, 0.0f, 5.0f};
+    glm::vec3 at{0.0f, 0.0f, 0.0f};
+    glm::vec3 up{0.0f, 1.0f, 0.0f};
+    float fov_deg = 60.0f;
+};
+
+struct Scene {
+    std::string name;     // for reports: file path or "builtin:default"
+    Camera camera;
+    glm::vec3 background{0.0f, 0.0f, 0.0f};
+    std::vector<Material> materials;  // index 0 always exists
+    std::vector<Sphere> spheres;
+    std::vector<Plane> planes;
+    std::vector<Triangle> triangles;
+    std::vector<Light> lights;
+    // Render settings a scene file may suggest; command-line flags override them.
+    int width = 0, height = 0, depth = 0;  // 0 = not set by the scene
+    std::vector<std::string> notes;        // loader remarks worth printing (e.g. NFF fields ignored)
+
+    uint32_t add_material(const Material& m) {
+        materials.push_back(m);
+        return static_cast<uint32_t>(materials.size() - 1);
+    }
+    size_t primitive_count() const { return spheres.size() + planes.size() + triangles.size(); }
+};
+
+// The built-in default scene: mirror and diffuse spheres on a checkered floor between
+// two facing mirrors, so many rays survive many bounces. scenes/default.json is the same.
+Scene builtin_default_scene();
+
+// Axis-aligned bounds of everything finite (spheres and triangles; planes are infinite).
+struct Bounds3 {
+    glm::vec3 lo{1e30f}, hi{-1e30f};
+    bool empty() const { return lo.x > hi.x; }
+    void grow(const glm::vec3& p) { lo = glm::min(lo, p); hi = glm::max(hi, p); }
+    void grow(const Bounds3& b) { lo = glm::min(lo, b.lo); hi = glm::max(hi, b.hi); }
+};
+Bounds3 finite_bounds(const Scene& s);
+
+// Checks the invariants renderers rely on (material indices in range, unit normals,
+// finite numbers, radius > 0). Throws InputError naming `s.name`.
+void validate(const Scene& s);
+
+}  // namespace srt
