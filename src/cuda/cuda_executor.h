@@ -1,0 +1,34 @@
+// cuda_executor.h - the wavefront pipeline on the GPU (plain C++ header: no CUDA types,
+// so the app, the viewer and the tests include it with the host compiler).
+#pragma once
+
+#include "render/executor.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace srt {
+
+// Per-kernel launch configuration (block size); 0 = from occupancy.
+struct LaunchConfig {
+    int generate = 0, intersect = 0, shade = 0, reflect = 0, resolve = 0, compact = 0;
+};
+
+class CudaExecutor : public Executor {
+public:
+    // Renders into a device buffer of width*height packed RGBA8 words (e.g. a mapped GL
+    // pixel buffer handed over by the viewer). The renderer knows no GL.
+    virtual void render_device(const Camera& camera, const RenderSettings& settings,
+                               uint32_t* device_rgba, FrameStats* stats = nullptr) = 0;
+    virtual void set_launch_config(const LaunchConfig& c) = 0;
+    virtual LaunchConfig launch_config() const = 0;  // as resolved for the current device
+    virtual std::string device_name() const = 0;
+    virtual int sm_count() const = 0;
+};
+
+// Returns nullptr and sets `why_not` when no usable device exists (no device, driver
+// too old, ...).
+std::unique_ptr<CudaExecutor> make_cuda_executor(std::string& why_not);
+
+}  // namespace srt
