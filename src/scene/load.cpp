@@ -1,0 +1,37 @@
+// load.cpp - picks a scene loader by file extension.
+#include "scene/load.h"
+
+#include "core/error.h"
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+
+namespace srt {
+
+namespace {
+
+std::string lower_extension(const std::string& path) {
+    const size_t slash = path.find_last_of("/\\");
+    const size_t dot = path.find_last_of('.');
+    // A dot inside a directory name ("./scenes/x") is not an extension.
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+    std::string ext = path.substr(dot);
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return ext;
+}
+
+}  // namespace
+
+Scene load_scene(const std::string& path) {
+    const std::string ext = lower_extension(path);
+    if (ext == ".json") return load_json_scene(path);
+    if (ext == ".obj") return load_obj_scene(path);
+    if (ext == ".nff") return load_nff_scene(path);
+    throw InputError(path, 0,
+                     "unknown scene file extension '" + ext +
+                         "' (expected .json, .obj or .nff)");
+}
+
+}  // namespace srt

@@ -1,0 +1,475 @@
+// load_obj.cpp - a strict Wavefront OBJ + MTL reader.
+//
+// Our own parser rather than tinyobjloader: every malformed number, bad index or
+// missing file must be reported as "file:line: what", and nothing may be read as 0
+// silently (third_party/README.md).
+//
+// Supported: v, f (triangles and polygons, fan-triangulated; v, v/vt, v//vn, v/vt/vn;
+// negative indices), usemtl, mtllib. vt/vn are checked and ignored; o/g/s and the
+// free-form/curve statements are ignored. MTL: newmtl, Kd, Ks + illum 3/5 (mirror),
+// Ke (emissive marker); everything else in an MTL is ignored.
+#include "scene/load.h"
+
+#include "core/error.h"
+
+#include <glm/glm.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cfloat>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace srt {
+
+namespace {
+
+bool read_whole_file(const std::string& path, std::string& out) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return false;
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    if (in.bad()) return false;
+    out = ss.str();
+    return true;
+}
+
+std::string dir_of(const std::string& path) {
+    const size_t slash = path.find_last_of('/');
+    return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
+}
+
+std::string resolve_relative(const std::string& base_file, const std::string& rel) {
+    if (!rel.empty() && rel[0] == '/') return rel;
+    return dir_of(base_file) + rel;
+}
+
+// Splits one line into whitespace-separated tokens, dropping a trailing '\r' and
+// everything from '#' on (MTL files in the wild put comments after values).
+void tokenise(const std::string& text, size_t begin, size_t end, std::vector<std::string>& out) {
+    out.clear();
+    size_t i = begin;
+    while (i < end) {
+        const char c = text[i];
+        if (c == '#') break;
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+            ++i;
+            continue;
+        }
+        size_t j = i;
+        while (j < end && text[j] != ' ' && text[j] != '\t' && text[j] != '\r' && text[j] != '#' &&
+               text[j] != '\f' && text[j] != '\v')
+            ++j;
+        out.emplace_back(text, i, j - i);
+        i = j;
+    }
+}
+
+// Strict: the whole token must be a finite number that fits a float ("1e400", "nan",
+// "1.5x" and "" are all errors).
+bool parse_float(const std::string& tok, float& out) {
+    if (tok.empty()) return false;
+    const char* s = tok.c_str();
+    // strtod accepts "inf", "nan" and hex floats; none belong in a scene file.
+    for (char c : tok)
+        if (!((c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E'))
+            return false;
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(s, &end);
+    if (end != s + tok.size() || !std::isfinite(v) || std::fabs(v) > FLT_MAX) return false;
+    out = static_cast<float>(v);
+    return true;
+}
+
+bool parse_long(const std::string& tok, long long& out) {
+    if (tok.empty()) return false;
+    size_t i = (tok[0] == '-' || tok[0] == '+') ? 1 : 0;
+    if (i == tok.size()) return false;
+    long long v = 0;
+    for (; i < tok.size(); ++i) {
+        if (tok[i] < '0' || tok[i] > '9') return false;
+        if (v > 1000000000000LL) return false;  // far beyond any real index: reject, no overflow
+        v = v * 10 + (tok[i] - '0');
+    }
+    out = tok[0] == '-' ? -v : v;
+    return true;
+}
+
+struct MtlEntry {
+    Material mat;
+    glm::vec3 ks{0.0f};
+    glm::vec3 ke{0.0f};
+    int illum = -1;
+    bool emissive() const { return ke.x > 0.0f || ke.y > 0.0f || ke.z > 0.0f; }
+};
+
+struct ObjMesh {
+    std::vector<glm::vec3> corners;  // 3 per triangle, object space
+    std::vector<int> tri_group;      // usemtl run of each triangle
+    std::vector<int> group_mtl;      // material (index into mtls, -1 = none) of each run
+    std::vector<MtlEntry> mtls;
+    std::unordered_map<std::string, int> mtl_by_name;
+    size_t ignored_elements = 0;  // points and lines: no area, nothing to render
+    std::vector<std::string> unknown_mtls;
+    std::vector<std::string> warnings;  // copied into scene.notes
+};
+
+// Reads "Kd r [g b]" style colours: one value means grey.
+glm::vec3 parse_colour(const std::vector<std::string>& t, const std::string& file, int line) {
+    if (t.size() >= 2 && (t[1] == "spectral" || t[1] == "xyz"))
+        throw InputError(file, line, "'" + t[0] + " " + t[1] + "' colours are not supported");
+    if (t.size() != 2 && t.size() != 4)
+        throw InputError(file, line, "'" + t[0] + "' expects 1 or 3 numbers, got " +
+                                         std::to_string(t.size() - 1));
+    float v[3];
+    for (size_t i = 1; i < t.size(); ++i)
+        if (!parse_float(t[i], v[i - 1]))
+            throw InputError(file, line, "malformed number '" + t[i] + "' in '" + t[0] + "'");
+    if (t.size() == 2) v[1] = v[2] = v[0];
+    const glm::vec3 c(v[0], v[1], v[2]);
+    if (c.x < 0.0f || c.y < 0.0f || c.z < 0.0f)
+        throw InputError(file, line, "'" + t[0] + "' components must be >= 0");
+    return c;
+}
+
+// The rest of a line after its keyword, trimmed: material names may contain spaces.
+std::string rest_of_line(const std::string& text, size_t begin, size_t end, const std::string& kw) {
+    size_t i = text.find(kw, begin);
+    i = (i == std::string::npos || i >= end) ? end : i + kw.size();
+    size_t j = end;
+    const size_t hash = text.find('#', i);
+    if (hash != std::string::npos && hash < j) j = hash;
+    while (i < j && (text[i] == ' ' || text[i] == '\t')) ++i;
+    while (j > i && (text[j - 1] == ' ' || text[j - 1] == '\t' || text[j - 1] == '\r')) --j;
+    return text.substr(i, j - i);
+}
+
+void read_mtl(const std::string& path, const std::string& obj_file, int obj_line, ObjMesh& mesh) {
+    std::string text;
+    if (!read_whole_file(path, text))
+        throw InputError(obj_file, obj_line, "material library '" + path + "' not found");
+    std::vector<std::string> t;
+    int current = -1;
+    int line = 0;
+    for (size_t pos = 0; pos < text.size();) {
+        size_t eol = text.find('\n', pos);
+        if (eol == std::string::npos) eol = text.size();
+        ++line;
+        tokenise(text, pos, eol, t);
+        const size_t line_begin = pos;
+        pos = eol + 1;
+        if (t.empty()) continue;
+        const std::string& kw = t[0];
+        if (kw == "newmtl") {
+            const std::string name = rest_of_line(text, line_begin, eol, "newmtl");
+            if (name.empty()) throw InputError(path, line, "'newmtl' without a name");
+            MtlEntry e;
+            e.mat.name = name;
+            e.mat.kd = 1.0f;
+            auto it = mesh.mtl_by_name.find(name);
+            if (it != mesh.mtl_by_name.end()) {
+                // A redefinition replaces the earlier one, as other readers do.
+                current = it->second;
+                mesh.mtls[current] = e;
+            } else {
+                current = static_cast<int>(mesh.mtls.size());
+                mesh.mtls.push_back(e);
+                mesh.mtl_by_name.emplace(name, current);
+            }
+            continue;
+        }
+        const bool used = kw == "Kd" || kw == "Ks" || kw == "Ke" || kw == "illum";
+        if (!used) continue;  // Ns, Ni, d, Tr, Tf, Ka, map_*, bump, ...: no part in our model
+        if (current < 0) throw InputError(path, line, "'" + kw + "' before any 'newmtl'");
+        MtlEntry& e = mesh.mtls[current];
+        if (kw == "Kd") {
+            e.mat.colour = parse_colour(t, path, line);
+        } else if (kw == "Ks") {
+            e.ks = parse_colour(t, path, line);
+        } else if (kw == "Ke") {
+            e.ke = parse_colour(t, path, line);
+        } else {  // illum
+            long long v = 0;
+            if (t.size() != 2 || !parse_long(t[1], v) || v < 0 || v > 10)
+                throw InputError(path, line, "'illum' expects an integer 0..10");
+            e.illum = static_cast<int>(v);
+        }
+    }
+}
+
+// Resolves one OBJ index (1-based, or negative = relative to the end) to 0-based.
+size_t resolve_index(const std::string& tok, size_t count, const char* what, const char* plural,
+                     const std::string& file, int line) {
+    long long v = 0;
+    if (!parse_long(tok, v))
+        throw InputError(file, line, std::string("malformed ") + what + " index '" + tok + "'");
+    if (v == 0)
+        throw InputError(file, line, std::string(what) + " index 0 is not valid (OBJ indices start at 1)");
+    const long long n = static_cast<long long>(count);
+    const long long idx = v > 0 ? v - 1 : n + v;
+    if (idx < 0 || idx >= n)
+        throw InputError(file, line, std::string(what) + " index " + tok + " out of range (" +
+                                         std::to_string(count) + " " + plural + " defined so far)");
+    return static_cast<size_t>(idx);
+}
+
+ObjMesh read_obj(const std::string& path, const std::string& ref_file, int ref_line) {
+    std::string text;
+    if (!read_whole_file(path, text)) {
+        if (!ref_file.empty())
+            throw InputError(ref_file, ref_line, "mesh file '" + path + "' not found");
+        throw InputError(path, 0, "cannot open OBJ file");
+    }
+    ObjMesh mesh;
+    std::vector<glm::vec3> positions;
+    size_t n_vt = 0, n_vn = 0;
+    int current_group = -1;
+    int current_mtl = -1;
+    std::vector<std::string> t;
+    std::vector<size_t> face;
+    int line = 0;
+    for (size_t pos = 0; pos < text.size();) {
+        size_t eol = text.find('\n', pos);
+        if (eol == std::string::npos) eol = text.size();
+        ++line;
+        tokenise(text, pos, eol, t);
+        const size_t line_begin = pos;
+        pos = eol + 1;
+        if (t.empty()) continue;
+        const std::string& kw = t[0];
+        if (kw == "v") {
+            // "v x y z [w]" and the common "v x y z r g b" vertex-colour extension.
+            if (t.size() != 4 && t.size() != 5 && t.size() != 7)
+                throw InputError(path, line, "'v' expects 3 coordinates, got " + std::to_string(t.size() - 1));
+            float c[3];
+            for (int i = 0; i < 3; ++i)
+                if (!parse_float(t[i + 1], c[i]))
+                    throw InputError(path, line, "malformed number '" + t[i + 1] + "' in 'v'");
+            for (size_t i = 4; i < t.size(); ++i) {
+                float dummy;
+                if (!parse_float(t[i], dummy))
+                    throw InputError(path, line, "malformed number '" + t[i] + "' in 'v'");
+            }
+            positions.emplace_back(c[0], c[1], c[2]);
+        } else if (kw == "vt" || kw == "vn") {
+            const size_t lo = kw == "vt" ? 1 : 3, hi = 3;
+            if (t.size() - 1 < lo || t.size() - 1 > hi)
+                throw InputError(path, line, "'" + kw + "' has " + std::to_string(t.size() - 1) + " numbers");
+            for (size_t i = 1; i < t.size(); ++i) {
+                float dummy;
+                if (!parse_float(t[i], dummy))
+                    throw InputError(path, line, "malformed number '" + t[i] + "' in '" + kw + "'");
+            }
+            (kw == "vt" ? n_vt : n_vn)++;
+        } else if (kw == "f") {
+            if (t.size() < 4)
+                throw InputError(path, line, "face has " + std::to_string(t.size() - 1) +
+                                                 " vertices (at least 3 needed)");
+            face.clear();
+            for (size_t i = 1; i < t.size(); ++i) {
+                const std::string& vtx = t[i];
+                const size_t s1 = vtx.find('/');
+                face.push_back(resolve_index(vtx.substr(0, s1), positions.size(), "vertex", "vertices", path, line));
+                if (s1 == std::string::npos) continue;
+                const size_t s2 = vtx.find('/', s1 + 1);
+                const std::string vt = vtx.substr(s1 + 1, s2 == std::string::npos ? std::string::npos : s2 - s1 - 1);
+                if (s2 == std::string::npos) {
+                    resolve_index(vt, n_vt, "texture coordinate", "texture coordinates", path, line);
+                } else {
+                    if (!vt.empty()) resolve_index(vt, n_vt, "texture coordinate", "texture coordinates", path, line);
+                    const std::string vn = vtx.substr(s2 + 1);
+                    if (vn.find('/') != std::string::npos)
+                        throw InputError(path, line, "malformed face vertex '" + vtx + "'");
+                    resolve_index(vn, n_vn, "normal", "normals", path, line);
+                }
+            }
+            if (current_group < 0) {
+                current_group = static_cast<int>(mesh.group_mtl.size());
+                mesh.group_mtl.push_back(current_mtl);
+            }
+            // Fan triangulation: exact for the convex polygons OBJ exporters write.
+            for (size_t i = 1; i + 1 < face.size(); ++i) {
+                mesh.corners.push_back(positions[face[0]]);
+                mesh.corners.push_back(positions[face[i]]);
+                mesh.corners.push_back(positions[face[i + 1]]);
+                mesh.tri_group.push_back(current_group);
+            }
+        } else if (kw == "usemtl") {
+            const std::string name = rest_of_line(text, line_begin, eol, "usemtl");
+            if (name.empty()) throw InputError(path, line, "'usemtl' without a name");
+            auto it = mesh.mtl_by_name.find(name);
+            if (it == mesh.mtl_by_name.end()) {
+                // A warning, not an error: McGuire's CornellBox-Glossy.obj uses a 'light'
+                // its MTL lacks, and other readers fall back to a default material too.
+                if (std::find(mesh.unknown_mtls.begin(), mesh.unknown_mtls.end(), name) == mesh.unknown_mtls.end()) {
+                    mesh.unknown_mtls.push_back(name);
+                    mesh.warnings.push_back(path + ":" + std::to_string(line) + ": unknown material '" + name +
+                                            "' (not defined by any mtllib so far); its faces use the default material");
+                }
+                current_mtl = -1;
+            } else {
+                current_mtl = it->second;
+            }
+            current_group = -1;  // a new usemtl run starts with the next face
+        } else if (kw == "mtllib") {
+            if (t.size() < 2) throw InputError(path, line, "'mtllib' without a file name");
+            for (size_t i = 1; i < t.size(); ++i)
+                read_mtl(resolve_relative(path, t[i]), path, line, mesh);
+        } else if (kw == "l" || kw == "p") {
+            ++mesh.ignored_elements;  // lines and points have no area
+        } else if (kw == "o" || kw == "g" || kw == "s" || kw == "mg" || kw == "vp" || kw == "lod" ||
+                   kw == "usemap" || kw == "maplib" || kw == "shadow_obj" || kw == "trace_obj" ||
+                   kw == "bevel" || kw == "c_interp" || kw == "d_interp" || kw == "cstype" ||
+                   kw == "deg" || kw == "bmat" || kw == "step" || kw == "curv" || kw == "curv2" ||
+                   kw == "surf" || kw == "parm" || kw == "trim" || kw == "hole" || kw == "scrv" ||
+                   kw == "sp" || kw == "end" || kw == "con" || kw == "call" || kw == "csh") {
+            // Grouping, smoothing and free-form geometry: no part in a triangle renderer.
+        } else {
+            throw InputError(path, line, "unknown OBJ statement '" + kw + "'");
+        }
+    }
+    return mesh;
+}
+
+// The material a mesh material becomes in the scene (created on first use).
+Material scene_material(const MtlEntry& e) {
+    Material m = e.mat;
+    m.kd = 1.0f;
+    // Only the ray-traced-reflection illumination models mean "mirror"; for the rest
+    // Ks is a Phong highlight, which a Whitted mirror-only model does not have.
+    if (e.illum == 3 || e.illum == 5) m.kr = e.ks;
+    return m;
+}
+
+struct GroupAccum {
+    double area = 0.0;
+    glm::dvec3 weighted_centre{0.0};
+    glm::dvec3 normal_sum{0.0};
+};
+
+size_t append_mesh(Scene& scene, const ObjMesh& mesh, const std::string& path,
+                   const glm::mat4& xform, std::optional<uint32_t> material_override,
+                   std::vector<GroupAccum>* groups) {
+    std::vector<int64_t> scene_mtl(mesh.mtls.size(), -1);
+    if (groups) groups->assign(mesh.group_mtl.size(), GroupAccum{});
+    size_t added = 0, degenerate = 0;
+    const size_t ntri = mesh.tri_group.size();
+    scene.triangles.reserve(scene.triangles.size() + ntri);
+    for (size_t i = 0; i < ntri; ++i) {
+        Triangle tri;
+        tri.v0 = glm::vec3(xform * glm::vec4(mesh.corners[3 * i + 0], 1.0f));
+        tri.v1 = glm::vec3(xform * glm::vec4(mesh.corners[3 * i + 1], 1.0f));
+        tri.v2 = glm::vec3(xform * glm::vec4(mesh.corners[3 * i + 2], 1.0f));
+        // Zero area (relative to the triangle's own size) after the transform: such a
+        // triangle can never be hit, and its normal is undefined.
+        const glm::dvec3 a(tri.v0), b(tri.v1), c(tri.v2);
+        const glm::dvec3 cr = glm::cross(b - a, c - a);
+        const double area2 = glm::length(cr);
+        const double longest = std::max({glm::length(b - a), glm::length(c - a), glm::length(c - b)});
+        if (!(area2 > 1e-12 * longest * longest)) {
+            ++degenerate;
+            continue;
+        }
+        const int group = mesh.tri_group[i];
+        const int mi = mesh.group_mtl[group];
+        if (material_override) {
+            tri.material = *material_override;
+        } else if (mi < 0) {
+            tri.material = 0;
+        } else {
+            if (scene_mtl[mi] < 0) scene_mtl[mi] = scene.add_material(scene_material(mesh.mtls[mi]));
+            tri.material = static_cast<uint32_t>(scene_mtl[mi]);
+        }
+        if (groups) {
+            GroupAccum& g = (*groups)[group];
+            g.area += 0.5 * area2;
+            g.weighted_centre += (0.5 * area2) * (a + b + c) / 3.0;
+            g.normal_sum += 0.5 * cr;
+        }
+        scene.triangles.push_back(tri);
+        ++added;
+    }
+    scene.notes.insert(scene.notes.end(), mesh.warnings.begin(), mesh.warnings.end());
+    if (degenerate > 0)
+        scene.notes.push_back(path + ": dropped " + std::to_string(degenerate) +
+                              " degenerate (zero-area) triangle" + (degenerate == 1 ? "" : "s"));
+    if (mesh.ignored_elements > 0)
+        scene.notes.push_back(path + ": ignored " + std::to_string(mesh.ignored_elements) +
+                              " point/line element(s)");
+    return added;
+}
+
+}  // namespace
+
+size_t append_obj_mesh(Scene& scene, const std::string& obj_path, const glm::mat4& xform,
+                       std::optional<uint32_t> material_override,
+                       const std::string& referenced_from, int ref_line) {
+    const ObjMesh mesh = read_obj(obj_path, referenced_from, ref_line);
+    return append_mesh(scene, mesh, obj_path, xform, material_override, nullptr);
+}
+
+Scene load_obj_scene(const std::string& path) {
+    const ObjMesh mesh = read_obj(path, "", 0);
+    Scene scene;
+    scene.name = path;
+    scene.background = glm::vec3(0.0f);
+    Material grey;
+    grey.name = "default";
+    scene.add_material(grey);
+    std::vector<GroupAccum> groups;
+    append_mesh(scene, mesh, path, glm::mat4(1.0f), std::nullopt, &groups);
+    if (scene.triangles.empty()) throw InputError(path, 0, "OBJ file has no (non-degenerate) faces");
+
+    // Frame the bounding sphere: it must fit both the 50 degree horizontal fov and the
+    // vertical fov of a 16:9 image, so the narrower (vertical) half-angle decides.
+    const Bounds3 b = finite_bounds(scene);
+    const glm::vec3 centre = 0.5f * (b.lo + b.hi);
+    const float radius = std::max(0.5f * glm::length(b.hi - b.lo), 1e-6f);
+    const double hfov = 50.0;
+    const double half_h = 0.5 * hfov * 3.14159265358979323846 / 180.0;
+    const double half_v = std::atan(std::tan(half_h) * 9.0 / 16.0);
+    const float dist = static_cast<float>(radius / std::sin(std::min(half_h, half_v)));
+    scene.camera.from = centre + glm::vec3(0.0f, 0.0f, dist);
+    scene.camera.at = centre;
+    scene.camera.up = glm::vec3(0.0f, 1.0f, 0.0f);
+    scene.camera.fov_deg = static_cast<float>(hfov);
+
+    for (size_t g = 0; g < groups.size(); ++g) {
+        const int mi = mesh.group_mtl[g];
+        if (mi < 0 || !mesh.mtls[mi].emissive() || groups[g].area <= 0.0) continue;
+        const glm::dvec3 c = groups[g].weighted_centre / groups[g].area;
+        glm::dvec3 n = groups[g].normal_sum;
+        const double nl = glm::length(n);
+        n = nl > 0.0 ? n / nl : glm::dvec3(0.0, -1.0, 0.0);
+        // Winding is arbitrary: "into the scene" is the side facing the bounds centre.
+        if (glm::dot(n, glm::dvec3(centre) - c) < 0.0) n = -n;
+        // Just off the emitter so that the emitting surface itself does not shadow the light.
+        Light l;
+        l.type = LightType::Point;
+        l.position = glm::vec3(c + n * (1e-3 * radius));
+        l.colour = mesh.mtls[mi].ke;
+        scene.lights.push_back(l);
+    }
+    if (scene.lights.empty()) {
+        Light l;
+        l.type = LightType::Point;
+        l.position = scene.camera.from + glm::vec3(0.0f, radius, 0.5f * radius);
+        l.colour = glm::vec3(1.0f);
+        scene.lights.push_back(l);
+        scene.notes.push_back(path + ": no emissive (Ke) material; added a white light above and behind the camera");
+    } else {
+        scene.notes.push_back(path + ": " + std::to_string(scene.lights.size()) +
+                              " point light(s) placed at emissive (Ke) surfaces");
+    }
+    validate(scene);
+    return scene;
+}
+
+}  // namespace srt

@@ -1,0 +1,531 @@
+// test_parsers.cpp - scene loaders: good files load with the right values, every bad
+// file fails with "file:line[:col]: message", and our own scene files stay loadable.
+#include "core/error.h"
+#include "scene/load.h"
+#include "scene/scene.h"
+
+#include <gtest/gtest.h>
+#include <glm/gtc/matrix_transform.hpp>
+#include <glm/glm.hpp>
+
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+using namespace srt;
+
+namespace {
+
+const std::string kData = SRT_TEST_DATA;
+const std::string kSource = SRT_SOURCE_DIR;
+const std::string kShared = SRT_SHARED_DATA;
+
+std::string good(const std::string& name) { return kData + "/good/" + name; }
+std::string bad(const std::string& name) { return kData + "/bad/" + name; }
+
+// The message of the InputError `path` raises, or "" if it loads.
+std::string load_error(const std::string& path) {
+    try {
+        load_scene(path);
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+bool has_note(const Scene& s, const std::string& part) {
+    for (const std::string& n : s.notes)
+        if (n.find(part) != std::string::npos) return true;
+    return false;
+}
+
+#define EXPECT_VEC3_EQ(a, b)       \
+    do {                           \
+        EXPECT_EQ((a).x, (b).x);   \
+        EXPECT_EQ((a).y, (b).y);   \
+        EXPECT_EQ((a).z, (b).z);   \
+    } while (0)
+
+#define EXPECT_VEC3_NEAR(a, b, eps)       \
+    do {                                  \
+        EXPECT_NEAR((a).x, (b).x, (eps)); \
+        EXPECT_NEAR((a).y, (b).y, (eps)); \
+        EXPECT_NEAR((a).z, (b).z, (eps)); \
+    } while (0)
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Bad files: each with the error it must give, file:line[:col] prefix included.
+// ---------------------------------------------------------------------------
+
+struct BadCase {
+    const char* file;
+    const char* expected;  // substring of what(); "bad/" is the start of the file's path
+};
+
+class ParserBad : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(ParserBad, FailsWithLocation) {
+    const BadCase& c = GetParam();
+    const std::string msg = load_error(bad(c.file));
+    ASSERT_FALSE(msg.empty()) << c.file << " loaded without error";
+    EXPECT_NE(msg.find(c.expected), std::string::npos) << "file: " << c.file << "\n  got: " << msg
+                                                       << "\n  want substring: " << c.expected;
+}
+
+// clang-format off
+const BadCase kBadCases[] = {
+    // JSON syntax: nlohmann's byte offset turned into line:col
+    {"json_syntax_trailing_comma.json", "bad/json_syntax_trailing_comma.json:5:5: syntax error"},
+    {"json_syntax_unterminated_string.json", "bad/json_syntax_unterminated_string.json:4:"},
+    {"json_syntax_empty.json", "bad/json_syntax_empty.json:1:1: syntax error"},
+    {"json_number_overflow.json", "bad/json_number_overflow.json:3:54: JSON syntax error: number overflow"},
+    {"json_duplicate_key.json", "bad/json_duplicate_key.json:4:62: duplicate key 'radius'"},
+    {"json_deep_nesting.json", "bad/json_deep_nesting.json:3:73: JSON nested deeper than 64 levels"},
+    // JSON semantics: the line:col of the offending value
+    {"json_top_not_object.json", "bad/json_top_not_object.json:1:1: the scene must be an object"},
+    {"json_sphere_negative_radius.json", "bad/json_sphere_negative_radius.json:5:41: sphere 'radius' must be > 0"},
+    {"json_radius_string.json", "bad/json_radius_string.json:4:59: sphere 'radius' must be a number, not a string"},
+    {"json_missing_centre.json", "bad/json_missing_centre.json:4:9: sphere is missing 'centre'"},
+    {"json_unknown_material.json", "bad/json_unknown_material.json:6:22: unknown material 'chrom' (did you mean 'chrome'?)"},
+    {"json_material_index_range.json", "bad/json_material_index_range.json:4:74: material index 7 out of range"},
+    {"json_plane_zero_normal.json", "bad/json_plane_zero_normal.json:4:57: plane 'normal' must not be zero"},
+    {"json_vec_wrong_length.json", "bad/json_vec_wrong_length.json:4:38: sphere 'centre' must be an array of 3 numbers"},
+    {"json_number_too_big.json", "bad/json_number_too_big.json:3:19: 'background'[1] is not a finite number"},
+    {"json_unknown_object_type.json", "bad/json_unknown_object_type.json:4:18: unknown object type 'sphre' (did you mean 'sphere'?)"},
+    {"json_unknown_light_type.json", "bad/json_unknown_light_type.json:4:18: unknown light type 'spot'"},
+    {"json_camera_missing.json", "bad/json_camera_missing.json:1:1: the scene is missing 'camera'"},
+    {"json_camera_fov.json", "bad/json_camera_fov.json:3:23: camera 'fov' must be in (0, 180) degrees"},
+    {"json_camera_from_equals_at.json", "bad/json_camera_from_equals_at.json:2:15: camera 'from' equals 'at'"},
+    {"json_render_width_huge.json", "bad/json_render_width_huge.json:3:25: render 'width' must be in 1..16384"},
+    {"json_render_depth_fraction.json", "bad/json_render_depth_fraction.json:3:25: render 'depth' must be an integer"},
+    {"json_kr_above_one.json", "bad/json_kr_above_one.json:4:23: 'kr' must be in [0, 1]"},
+    {"json_negative_colour.json", "bad/json_negative_colour.json:4:28: material 'dark' 'colour' components must be >= 0"},
+    {"json_degenerate_triangle.json", "bad/json_degenerate_triangle.json:4:9: triangle has zero area"},
+    {"json_checker_size.json", "bad/json_checker_size.json:5:30: checker 'size' must be > 0"},
+    {"json_directional_zero.json", "bad/json_directional_zero.json:4:46: directional light 'direction' must not be zero"},
+    {"json_mesh_missing.json", "bad/json_mesh_missing.json:5: mesh file '"},
+    {"json_mesh_zero_scale.json", "bad/json_mesh_zero_scale.json:4:77: transform 'scale' must not be 0"},
+    {"json_mesh_bad_obj.json", "bad/obj_bad_number.obj:3: malformed number 'abc' in 'v'"},
+    {"json_include_recursive_a.json", "bad/json_include_recursive_b.json:3:9: recursive include: "},
+    {"json_include_recursive_b.json", "bad/json_include_recursive_a.json:3:17: recursive include: "},
+    {"json_include_missing.json", "bad/json_include_missing.json:3:17: included file '"},
+    // OBJ
+    {"obj_bad_number.obj", "bad/obj_bad_number.obj:3: malformed number 'abc' in 'v'"},
+    {"obj_nan.obj", "bad/obj_nan.obj:2: malformed number 'nan' in 'v'"},
+    {"obj_v_count.obj", "bad/obj_v_count.obj:2: 'v' expects 3 coordinates, got 2"},
+    {"obj_index_zero.obj", "bad/obj_index_zero.obj:4: vertex index 0 is not valid"},
+    {"obj_index_range.obj", "bad/obj_index_range.obj:5: vertex index 9 out of range (3 vertices defined so far)"},
+    {"obj_negative_range.obj", "bad/obj_negative_range.obj:4: vertex index -4 out of range"},
+    {"obj_face_two_vertices.obj", "bad/obj_face_two_vertices.obj:4: face has 2 vertices (at least 3 needed)"},
+    {"obj_bad_face_token.obj", "bad/obj_bad_face_token.obj:5: malformed texture coordinate index 'x'"},
+    {"obj_vt_range.obj", "bad/obj_vt_range.obj:5: texture coordinate index 2 out of range"},
+    {"obj_unknown_statement.obj", "bad/obj_unknown_statement.obj:4: unknown OBJ statement 'vx'"},
+    {"obj_missing_mtllib.obj", "bad/obj_missing_mtllib.obj:2: material library '"},
+    {"obj_no_faces.obj", "bad/obj_no_faces.obj: OBJ file has no (non-degenerate) faces"},
+    // MTL: reported in the MTL file, at its line
+    {"mtl_kd_before_newmtl.obj", "bad/mtl_kd_before_newmtl.mtl:2: 'Kd' before any 'newmtl'"},
+    {"mtl_bad_number.obj", "bad/mtl_bad_number.mtl:3: malformed number 'x' in 'Kd'"},
+    {"mtl_illum_bad.obj", "bad/mtl_illum_bad.mtl:2: 'illum' expects an integer"},
+    {"mtl_spectral.obj", "bad/mtl_spectral.mtl:3: 'Ks spectral' colours are not supported"},
+    {"mtl_negative_ke.obj", "bad/mtl_negative_ke.mtl:2: 'Ke' components must be >= 0"},
+    // NFF
+    {"nff_cone.nff", "bad/nff_cone.nff:8: cones and cylinders ('c') are not supported"},
+    {"nff_bad_number.nff", "bad/nff_bad_number.nff:8: malformed number '1.0.0' in s"},
+    {"nff_polygon_truncated.nff", "bad/nff_polygon_truncated.nff:8: file ends after 2 of 4 polygon vertices"},
+    {"nff_polygon_huge_count.nff", "bad/nff_polygon_huge_count.nff:8: file ends after 1 of 5000000 polygon vertices"},
+    {"nff_polygon_two.nff", "bad/nff_polygon_two.nff:8: polygon has 2 vertices (at least 3 needed)"},
+    {"nff_pp_missing_normal.nff", "bad/nff_pp_missing_normal.nff:11: polygon vertex expects 6 numbers, got 5"},
+    {"nff_no_view.nff", "bad/nff_no_view.nff: no viewpoint ('v') block"},
+    {"nff_view_missing_at.nff", "bad/nff_view_missing_at.nff:3: expected 'at' in the viewpoint block, got 'up'"},
+    {"nff_view_truncated.nff", "bad/nff_view_truncated.nff:3: file ends inside the viewpoint block"},
+    {"nff_angle_range.nff", "bad/nff_angle_range.nff:5: angle must be in (0, 180) degrees"},
+    {"nff_resolution_bad.nff", "bad/nff_resolution_bad.nff:7: resolution expects two integers"},
+    {"nff_unknown_entity.nff", "bad/nff_unknown_entity.nff:9: unknown NFF entity 't'"},
+    {"nff_sphere_zero.nff", "bad/nff_sphere_zero.nff:8: sphere radius must not be 0"},
+    {"nff_f_short.nff", "bad/nff_f_short.nff:8: 'f' expects 8 value(s), got 5"},
+    {"nff_light_bad.nff", "bad/nff_light_bad.nff:8: 'l' expects x y z [r g b]"},
+    {"nff_background_inf.nff", "bad/nff_background_inf.nff:1: malformed number 'inf' in b"},
+    {"nff_two_views.nff", "bad/nff_two_views.nff:8: second viewpoint ('v') block"},
+    // dispatch
+    {"unknown_extension.txt", "bad/unknown_extension.txt: unknown scene file extension '.txt'"},
+};
+// clang-format on
+
+INSTANTIATE_TEST_SUITE_P(Parser, ParserBad, ::testing::ValuesIn(kBadCases),
+                         [](const ::testing::TestParamInfo<BadCase>& info) {
+                             std::string name = info.param.file;
+                             for (char& c : name)
+                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                             return name;
+                         });
+
+// Every file in tests/data/bad that a loader would pick up has a row above (MTL files
+// are reached through their OBJ).
+TEST(ParserBadTable, CoversEveryBadFile) {
+    size_t n = 0;
+    for (const auto& entry : fs::directory_iterator(kData + "/bad")) {
+        const std::string name = entry.path().filename().string();
+        if (entry.path().extension() == ".mtl") continue;
+        bool listed = false;
+        for (const BadCase& c : kBadCases) listed = listed || name == c.file;
+        EXPECT_TRUE(listed) << name << " has no row in kBadCases";
+        ++n;
+    }
+    EXPECT_GE(n, 30u);
+}
+
+TEST(ParserJson, MissingMeshNamesTheReferencingFile) {
+    const std::string msg = load_error(bad("json_mesh_missing.json"));
+    EXPECT_NE(msg.find("json_mesh_missing.json:5: mesh file '"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("no-such-mesh.obj' not found"), std::string::npos) << msg;
+    // The same through the API the JSON loader uses.
+    Scene s;
+    s.add_material(Material{});
+    try {
+        append_obj_mesh(s, "/nonexistent/x.obj", glm::mat4(1.0f), std::nullopt, "scene.json", 12);
+        FAIL() << "no error";
+    } catch (const InputError& e) {
+        EXPECT_EQ(std::string(e.what()), "scene.json:12: mesh file '/nonexistent/x.obj' not found");
+        EXPECT_EQ(e.file(), "scene.json");
+        EXPECT_EQ(e.line(), 12);
+    }
+}
+
+TEST(ParserJson, RecursiveIncludeReportsTheChain) {
+    const std::string msg = load_error(bad("json_include_recursive_a.json"));
+    EXPECT_NE(msg.find("json_include_recursive_a.json -> "), std::string::npos) << msg;
+    EXPECT_NE(msg.find("json_include_recursive_b.json -> "), std::string::npos) << msg;
+}
+
+// ---------------------------------------------------------------------------
+// Limits: huge inputs fail fast instead of hanging or exhausting memory.
+// ---------------------------------------------------------------------------
+
+TEST(ParserJson, TooManyValuesIsAnError) {
+    const std::string path = ::testing::TempDir() + "/srt_huge_array.json";
+    {
+        std::ofstream out(path);
+        out << "{\"camera\": {\"from\": [0, 0, 5], \"at\": [0, 0, 0]},\n\"objects\": [";
+        for (int i = 0; i < 2100000; ++i) out << "0,";
+        out << "0]}\n";
+    }
+    const std::string msg = load_error(path);
+    fs::remove(path);
+    EXPECT_NE(msg.find("srt_huge_array.json:2:"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("too many JSON values"), std::string::npos) << msg;
+}
+
+TEST(ParserJson, HugeFileIsRefusedUnread) {
+    const std::string path = ::testing::TempDir() + "/srt_huge_file.json";
+    {
+        std::ofstream out(path);
+        out << "{";
+        out.seekp((40 << 20), std::ios::beg);  // sparse: 40 MiB without writing them
+        out << "}";
+    }
+    const std::string msg = load_error(path);
+    fs::remove(path);
+    EXPECT_NE(msg.find("larger than 32 MiB"), std::string::npos) << msg;
+}
+
+// ---------------------------------------------------------------------------
+// Good files
+// ---------------------------------------------------------------------------
+
+TEST(ParserJson, AllFeatures) {
+    testing::internal::CaptureStderr();
+    const Scene s = load_scene(good("json_all_features.json"));
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(err, "");  // no warnings for a clean file
+    EXPECT_VEC3_EQ(s.camera.from, glm::vec3(0, 2, 8));
+    EXPECT_EQ(s.camera.fov_deg, 55.0f);
+    EXPECT_VEC3_EQ(s.background, glm::vec3(0.1f, 0.2f, 0.3f));
+    EXPECT_EQ(s.width, 320);
+    EXPECT_EQ(s.height, 240);
+    EXPECT_EQ(s.depth, 12);
+
+    // 0 = "default" (restyled by the file), then the include's, then this file's,
+    // then the MTL materials of the mesh without an override.
+    ASSERT_GE(s.materials.size(), 5u);
+    EXPECT_EQ(s.materials[0].name, "default");
+    EXPECT_EQ(s.materials[0].kd, 0.9f);
+    EXPECT_VEC3_EQ(s.materials[0].colour, glm::vec3(0.5f));
+    EXPECT_EQ(s.materials[1].name, "shared_red");
+    EXPECT_EQ(s.materials[2].name, "chrome");
+    EXPECT_VEC3_EQ(s.materials[2].kr, glm::vec3(0.9f));
+    EXPECT_EQ(s.materials[3].name, "tinted");
+    EXPECT_EQ(s.materials[3].kd, 1.0f);
+    EXPECT_VEC3_EQ(s.materials[3].kr, glm::vec3(0.1f, 0.2f, 0.3f));
+
+    ASSERT_EQ(s.lights.size(), 3u);  // include's first
+    EXPECT_VEC3_EQ(s.lights[0].position, glm::vec3(-3, 4, 1));
+    EXPECT_EQ(s.lights[2].type, LightType::Directional);
+    EXPECT_VEC3_EQ(s.lights[2].direction, glm::vec3(0, -1, 0));  // normalised
+    EXPECT_VEC3_EQ(s.lights[2].colour, glm::vec3(1.0f));         // default white
+
+    ASSERT_EQ(s.spheres.size(), 3u);
+    EXPECT_EQ(s.spheres[0].material, 1u);  // from the include
+    EXPECT_EQ(s.spheres[1].material, 2u);
+    EXPECT_EQ(s.spheres[2].material, 0u);  // by index
+
+    ASSERT_EQ(s.planes.size(), 1u);
+    EXPECT_VEC3_EQ(s.planes[0].normal, glm::vec3(0, 1, 0));
+    EXPECT_TRUE(s.planes[0].checker);
+    EXPECT_EQ(s.planes[0].checker_size, 0.5f);
+    EXPECT_EQ(s.planes[0].material, 3u);
+
+    // 1 triangle + 2 meshes of 6 triangles each (quad.obj: 2 + 2 + 1 + 1 valid, 1 degenerate)
+    ASSERT_EQ(s.triangles.size(), 13u);
+    ASSERT_EQ(s.materials.size(), 7u);  // + white, lamp, mirror from quad.mtl
+    EXPECT_EQ(s.materials[6].name, "mirror");
+    EXPECT_EQ(s.triangles[0].material, 1u);
+    // First mesh: scale 2, rotate 90 deg about Y, translate (10,0,0): (-1,0,-1) -> (8,0,2).
+    EXPECT_VEC3_NEAR(s.triangles[1].v0, glm::vec3(8, 0, 2), 1e-5f);
+    // Second mesh: every triangle takes the override.
+    for (size_t i = 7; i < 13; ++i) EXPECT_EQ(s.triangles[i].material, 2u);
+    EXPECT_TRUE(has_note(s, "degenerate"));
+}
+
+TEST(ParserJson, MinimalFileGetsDefaults) {
+    const Scene s = load_json_scene(good("json_minimal.json"));
+    ASSERT_EQ(s.materials.size(), 1u);
+    EXPECT_EQ(s.materials[0].name, "default");
+    EXPECT_EQ(s.primitive_count(), 0u);
+    EXPECT_EQ(s.width, 0);
+    EXPECT_EQ(s.depth, 0);
+}
+
+TEST(ParserJson, UnknownKeysWarnWithSuggestion) {
+    testing::internal::CaptureStderr();
+    const Scene s = load_json_scene(good("json_unknown_keys.json"));
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("json_unknown_keys.json:3:5: warning: unknown key 'objetcs' in the scene "
+                       "(did you mean 'objects'?)"),
+              std::string::npos)
+        << err;
+    EXPECT_NE(err.find("json_unknown_keys.json:4:46: warning: unknown key 'kdd'"), std::string::npos) << err;
+    EXPECT_NE(err.find("(did you mean 'kd'?)"), std::string::npos) << err;
+}
+
+TEST(ParserScenes, DefaultJsonEqualsBuiltin) {
+    const Scene a = load_json_scene(kSource + "/scenes/default.json");
+    const Scene b = builtin_default_scene();
+    EXPECT_VEC3_EQ(a.camera.from, b.camera.from);
+    EXPECT_VEC3_EQ(a.camera.at, b.camera.at);
+    EXPECT_VEC3_EQ(a.camera.up, b.camera.up);
+    EXPECT_EQ(a.camera.fov_deg, b.camera.fov_deg);
+    EXPECT_VEC3_EQ(a.background, b.background);
+    EXPECT_EQ(a.width, b.width);
+    EXPECT_EQ(a.height, b.height);
+    EXPECT_EQ(a.depth, b.depth);
+    ASSERT_EQ(a.materials.size(), b.materials.size());
+    for (size_t i = 0; i < a.materials.size(); ++i) {
+        SCOPED_TRACE("material " + std::to_string(i));
+        EXPECT_EQ(a.materials[i].name, b.materials[i].name);
+        EXPECT_VEC3_EQ(a.materials[i].colour, b.materials[i].colour);
+        EXPECT_EQ(a.materials[i].kd, b.materials[i].kd);
+        EXPECT_VEC3_EQ(a.materials[i].kr, b.materials[i].kr);
+    }
+    ASSERT_EQ(a.spheres.size(), b.spheres.size());
+    for (size_t i = 0; i < a.spheres.size(); ++i) {
+        SCOPED_TRACE("sphere " + std::to_string(i));
+        EXPECT_VEC3_EQ(a.spheres[i].centre, b.spheres[i].centre);
+        EXPECT_EQ(a.spheres[i].radius, b.spheres[i].radius);
+        EXPECT_EQ(a.spheres[i].material, b.spheres[i].material);
+    }
+    ASSERT_EQ(a.planes.size(), b.planes.size());
+    for (size_t i = 0; i < a.planes.size(); ++i) {
+        SCOPED_TRACE("plane " + std::to_string(i));
+        EXPECT_VEC3_EQ(a.planes[i].point, b.planes[i].point);
+        EXPECT_VEC3_EQ(a.planes[i].normal, b.planes[i].normal);
+        EXPECT_EQ(a.planes[i].material, b.planes[i].material);
+        EXPECT_EQ(a.planes[i].checker, b.planes[i].checker);
+        EXPECT_VEC3_EQ(a.planes[i].checker_colour, b.planes[i].checker_colour);
+        EXPECT_EQ(a.planes[i].checker_size, b.planes[i].checker_size);
+    }
+    ASSERT_EQ(a.triangles.size(), b.triangles.size());
+    for (size_t i = 0; i < a.triangles.size(); ++i) {
+        SCOPED_TRACE("triangle " + std::to_string(i));
+        EXPECT_VEC3_EQ(a.triangles[i].v0, b.triangles[i].v0);
+        EXPECT_VEC3_EQ(a.triangles[i].v1, b.triangles[i].v1);
+        EXPECT_VEC3_EQ(a.triangles[i].v2, b.triangles[i].v2);
+        EXPECT_EQ(a.triangles[i].material, b.triangles[i].material);
+    }
+    ASSERT_EQ(a.lights.size(), b.lights.size());
+    for (size_t i = 0; i < a.lights.size(); ++i) {
+        SCOPED_TRACE("light " + std::to_string(i));
+        EXPECT_EQ(a.lights[i].type, b.lights[i].type);
+        if (a.lights[i].type == LightType::Point) EXPECT_VEC3_EQ(a.lights[i].position, b.lights[i].position);
+        else EXPECT_VEC3_EQ(a.lights[i].direction, b.lights[i].direction);
+        EXPECT_VEC3_EQ(a.lights[i].colour, b.lights[i].colour);
+    }
+}
+
+TEST(ParserScenes, AllOurScenesLoad) {
+    size_t n = 0;
+    for (const auto& entry : fs::directory_iterator(kSource + "/scenes")) {
+        if (entry.path().extension() != ".json") continue;
+        SCOPED_TRACE(entry.path().string());
+        testing::internal::CaptureStderr();
+        Scene s;
+        EXPECT_NO_THROW(s = load_scene(entry.path().string()));
+        EXPECT_EQ(testing::internal::GetCapturedStderr(), "");  // no warnings in our own files
+        EXPECT_GT(s.primitive_count(), 0u);
+        EXPECT_GT(s.lights.size(), 0u);
+        ++n;
+    }
+    EXPECT_GE(n, 4u);
+    const Scene mesh = load_scene(kSource + "/scenes/mesh.json");
+    EXPECT_GE(mesh.triangles.size(), 2000u);  // the torus knot came in
+}
+
+TEST(ParserObj, FeaturesAndEmissiveLights) {
+    const Scene s = load_scene(good("quad.obj"));
+    // quad (2) + lamp quad (2) + mirror triangle (1) + valid "f 1 2 3" (1); "f 1 1 2" dropped.
+    EXPECT_EQ(s.triangles.size(), 6u);
+    EXPECT_TRUE(has_note(s, "dropped 1 degenerate (zero-area) triangle"));
+    // Material 0 default, then MTL materials in order of first use.
+    ASSERT_EQ(s.materials.size(), 4u);
+    EXPECT_EQ(s.materials[1].name, "white");
+    EXPECT_VEC3_EQ(s.materials[1].kr, glm::vec3(0.0f));  // illum 2: Ks is a highlight, not a mirror
+    EXPECT_EQ(s.materials[2].name, "lamp");
+    EXPECT_EQ(s.materials[3].name, "mirror");
+    EXPECT_VEC3_EQ(s.materials[3].colour, glm::vec3(0.1f));  // "Kd 0.1" = grey
+    EXPECT_VEC3_EQ(s.materials[3].kr, glm::vec3(0.9f, 0.8f, 0.7f));
+    EXPECT_EQ(s.triangles[0].material, 1u);
+    EXPECT_EQ(s.triangles[2].material, 2u);
+    EXPECT_EQ(s.triangles[4].material, 3u);
+    // One light, at the lamp's centroid, nudged down into the scene (towards the
+    // bounds centre), coloured Ke.
+    ASSERT_EQ(s.lights.size(), 1u);
+    EXPECT_NEAR(s.lights[0].position.x, 0.0f, 1e-5f);
+    EXPECT_NEAR(s.lights[0].position.z, 0.0f, 1e-5f);
+    EXPECT_LT(s.lights[0].position.y, 2.0f);
+    EXPECT_GT(s.lights[0].position.y, 1.99f);
+    EXPECT_VEC3_EQ(s.lights[0].colour, glm::vec3(4, 3, 2));
+    // Framing camera: looks at the bounds centre from +z, up +y, 50 degrees.
+    const Bounds3 b = finite_bounds(s);
+    const glm::vec3 c = 0.5f * (b.lo + b.hi);
+    EXPECT_VEC3_NEAR(s.camera.at, c, 1e-5f);
+    EXPECT_EQ(s.camera.from.x, c.x);
+    EXPECT_GT(s.camera.from.z, b.hi.z);
+    EXPECT_EQ(s.camera.fov_deg, 50.0f);
+    EXPECT_VEC3_EQ(s.background, glm::vec3(0.0f));
+    // The bounding sphere fits the vertical fov of a 16:9 image.
+    const float r = 0.5f * glm::length(b.hi - b.lo);
+    const float half_v = std::atan(std::tan(glm::radians(25.0f)) * 9.0f / 16.0f);
+    EXPECT_LE(r / glm::length(s.camera.from - c), std::sin(half_v) + 1e-5f);
+}
+
+TEST(ParserObj, NoEmissiveGetsDefaultLight) {
+    const Scene s = load_scene(kSource + "/assets/torus-knot.obj");
+    EXPECT_GE(s.triangles.size(), 2000u);
+    ASSERT_EQ(s.lights.size(), 1u);
+    EXPECT_VEC3_EQ(s.lights[0].colour, glm::vec3(1.0f));
+    EXPECT_GT(s.lights[0].position.y, s.camera.from.y);  // above
+    EXPECT_GT(s.lights[0].position.z, s.camera.from.z);  // behind
+}
+
+TEST(ParserObj, AppendWithTransformAndOverride) {
+    Scene s;
+    s.add_material(Material{});
+    const uint32_t m = s.add_material(Material{"x", {1, 0, 0}, 1.0f, {0, 0, 0}});
+    const glm::mat4 xf = glm::translate(glm::mat4(1.0f), glm::vec3(0, 0, 5));
+    const size_t n = append_obj_mesh(s, good("quad.obj"), xf, m);
+    EXPECT_EQ(n, 6u);
+    EXPECT_EQ(s.materials.size(), 2u);  // the override means no MTL materials are added
+    EXPECT_VEC3_EQ(s.triangles[0].v0, glm::vec3(-1, 0, 4));
+    for (const Triangle& t : s.triangles) EXPECT_EQ(t.material, m);
+}
+
+TEST(ParserNff, SmallSceneClassicMapping) {
+    const Scene s = load_scene(good("small.nff"));
+    EXPECT_EQ(s.width, 200);
+    EXPECT_EQ(s.height, 100);
+    // 40 degrees between the centres of the first and last of 200 pixels.
+    const double edge = 2.0 * std::atan(std::tan(glm::radians(20.0)) * 200.0 / 199.0);
+    EXPECT_NEAR(s.camera.fov_deg, glm::degrees(edge), 1e-4);
+    EXPECT_GT(s.camera.fov_deg, 40.0f);
+    EXPECT_VEC3_EQ(s.background, glm::vec3(0.1f, 0.2f, 0.3f));
+    ASSERT_EQ(s.lights.size(), 2u);
+    EXPECT_VEC3_NEAR(s.lights[0].colour, glm::vec3(1.0f / std::sqrt(2.0f)), 1e-6f);
+    EXPECT_VEC3_EQ(s.lights[1].colour, glm::vec3(0.5f, 0.25f, 0.125f));
+    // Identical "f" lines share one material.
+    ASSERT_EQ(s.materials.size(), 3u);
+    EXPECT_VEC3_EQ(s.materials[1].colour, glm::vec3(1, 0.5f, 0.25f));
+    EXPECT_EQ(s.materials[1].kd, 0.8f);
+    EXPECT_VEC3_EQ(s.materials[1].kr, glm::vec3(0.3f));
+    ASSERT_EQ(s.spheres.size(), 2u);
+    EXPECT_EQ(s.spheres[1].radius, 0.5f);  // negative radius: noted, made positive
+    EXPECT_TRUE(has_note(s, "negative sphere radius"));
+    EXPECT_TRUE(has_note(s, "Shine"));
+    EXPECT_FALSE(has_note(s, "refraction"));  // T = 0 and ior 0/1 mean none
+    // p 4 -> 2 triangles, pp 3 -> 1, degenerate p 3 dropped.
+    ASSERT_EQ(s.triangles.size(), 3u);
+    EXPECT_EQ(s.triangles[0].material, 2u);
+    EXPECT_EQ(s.triangles[2].material, 1u);
+    EXPECT_TRUE(has_note(s, "dropped 1 degenerate"));
+}
+
+TEST(ParserScenes, ExtensionIsCaseInsensitive) {
+    const Scene s = load_scene(good("CASE.NFF"));
+    EXPECT_EQ(s.spheres.size(), 2u);
+}
+
+// ---------------------------------------------------------------------------
+// Shared third-party data (skipped where ../shared/data is absent)
+// ---------------------------------------------------------------------------
+
+TEST(ParserShared, ObjAndNffFilesLoad) {
+    if (!fs::is_directory(kShared)) GTEST_SKIP() << kShared << " not present";
+    std::vector<std::string> files;
+    for (const auto& entry : fs::recursive_directory_iterator(kShared)) {
+        const std::string ext = entry.path().extension().string();
+        if (ext == ".obj" || ext == ".nff") files.push_back(entry.path().string());
+    }
+    ASSERT_GE(files.size(), 10u);
+    for (const std::string& f : files) {
+        SCOPED_TRACE(f);
+        Scene s;
+        EXPECT_NO_THROW(s = load_scene(f));
+        EXPECT_GT(s.primitive_count(), 0u);
+        EXPECT_GT(s.lights.size(), 0u);
+    }
+}
+
+TEST(ParserShared, CornellMirrorMapping) {
+    const std::string f = kShared + "/scenes/cornell-box/CornellBox-Mirror.obj";
+    if (!fs::exists(f)) GTEST_SKIP() << f << " not present";
+    const Scene s = load_scene(f);
+    EXPECT_EQ(s.triangles.size(), 36u);
+    bool mirror = false;
+    for (const Material& m : s.materials)
+        if (m.name == "tallBox") {
+            mirror = true;
+            EXPECT_VEC3_EQ(m.kr, glm::vec3(0.95f));  // illum 5, Ks 0.95
+        }
+    EXPECT_TRUE(mirror);
+    ASSERT_EQ(s.lights.size(), 1u);  // the Ke 17 12 4 ceiling light
+    EXPECT_VEC3_EQ(s.lights[0].colour, glm::vec3(17, 12, 4));
+    EXPECT_LT(s.lights[0].position.y, 1.98f);  // below the light quad, inside the box
+    EXPECT_GT(s.lights[0].position.y, 1.9f);
+}
+
+TEST(ParserShared, SpdCounts) {
+    const std::string dir = kShared + "/spd";
+    if (!fs::is_directory(dir)) GTEST_SKIP() << dir << " not present";
+    const Scene balls = load_scene(dir + "/balls_s2.nff");
+    EXPECT_EQ(balls.spheres.size(), 91u);
+    EXPECT_EQ(balls.lights.size(), 3u);
+    EXPECT_VEC3_NEAR(balls.lights[0].colour, glm::vec3(1.0f / std::sqrt(3.0f)), 1e-6f);
+    EXPECT_EQ(balls.width, 512);
+    const Scene teapot = load_scene(dir + "/teapot_s12.nff");
+    EXPECT_EQ(teapot.triangles.size() + 0, 9408u);
+}
