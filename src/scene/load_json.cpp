@@ -42,7 +42,7 @@ constexpr size_t kMaxValues = 2000000;
 constexpr size_t kMaxDepth = 64;
 constexpr size_t kMaxIncludeDepth = 16;
 constexpr int kMaxImageSide = 16384;
-constexpr int kMaxDepthLimit = 1000;
+constexpr int kMaxDepthLimit = 64;  // the command line's --depth range
 
 // ---------------------------------------------------------------------------
 // Positions
