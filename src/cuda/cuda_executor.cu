@@ -92,6 +92,18 @@ public:
         CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
 
+    double timed_frame(const Camera& camera, const RenderSettings& settings, FrameStats* stats) override {
+        out_.allocate(size_t(settings.width) * size_t(settings.height), "output image");
+        allocate(uint32_t(settings.width) * uint32_t(settings.height), settings);  // outside the timing
+        CUDA_CHECK(cudaEventRecord(frame_begin_.get(), stream_));
+        render_device(camera, settings, out_.get(), stats);
+        CUDA_CHECK(cudaEventRecord(frame_end_.get(), stream_));
+        CUDA_CHECK(cudaEventSynchronize(frame_end_.get()));
+        float ms = 0.0f;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, frame_begin_.get(), frame_end_.get()));
+        return double(ms);
+    }
+
     void render_device(const Camera& camera, const RenderSettings& settings, uint32_t* device_rgba,
                        FrameStats* stats) override {
         const uint32_t pixels = uint32_t(settings.width) * uint32_t(settings.height);
@@ -368,6 +380,7 @@ private:
     DeviceBuffer<uint32_t> stencil_, flags_, list_[2], list_count_, out_;
     DeviceBuffer<BounceCounters> counters_;
     std::vector<std::unique_ptr<Event>> events_;
+    Event frame_begin_, frame_end_;
     size_t next_event_ = 0;
     std::vector<Timing> timings_;
 };

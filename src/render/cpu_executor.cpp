@@ -64,8 +64,11 @@ public:
         }
     }
 
-    // For tests: the stencil words as they are now.
-    const std::vector<uint32_t>& stencil() const { return stencil_; }
+    double timed_frame(const Camera& camera, const RenderSettings& settings, FrameStats* stats) override {
+        const auto t0 = Clock::now();
+        render(camera, settings, scratch_, stats);
+        return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    }
 
 private:
     static constexpr const char* kStageNames[5] = {"generate", "intersect", "shade", "reflect",
@@ -181,6 +184,7 @@ private:
     std::vector<float> hit_t_;
     std::vector<int32_t> hit_id_;
     std::vector<uint32_t> stencil_;
+    Image scratch_;
 };
 
 }  // namespace

@@ -30,6 +30,12 @@ public:
     virtual void render(const Camera& camera, const RenderSettings& settings, Image& out,
                         FrameStats* stats = nullptr) = 0;
 
+    // Renders one frame and returns its time in milliseconds, from generate to resolve,
+    // without reading the image back (GPU: CUDA events around the whole frame; CPU:
+    // the host clock). For benchmarks; `stats` as in render() (counting costs time).
+    virtual double timed_frame(const Camera& camera, const RenderSettings& settings,
+                               FrameStats* stats = nullptr) = 0;
+
     // For tests: called after each bounce's reflect stage with the stencil words as
     // they are then (the CUDA executor copies them back, so only tests set this).
     using StencilProbe =
