@@ -1,14 +1,74 @@
-// cmd_view.cpp - `stencilrt view`: hands over to the viewer when it is built.
+// cmd_view.cpp - `stencilrt view`: the scene, the settings and the executor, then the
+// viewer (src/viewer/) when it is built.
 #include "app/app.h"
 
+#include "core/error.h"
+
+#if defined(SRT_HAVE_VIEWER)
+#include "viewer/viewer.h"
+#endif
+#if defined(SRT_HAVE_CUDA)
+#include "cuda/cuda_executor.h"
+#endif
+
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 
 namespace srt::app {
 
-int cmd_view(const SceneOptions&, const FrameOptions&, const CLI::App&,
-             const std::vector<std::string>&) {
-    std::fprintf(stderr, "stencilrt view: not built yet\n");
+int cmd_view(const SceneOptions& so, const FrameOptions& fo, const CLI::App& cmd,
+             const std::vector<std::string>& extra) {
+#if defined(SRT_HAVE_VIEWER)
+    // extra = {frames, screenshot, no_vsync "0"/"1", input_script} (see main.cpp).
+    viewer::Options vo;
+    vo.frames = extra.size() > 0 ? std::atoi(extra[0].c_str()) : 0;
+    vo.screenshot = extra.size() > 1 ? extra[1] : "";
+    vo.vsync = !(extra.size() > 2 && extra[2] == "1");
+    vo.input_script = extra.size() > 3 ? extra[3] : "";
+
+    // Checked before the window opens, not after N frames of rendering.
+    if (!vo.screenshot.empty()) {
+        if (vo.frames == 0) throw InputError("--screenshot needs --frames N (the frame to save is the last one)");
+        namespace fs = std::filesystem;
+        std::error_code ec;
+        const fs::path parent = fs::absolute(vo.screenshot, ec).parent_path();
+        if (!fs::is_directory(parent, ec))
+            throw InputError("--screenshot " + vo.screenshot + ": directory '" + parent.string() + "' does not exist");
+    }
+
+    const Scene scene = load_with_overrides(so);
+    for (const std::string& n : scene.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
+    const RenderSettings rs = fo.settings(scene, cmd);
+
+    // The CUDA executor is made here rather than through make_executor because the
+    // viewer needs it as a CudaExecutor: only that one renders into a mapped GL buffer.
+    std::unique_ptr<Executor> ex;
+    const Backend b = fo.parsed_backend();
+#if defined(SRT_HAVE_CUDA)
+    if (b != Backend::Cpu) {
+        std::string why;
+        ex = make_cuda_executor(why);
+        if (!ex) {
+            if (b == Backend::Cuda) throw BackendUnavailable("--backend cuda: " + why);
+            vo.backend_notice = "no usable CUDA device (" + why + "); rendering on the CPU";
+            std::fprintf(stderr, "notice: %s\n", vo.backend_notice.c_str());
+            ex = make_cpu_executor();
+        }
+    }
+#endif
+    if (!ex) {
+        ex = make_executor(b);  // prints its own notice under auto without CUDA
+        if (b == Backend::Auto) vo.backend_notice = "built without CUDA; rendering on the CPU";
+    }
+    return viewer::run(scene, rs, std::move(ex), vo);
+#else
+    (void)so; (void)fo; (void)cmd; (void)extra;
+    std::fprintf(stderr,
+                 "stencilrt view: this stencilrt was built without the viewer (GLFW, Dear ImGui or "
+                 "python3-glad were missing at configure time); use `stencilrt render` instead\n");
     return 2;
+#endif
 }
 
 }  // namespace srt::app

@@ -1,0 +1,35 @@
+// viewer.h - `stencilrt view`: a GLFW window showing the ray tracer live.
+//
+// The renderer knows no GL: the viewer hands it either a host Image (uploaded with
+// glTexSubImage2D) or, with the CUDA executor, a mapped GL pixel buffer that CUDA
+// writes directly (CUDA-OpenGL interop, viewer/interop.h). See docs/viewer.md.
+#pragma once
+
+#include "render/executor.h"
+#include "render/settings.h"
+#include "scene/scene.h"
+
+#include <memory>
+#include <string>
+
+namespace srt::viewer {
+
+struct Options {
+    int frames = 0;              // > 0: render this many frames, then exit
+    std::string screenshot;      // with frames: the last frame without HUD here, with HUD at <stem>.hud.png
+    bool vsync = true;
+    std::string input_script;    // scripted events (docs/viewer.md)
+    std::string backend_notice;  // why the CPU renders, when it does; shown in the HUD
+};
+
+// The companion of a --screenshot path: "out.png" -> "out.hud.png" (the same frame
+// with the HUD drawn).
+std::string hud_screenshot_path(const std::string& screenshot);
+
+// Runs until the window closes, Esc, or `frames` frames. Returns the exit code: 0;
+// 2 when no window can be opened (no display), with a hint on stderr to use `render`.
+// Throws InputError for a bad input script, std::runtime_error for GL/CUDA failures.
+int run(const Scene& scene, const RenderSettings& settings, std::unique_ptr<Executor> executor,
+        const Options& options);
+
+}  // namespace srt::viewer

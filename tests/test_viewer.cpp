@@ -1,0 +1,216 @@
+// test_viewer.cpp - the interactive viewer, driven by an input script under a virtual
+// X server: what it shows must equal the headless `render` byte for byte.
+//
+// Runs the stencilrt binary (SRT_BINARY, or the SRT_BINARY environment variable).
+// By default each viewer run gets its own Xvfb (xvfb-run -a, or Xvfb started by a
+// small wrapper); the tests skip only when no Xvfb is installed. Environment:
+//   SRT_VIEW_BACKEND=cuda       compare the CUDA backend instead of the CPU one
+//   SRT_VIEW_USE_DISPLAY=1      use the X server in $DISPLAY (the GPU machine's, where
+//                               GLX runs on the NVIDIA driver) instead of a new Xvfb
+//   SRT_VIEW_EXPECT_INTEROP=1   also require "viewer: interop=cuda-gl-pbo"
+#include "core/image.h"
+
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string env_or(const char* name, const std::string& fallback) {
+    const char* v = std::getenv(name);
+    return v && *v ? std::string(v) : fallback;
+}
+
+std::string binary() { return env_or("SRT_BINARY", SRT_BINARY); }
+std::string backend() { return env_or("SRT_VIEW_BACKEND", "cpu"); }
+
+std::string quote(const std::string& s) {
+    std::string q = "'";
+    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+bool have_program(const std::string& name) {
+    return std::system(("command -v " + name + " >/dev/null 2>&1").c_str()) == 0;
+}
+
+// A fresh directory per test.
+fs::path temp_dir(const std::string& name) {
+    const fs::path d = fs::path(::testing::TempDir()) /
+                       ("srt_viewer_" + name + "_" + std::to_string(::getpid()));
+    fs::remove_all(d);
+    fs::create_directories(d);
+    return d;
+}
+
+void write_file(const fs::path& p, const std::string& text) {
+    std::ofstream(p) << text;
+}
+
+std::string read_file(const fs::path& p) {
+    std::ifstream in(p);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// Runs `cmd` with stdout and stderr into `output`; returns the exit status.
+int run(const std::string& cmd, const fs::path& dir, std::string& output) {
+    const fs::path log = dir / "output.txt";
+    const int rc = std::system((cmd + " >" + quote(log.string()) + " 2>&1").c_str());
+    output = read_file(log);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
+}
+
+// The prefix that gives a command an X display, or "" with `why` set when none can
+// be had. xvfb-run -a picks a free display number, so tests may run in parallel.
+std::string display_prefix(const fs::path& dir, std::string& why) {
+    if (env_or("SRT_VIEW_USE_DISPLAY", "0") == "1") {
+        if (env_or("DISPLAY", "").empty()) why = "SRT_VIEW_USE_DISPLAY=1 but DISPLAY is not set";
+        return "";
+    }
+    if (have_program("xvfb-run")) return "xvfb-run -a -s '-screen 0 1280x1024x24' ";
+    if (have_program("Xvfb")) {
+        const fs::path wrapper = dir / "with-xvfb.sh";
+        write_file(wrapper,
+                   "n=97; while [ -e /tmp/.X$n-lock ]; do n=$((n+1)); done\n"
+                   "Xvfb :$n -screen 0 1280x1024x24 -nolisten tcp >/dev/null 2>&1 & pid=$!\n"
+                   "i=0; while [ ! -e /tmp/.X11-unix/X$n ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done\n"
+                   "DISPLAY=:$n \"$@\"; rc=$?\n"
+                   "kill $pid; wait $pid 2>/dev/null; exit $rc\n");
+        return "sh " + quote(wrapper.string()) + " ";
+    }
+    why = "Xvfb is not installed (package xvfb)";
+    return "";
+}
+
+bool viewer_missing(const std::string& output) {
+    return output.find("built without the viewer") != std::string::npos;
+}
+
+// Runs the viewer under a display with `script`, then `render` at the same size, and
+// requires the two images to be identical.
+void expect_viewer_equals_render(const std::string& name, const std::string& script, int frames,
+                                 int render_w, int render_h) {
+    const fs::path dir = temp_dir(name);
+    std::string why;
+    const std::string prefix = display_prefix(dir, why);
+    if (!why.empty()) GTEST_SKIP() << why;
+
+    write_file(dir / "script.txt", script);
+    const fs::path shot = dir / "shot.png", hud = dir / "shot.hud.png", ref = dir / "ref.png";
+    std::string out;
+    const int rc = run(prefix + quote(binary()) + " view --backend " + backend() +
+                           " --width 160 --height 120 --frames " + std::to_string(frames) +
+                           " --no-vsync --screenshot " + quote(shot.string()) +
+                           " --input-script " + quote((dir / "script.txt").string()),
+                       dir, out);
+    if (viewer_missing(out)) GTEST_SKIP() << "stencilrt was built without the viewer";
+    ASSERT_EQ(rc, 0) << out;
+    EXPECT_NE(out.find("viewer: GL_RENDERER="), std::string::npos) << out;
+    if (backend() == "cpu")
+        EXPECT_NE(out.find("viewer: upload=cpu-texsubimage"), std::string::npos) << out;
+    if (env_or("SRT_VIEW_EXPECT_INTEROP", "0") == "1")
+        EXPECT_NE(out.find("viewer: interop=cuda-gl-pbo"), std::string::npos) << out;
+    EXPECT_EQ(out.find("warning"), std::string::npos) << out;  // every script event ran
+
+    std::string rout;
+    ASSERT_EQ(run(quote(binary()) + " render --backend " + backend() + " -W " + std::to_string(render_w) +
+                      " -H " + std::to_string(render_h) + " -o " + quote(ref.string()),
+                  dir, rout),
+              0)
+        << rout;
+
+    const srt::Image a = srt::read_png(shot.string()), b = srt::read_png(ref.string());
+    ASSERT_EQ(a.width, b.width);
+    ASSERT_EQ(a.height, b.height);
+    const srt::ImageDiff d = srt::compare_images(a, b, 0);
+    EXPECT_EQ(d.over_tolerance, 0u) << "max diff " << d.max_diff << "\n" << out;
+    EXPECT_EQ(d.exact_equal, d.channels);
+
+    // The companion screenshot has the HUD drawn over the same frame.
+    const srt::Image h = srt::read_png(hud.string());
+    ASSERT_EQ(h.width, a.width);
+    ASSERT_EQ(h.height, a.height);
+    EXPECT_GT(srt::compare_images(h, a, 0).over_tolerance, 0u) << "the HUD is missing from " << hud;
+    fs::remove_all(dir);
+}
+
+}  // namespace
+
+// Every control is exercised, and each is undone by the end (depth back, mode cycled
+// round, overlay cycled off, camera moved then reset), so the last frame must be the
+// headless render's exactly.
+TEST(Viewer, ScriptedInputEndsEqualToHeadlessRender) {
+    std::string script =
+        "# depth 8 -> 9 -> 8\n"
+        "frame 0 key ] press\n"
+        "frame 0 key ] release\n"
+        "frame 1 key LEFT_BRACKET press\n"
+        "frame 1 key LEFT_BRACKET release\n"
+        "# dead-ray mode: stencil -> flags -> compact -> stencil\n"
+        "frame 1 key M press\n"
+        "frame 2 key M press\n"
+        "frame 3 key m press\n"
+        "# fly forward, look around, change speed, then R puts the camera back\n"
+        "frame 2 key W press\n"
+        "frame 3 key W release\n"
+        "frame 3 button right press\n"
+        "frame 4 mouse 10 -5\n"
+        "frame 4 button right release\n"
+        "frame 4 scroll 2\n"
+        "frame 5 key R press\n"
+        "frame 5 key R release\n"
+        "# stencil overlay: bounce 0 .. 7, then off (9 presses at depth 8)\n";
+    for (int f = 2; f <= 10; ++f) script += "frame " + std::to_string(f) + " key V press\n";
+    expect_viewer_equals_render("scripted", script, 12, 160, 120);
+}
+
+// A resize re-renders at the new size (with interop: a new buffer, registered again).
+TEST(Viewer, ResizeRendersAtTheNewSize) {
+    expect_viewer_equals_render("resize", "frame 1 resize 200 150\n", 4, 200, 150);
+}
+
+TEST(Viewer, NoDisplayExits2WithHintToUseRender) {
+    const fs::path dir = temp_dir("nodisplay");
+    std::string out;
+    const int rc = run("env -u DISPLAY -u WAYLAND_DISPLAY " + quote(binary()) +
+                           " view --backend cpu --width 64 --height 48 --frames 1",
+                       dir, out);
+    if (viewer_missing(out)) GTEST_SKIP() << "stencilrt was built without the viewer";
+    EXPECT_EQ(rc, 2) << out;
+    EXPECT_NE(out.find("cannot open a window"), std::string::npos) << out;
+    EXPECT_NE(out.find("stencilrt render"), std::string::npos) << out;
+    fs::remove_all(dir);
+}
+
+// A bad script line is reported as FILE:LINE before any window is opened (so this
+// needs no display).
+TEST(Viewer, BadScriptLineIsReportedWithFileAndLine) {
+    const fs::path dir = temp_dir("badscript");
+    const fs::path script = dir / "script.txt";
+    write_file(script, "# ok so far\nframe 0 key ] press\nframe 1 key NOPE press\n");
+    std::string out;
+    const int rc = run("env -u DISPLAY -u WAYLAND_DISPLAY " + quote(binary()) +
+                           " view --backend cpu --frames 2 --input-script " + quote(script.string()),
+                       dir, out);
+    if (viewer_missing(out)) GTEST_SKIP() << "stencilrt was built without the viewer";
+    EXPECT_EQ(rc, 2) << out;
+    EXPECT_NE(out.find(script.string() + ":3:"), std::string::npos) << out;
+    EXPECT_NE(out.find("unknown key 'NOPE'"), std::string::npos) << out;
+
+    write_file(script, "frame -1 key W press\n");
+    EXPECT_EQ(run(quote(binary()) + " view --backend cpu --frames 2 --input-script " + quote(script.string()),
+                  dir, out), 2) << out;
+    EXPECT_NE(out.find(script.string() + ":1:"), std::string::npos) << out;
+    fs::remove_all(dir);
+}
