@@ -58,6 +58,7 @@ static CompiledScene wall_scene() {
     Scene s = builtin_default_scene();
     s.spheres.clear();
     s.planes.clear();
+    s.triangles.clear();
     Plane p;
     p.point = {0, 0, -10};
     p.normal = {0, 0, 1};
@@ -100,6 +101,7 @@ TEST(Stencil, PadLanesStayDeadWhileRealRaysLive) {
     Scene s = builtin_default_scene();
     s.spheres.clear();
     s.planes.clear();
+    s.triangles.clear();
     Material mirror;
     mirror.kr = {0.5f, 0.5f, 0.5f};
     const uint32_t m = s.add_material(mirror);
@@ -140,6 +142,7 @@ TEST(Stencil, DeadWordsAreSkipped) {
     Scene s = builtin_default_scene();
     s.spheres.clear();
     s.planes.clear();
+    s.triangles.clear();
     Material mirror;
     mirror.kr = {0.5f, 0.5f, 0.5f};
     const uint32_t m = s.add_material(mirror);
