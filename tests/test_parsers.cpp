@@ -4,6 +4,8 @@
 #include "scene/load.h"
 #include "scene/scene.h"
 
+#include "render/scene_gpu.h"
+
 #include <gtest/gtest.h>
 #include <glm/gtc/matrix_transform.hpp>
 #include <glm/glm.hpp>
@@ -409,7 +411,8 @@ TEST(ParserObj, FeaturesAndEmissiveLights) {
     EXPECT_NEAR(s.lights[0].position.z, 0.0f, 1e-5f);
     EXPECT_LT(s.lights[0].position.y, 2.0f);
     EXPECT_GT(s.lights[0].position.y, 1.99f);
-    EXPECT_VEC3_EQ(s.lights[0].colour, glm::vec3(4, 3, 2));
+    // Ke 4 3 2, scaled so the brightest channel is 1.
+    EXPECT_VEC3_NEAR(s.lights[0].colour, glm::vec3(1.0f, 0.75f, 0.5f), 1e-6f);
     // Framing camera: looks at the bounds centre from +z, up +y, 50 degrees.
     const Bounds3 b = finite_bounds(s);
     const glm::vec3 c = 0.5f * (b.lo + b.hi);
@@ -418,10 +421,16 @@ TEST(ParserObj, FeaturesAndEmissiveLights) {
     EXPECT_GT(s.camera.from.z, b.hi.z);
     EXPECT_EQ(s.camera.fov_deg, 50.0f);
     EXPECT_VEC3_EQ(s.background, glm::vec3(0.0f));
-    // The bounding sphere fits the vertical fov of a 16:9 image.
-    const float r = 0.5f * glm::length(b.hi - b.lo);
-    const float half_v = std::atan(std::tan(glm::radians(25.0f)) * 9.0f / 16.0f);
-    EXPECT_LE(r / glm::length(s.camera.from - c), std::sin(half_v) + 1e-5f);
+    // Every corner of the bounds is inside the view of a 16:9 image.
+    const CameraGpu cam = make_camera(s.camera, 1600, 900);
+    for (int k = 0; k < 8; ++k) {
+        const glm::vec3 p((k & 1) ? b.hi.x : b.lo.x, (k & 2) ? b.hi.y : b.lo.y, (k & 4) ? b.hi.z : b.lo.z);
+        const glm::vec3 d = p - cam.origin;
+        const float depth = glm::dot(d, cam.forward);
+        ASSERT_GT(depth, 0.0f) << "corner " << k << " behind the camera";
+        EXPECT_LE(std::fabs(glm::dot(d, cam.right) / glm::dot(cam.right, cam.right) / depth), 1.0f) << k;
+        EXPECT_LE(std::fabs(glm::dot(d, cam.up) / glm::dot(cam.up, cam.up) / depth), 1.0f) << k;
+    }
 }
 
 TEST(ParserObj, NoEmissiveGetsDefaultLight) {
@@ -513,7 +522,7 @@ TEST(ParserShared, CornellMirrorMapping) {
         }
     EXPECT_TRUE(mirror);
     ASSERT_EQ(s.lights.size(), 1u);  // the Ke 17 12 4 ceiling light
-    EXPECT_VEC3_EQ(s.lights[0].colour, glm::vec3(17, 12, 4));
+    EXPECT_VEC3_NEAR(s.lights[0].colour, glm::vec3(17, 12, 4) / 17.0f, 1e-6f);  // scaled to peak 1
     EXPECT_LT(s.lights[0].position.y, 1.98f);  // below the light quad, inside the box
     EXPECT_GT(s.lights[0].position.y, 1.9f);
 }

@@ -427,15 +427,17 @@ Scene load_obj_scene(const std::string& path) {
     append_mesh(scene, mesh, path, glm::mat4(1.0f), std::nullopt, &groups);
     if (scene.triangles.empty()) throw InputError(path, 0, "OBJ file has no (non-degenerate) faces");
 
-    // Frame the bounding sphere: it must fit both the 50 degree horizontal fov and the
-    // vertical fov of a 16:9 image, so the narrower (vertical) half-angle decides.
+    // Frame the bounding box from the +z side: its front face must fit both the 50
+    // degree horizontal fov and the vertical fov of a 16:9 image.
     const Bounds3 b = finite_bounds(scene);
     const glm::vec3 centre = 0.5f * (b.lo + b.hi);
-    const float radius = std::max(0.5f * glm::length(b.hi - b.lo), 1e-6f);
+    const glm::vec3 half = glm::max(0.5f * (b.hi - b.lo), glm::vec3(1e-6f));
     const double hfov = 50.0;
     const double half_h = 0.5 * hfov * 3.14159265358979323846 / 180.0;
     const double half_v = std::atan(std::tan(half_h) * 9.0 / 16.0);
-    const float dist = static_cast<float>(radius / std::sin(std::min(half_h, half_v)));
+    const float radius = glm::length(half);
+    const float dist = 1.1f * static_cast<float>(std::max(double(half.x) / std::tan(half_h),
+                                                          double(half.y) / std::tan(half_v))) + half.z;
     scene.camera.from = centre + glm::vec3(0.0f, 0.0f, dist);
     scene.camera.at = centre;
     scene.camera.up = glm::vec3(0.0f, 1.0f, 0.0f);
@@ -465,8 +467,16 @@ Scene load_obj_scene(const std::string& path) {
         scene.lights.push_back(l);
         scene.notes.push_back(path + ": no emissive (Ke) material; added a white light above and behind the camera");
     } else {
+        // Ke is an area light's radiance (McGuire's Cornell boxes use Ke 17 12 4); as a
+        // point light with no falloff it would wash everything out. Scale all lights
+        // together so the brightest channel is 1, keeping their colours and ratios.
+        float peak = 0.0f;
+        for (const Light& l : scene.lights) peak = std::max(peak, std::max(l.colour.x, std::max(l.colour.y, l.colour.z)));
+        if (peak > 1.0f)
+            for (Light& l : scene.lights) l.colour /= peak;
         scene.notes.push_back(path + ": " + std::to_string(scene.lights.size()) +
-                              " point light(s) placed at emissive (Ke) surfaces");
+                              " point light(s) placed at emissive (Ke) surfaces" +
+                              (peak > 1.0f ? ", scaled by 1/" + std::to_string(peak) + " so the brightest channel is 1" : ""));
     }
     validate(scene);
     return scene;
