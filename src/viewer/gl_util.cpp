@@ -1,6 +1,7 @@
 // gl_util.cpp - shader files found at run time, compiled with their info logs in errors.
 #include "viewer/gl.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>

@@ -650,6 +650,7 @@ int Viewer::run() {
     const auto start = last;
     auto window_start = last;  // for the periodic FPS line
     int frame = 0;
+    bool screenshot_saved = false;
     double timed_s = 0.0;  // frames after the first (which pays for warm-up)
     for (; !glfwWindowShouldClose(window_.w); ++frame) {
         glfwPollEvents();
@@ -679,7 +680,10 @@ int Viewer::run() {
         const bool last_frame = options_.frames > 0 && frame + 1 >= options_.frames;
         // The screenshot of the image alone is read before the HUD is drawn, so it
         // can be compared exactly with a headless render.
-        if (last_frame && !options_.screenshot.empty()) save_screenshot(options_.screenshot);
+        if (last_frame && !options_.screenshot.empty()) {
+            save_screenshot(options_.screenshot);
+            screenshot_saved = true;
+        }
         if (screenshot_requested_) {
             char name[64];
             std::snprintf(name, sizeof name, "stencilrt-view-%04d.png", screenshot_counter_++);
@@ -709,6 +713,12 @@ int Viewer::run() {
                  frame, total_s, frame > 1 && timed_s > 0 ? (frame - 1) / timed_s : 0.0, rs_.width, rs_.height,
                  rs_.depth, to_string(rs_.mode), vsync_ ? "on" : "off");
     ex_->set_stencil_probe(nullptr);  // its lambda points into this Viewer
+    if (!options_.screenshot.empty() && !screenshot_saved) {
+        // A caller waiting for the file must not take a quiet exit for success.
+        std::fprintf(stderr, "stencilrt view: the window closed after %d of %d frames; %s was not written\n",
+                     frame, options_.frames, options_.screenshot.c_str());
+        return 1;
+    }
     return 0;
 }
 
