@@ -1,0 +1,101 @@
+// oracle.cpp - see oracle.h.
+#include "support/oracle.h"
+
+#include "render/executor.h"
+#include "render/scene_gpu.h"
+#include "support/pov_export.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+namespace srt {
+
+namespace fs = std::filesystem;
+
+bool have_povray() {
+    // `command -v` through the shell, so PATH is searched the way std::system does.
+    static const bool found = std::system("command -v povray >/dev/null 2>&1") == 0;
+    return found;
+}
+
+namespace {
+
+std::string read_text(const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+fs::path make_temp_dir() {
+    std::string tmpl = (fs::temp_directory_path() / "srt-pov-XXXXXX").string();
+    std::vector<char> buf(tmpl.begin(), tmpl.end());
+    buf.push_back('\0');
+    if (!mkdtemp(buf.data())) throw std::runtime_error("mkdtemp failed for " + tmpl);
+    return fs::path(buf.data());
+}
+
+}  // namespace
+
+Image render_povray(const Scene& s, int width, int height, int depth, const std::string& keep_pov) {
+    const fs::path dir = make_temp_dir();
+    const fs::path pov = dir / "scene.pov", png = dir / "out.png", log = dir / "povray.log";
+    {
+        std::ofstream f(pov, std::ios::binary);
+        f << to_pov(s, width, height, depth);
+        if (!f) throw std::runtime_error("cannot write " + pov.string());
+    }
+    if (!keep_pov.empty()) fs::copy_file(pov, keep_pov, fs::copy_options::overwrite_existing);
+    // HOME points into the temp dir so POV-Ray's per-user config lookups stay there.
+    std::ostringstream cmd;
+    cmd << "cd '" << dir.string() << "' && HOME='" << dir.string() << "' povray -D -A +W" << width
+        << " +H" << height << " +FN +Iscene.pov +Oout.png File_Gamma=sRGB >povray.log 2>&1";
+    const int rc = std::system(cmd.str().c_str());
+    if (rc != 0 || !fs::exists(png)) {
+        std::string text = read_text(log);
+        if (text.size() > 3000) text = text.substr(text.size() - 3000);
+        fs::remove_all(dir);
+        throw std::runtime_error("povray failed (rc " + std::to_string(rc) + "):\n" + text);
+    }
+    Image img = read_png(png.string());
+    fs::remove_all(dir);
+    return img;
+}
+
+Image render_cpu(const Scene& s, const RenderSettings& rs, int threads) {
+    const CompiledScene cs = compile_scene(s);
+    auto ex = make_cpu_executor(threads);
+    ex->set_scene(cs);
+    Image img;
+    ex->render(cs.camera, rs, img);
+    return img;
+}
+
+Image diff_image(const Image& a, const Image& b, int gain) {
+    Image d(std::min(a.width, b.width), std::min(a.height, b.height));
+    for (int y = 0; y < d.height; ++y)
+        for (int x = 0; x < d.width; ++x)
+            for (int c = 0; c < 3; ++c) {
+                const int v = std::abs(int(a.pixel(x, y)[c]) - int(b.pixel(x, y)[c])) * gain;
+                d.pixel(x, y)[c] = uint8_t(std::min(255, v));
+                d.pixel(x, y)[3] = 255;
+            }
+    return d;
+}
+
+std::string oracle_output_dir() {
+#ifdef SRT_BINARY
+    const fs::path dir = fs::path(SRT_BINARY).parent_path() / "oracle-images";
+#else
+    const fs::path dir = fs::current_path() / "oracle-images";
+#endif
+    fs::create_directories(dir);
+    return dir.string();
+}
+
+}  // namespace srt

@@ -1,0 +1,313 @@
+// Whole-image tests.
+//
+// 1. WavefrontEqualsReference: the CPU wavefront executor (stencil, warps, SoA
+//    buffers) against the per-pixel recursive reference renderer. Both call the same
+//    stage functions in the same order of additions, so the images must be identical.
+// 2. PovOracle: our CPU executor against POV-Ray 3.7 set up to compute the same model
+//    (tests/support/pov_export.cpp, /work/shared/docs/oracles.md). POV-Ray is an
+//    independent renderer in double precision, so a few pixels may differ: at
+//    silhouettes and checker edges a float and a double ray can land on different
+//    sides, and the two self-intersection epsilons differ at grazing angles.
+//    Tolerance: at least 99.9% of channel values within 1/255, except where a scene's
+//    own geometry makes that unreachable for any float renderer with our offset; each
+//    such relaxation is stated and measured below.
+#include "core/image.h"
+#include "render/executor.h"
+#include "render/scene_gpu.h"
+#include "scene/load.h"
+#include "scene/scene.h"
+#include "support/oracle.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+using namespace srt;
+
+namespace {
+
+constexpr float kPi = 3.14159265358979323846f;
+
+void quad(Scene& s, glm::vec3 a, glm::vec3 b, glm::vec3 c, glm::vec3 d, uint32_t m) {
+    s.triangles.push_back({a, b, c, m});
+    s.triangles.push_back({a, c, d, m});
+}
+
+// A torus of triangles, tilted, beside a mirror sphere, over a checker floor, in front
+// of a tilted checker wall (|n.z| >= 0.9, the other branch of the plane-axis choice).
+Scene mesh_scene() {
+    Scene s;
+    s.name = "test:mesh";
+    s.camera.from = {0.5f, 3.0f, 8.0f};
+    s.camera.at = {0.0f, 1.0f, 0.0f};
+    s.camera.fov_deg = 55.0f;
+    s.background = {0.2f, 0.25f, 0.35f};
+    s.add_material(Material{});
+    const uint32_t m_floor = s.add_material({"floor", {0.85f, 0.85f, 0.8f}, 0.9f, {0, 0, 0}});
+    const uint32_t m_wall = s.add_material({"wall", {0.7f, 0.75f, 0.9f}, 0.6f, {0.2f, 0.2f, 0.2f}});
+    const uint32_t m_torus = s.add_material({"torus", {0.9f, 0.5f, 0.2f}, 0.8f, {0.15f, 0.1f, 0.05f}});
+    const uint32_t m_mirror = s.add_material({"mirror", {1, 1, 1}, 0.05f, {0.9f, 0.9f, 0.9f}});
+
+    Plane floor;
+    floor.normal = {0, 1, 0};
+    floor.material = m_floor;
+    floor.checker = true;
+    floor.checker_colour = {0.15f, 0.15f, 0.2f};
+    floor.checker_size = 0.75f;
+    s.planes.push_back(floor);
+    Plane wall;
+    wall.point = {0.0f, 0.0f, -4.0f};
+    wall.normal = glm::normalize(glm::vec3{0.15f, 0.1f, 1.0f});
+    wall.material = m_wall;
+    wall.checker = true;
+    wall.checker_colour = {0.5f, 0.2f, 0.2f};
+    wall.checker_size = 1.3f;
+    s.planes.push_back(wall);
+
+    // Torus: major radius R, minor r, rotated about x then placed.
+    const int nu = 40, nv = 20;
+    const float R = 1.1f, r = 0.4f, tilt = 0.6f;
+    auto torus_point = [&](int i, int j) {
+        const float u = 2.0f * kPi * float(i % nu) / float(nu);
+        const float v = 2.0f * kPi * float(j % nv) / float(nv);
+        const glm::vec3 p{(R + r * std::cos(v)) * std::cos(u), r * std::sin(v),
+                          (R + r * std::cos(v)) * std::sin(u)};
+        const glm::vec3 q{p.x, p.y * std::cos(tilt) - p.z * std::sin(tilt),
+                          p.y * std::sin(tilt) + p.z * std::cos(tilt)};
+        return q + glm::vec3{-1.3f, 1.3f, 0.2f};
+    };
+    for (int i = 0; i < nu; ++i)
+        for (int j = 0; j < nv; ++j)
+            quad(s, torus_point(i, j), torus_point(i + 1, j), torus_point(i + 1, j + 1),
+                 torus_point(i, j + 1), m_torus);
+
+    s.spheres.push_back({{1.4f, 1.0f, -0.5f}, 1.0f, m_mirror});
+    s.spheres.push_back({{0.3f, 0.35f, 1.8f}, 0.35f, m_torus});
+
+    Light key;
+    key.position = {-3.0f, 7.0f, 5.0f};
+    key.colour = {0.75f, 0.75f, 0.7f};
+    s.lights.push_back(key);
+    Light sun;
+    sun.type = LightType::Directional;
+    sun.direction = glm::normalize(glm::vec3{0.5f, -1.0f, -0.4f});
+    sun.colour = {0.3f, 0.3f, 0.35f};
+    s.lights.push_back(sun);
+    return s;
+}
+
+// A Cornell-style box of triangles: red and green side walls, a half-mirror back wall
+// facing a tall rotated mirror block (so rays bounce between them), a short diffuse
+// block, a point light under the ceiling. The box is closed behind the camera, so
+// every mirror shows lit walls rather than the (black) background.
+Scene cornell_scene() {
+    Scene s;
+    s.name = "test:cornell";
+    // Off the box's axis: from the centre line, the rays through some pixel centres
+    // pass exactly through the box's edges, where either face is a right answer.
+    s.camera.from = {0.11f, 1.07f, 3.4f};
+    s.camera.at = {0.03f, 0.96f, 0.0f};
+    s.camera.fov_deg = 45.0f;
+    s.background = {0.0f, 0.0f, 0.0f};
+    s.add_material(Material{});
+    const uint32_t white = s.add_material({"white", {0.75f, 0.75f, 0.72f}, 1.0f, {0, 0, 0}});
+    const uint32_t red = s.add_material({"red", {0.7f, 0.1f, 0.08f}, 1.0f, {0, 0, 0}});
+    const uint32_t green = s.add_material({"green", {0.12f, 0.6f, 0.1f}, 1.0f, {0, 0, 0}});
+    const uint32_t mirror = s.add_material({"mirror", {1, 1, 1}, 0.0f, {0.92f, 0.92f, 0.92f}});
+    const uint32_t back = s.add_material({"back", {0.7f, 0.7f, 0.75f}, 0.4f, {0.5f, 0.5f, 0.55f}});
+    const float L = -1.0f, Rt = 1.0f, B = 0.0f, T = 2.0f, Bk = -1.0f, F = 3.8f;
+    quad(s, {L, B, F}, {Rt, B, F}, {Rt, B, Bk}, {L, B, Bk}, white);    // floor
+    quad(s, {L, T, F}, {L, T, Bk}, {Rt, T, Bk}, {Rt, T, F}, white);    // ceiling
+    quad(s, {L, B, Bk}, {Rt, B, Bk}, {Rt, T, Bk}, {L, T, Bk}, back);   // back
+    quad(s, {L, B, F}, {L, T, F}, {Rt, T, F}, {Rt, B, F}, white);      // front, behind the camera
+    quad(s, {L, B, F}, {L, B, Bk}, {L, T, Bk}, {L, T, F}, red);        // left
+    quad(s, {Rt, B, F}, {Rt, T, F}, {Rt, T, Bk}, {Rt, B, Bk}, green);  // right
+
+    // An axis-aligned box of size (w, h, d) rotated by `angle` about y, base at (cx, 0, cz).
+    auto block = [&](float cx, float cz, float w, float h, float d, float angle, uint32_t m) {
+        const float c = std::cos(angle), sn = std::sin(angle);
+        auto P = [&](float x, float y, float z) {
+            return glm::vec3{cx + c * x + sn * z, y, cz - sn * x + c * z};
+        };
+        const float x0 = -w / 2, x1 = w / 2, z0 = -d / 2, z1 = d / 2;
+        quad(s, P(x0, h, z0), P(x1, h, z0), P(x1, h, z1), P(x0, h, z1), m);  // top
+        quad(s, P(x0, 0, z1), P(x1, 0, z1), P(x1, h, z1), P(x0, h, z1), m);  // front
+        quad(s, P(x0, 0, z0), P(x0, h, z0), P(x1, h, z0), P(x1, 0, z0), m);  // back
+        quad(s, P(x0, 0, z0), P(x0, 0, z1), P(x0, h, z1), P(x0, h, z0), m);  // left
+        quad(s, P(x1, 0, z0), P(x1, h, z0), P(x1, h, z1), P(x1, 0, z1), m);  // right
+    };
+    block(-0.35f, -0.35f, 0.6f, 1.2f, 0.6f, 0.3f, mirror);
+    block(0.4f, 0.35f, 0.55f, 0.6f, 0.55f, -0.3f, white);
+
+    Light l;
+    l.position = {0.1f, 1.9f, 1.2f};
+    l.colour = {0.9f, 0.85f, 0.75f};
+    s.lights.push_back(l);
+    return s;
+}
+
+// ---------------------------------------------------------------------------
+// Wavefront executor == recursive reference, bit for bit
+// ---------------------------------------------------------------------------
+
+struct RefCase {
+    const char* scene;
+    int width, height, spp, depth;
+};
+
+Scene scene_by_name(const std::string& name) {
+    if (name == "default") return builtin_default_scene();
+    if (name == "mesh") return mesh_scene();
+    return cornell_scene();
+}
+
+std::vector<RefCase> ref_cases() {
+    std::vector<RefCase> v;
+    for (const char* sc : {"default", "mesh", "cornell"})
+        for (int size = 0; size < 2; ++size)
+            for (int spp : {1, 4})
+                for (int depth : {1, 2, 5, 8})
+                    v.push_back({sc, size ? 97 : 33, size ? 61 : 17, spp, depth});
+    return v;
+}
+
+class WavefrontEqualsReference : public ::testing::TestWithParam<RefCase> {};
+
+TEST_P(WavefrontEqualsReference, Exactly) {
+    const RefCase& c = GetParam();
+    const Scene s = scene_by_name(c.scene);
+    const CompiledScene cs = compile_scene(s);
+    RenderSettings rs;
+    rs.width = c.width;
+    rs.height = c.height;
+    rs.spp = c.spp;
+    rs.depth = c.depth;
+    auto ex = make_cpu_executor(2);
+    ex->set_scene(cs);
+    Image wave, ref;
+    ex->render(cs.camera, rs, wave);
+    render_reference(cs, cs.camera, rs, ref);
+    ASSERT_EQ(wave.width, c.width);
+    ASSERT_EQ(wave.height, c.height);
+    ASSERT_EQ(ref.width, c.width);
+    ASSERT_EQ(ref.height, c.height);
+    const ImageDiff d = compare_images(wave, ref, 0);
+    EXPECT_EQ(d.over_tolerance, 0u) << "max diff " << d.max_diff;
+    EXPECT_EQ(d.channels, size_t(c.width) * size_t(c.height) * 3);
+}
+
+INSTANTIATE_TEST_SUITE_P(Images, WavefrontEqualsReference, ::testing::ValuesIn(ref_cases()),
+                         [](const ::testing::TestParamInfo<RefCase>& i) {
+                             const RefCase& c = i.param;
+                             return std::string(c.scene) + "_" + std::to_string(c.width) + "x" +
+                                    std::to_string(c.height) + "_spp" + std::to_string(c.spp) +
+                                    "_depth" + std::to_string(c.depth);
+                         });
+
+// The images must not all be trivially equal (e.g. all black): the depth limit has
+// to change the default scene's picture, or the test above proves little.
+TEST(Images, DepthChangesTheDefaultScene) {
+    const CompiledScene cs = compile_scene(builtin_default_scene());
+    RenderSettings rs;
+    rs.width = 97;
+    rs.height = 61;
+    Image prev;
+    for (int depth : {1, 2, 5, 8}) {
+        rs.depth = depth;
+        Image img;
+        render_reference(cs, cs.camera, rs, img);
+        if (depth > 1) EXPECT_GT(compare_images(prev, img, 0).over_tolerance, 0u) << "depth " << depth;
+        prev = img;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// POV-Ray oracle
+// ---------------------------------------------------------------------------
+
+constexpr int kPovWidth = 320, kPovHeight = 240;
+constexpr int kPovTolerance = 1;           // 1/255 per channel value
+constexpr double kPovMinFraction = 0.999;  // of channel values within tolerance
+
+// Why agreement falls short of 100% (measured by an independent double-precision
+// brute-force tracer of the same model, written while building these tests):
+//  - With no offset on secondary rays (POV-Ray's way: it starts them on the surface
+//    and ignores hits closer than ~1e-6) that tracer matches POV-Ray to within 1/255
+//    on every channel value of the mesh, Cornell-OBJ and balls scenes. With our
+//    offset (SceneView::epsilon = 1e-4 * scene size, along the normal) it matches us
+//    instead. So nearly all the disagreement is the offset: shadow edges and mirror
+//    bounces near silhouettes move by ~epsilon, and balls_s2's 0.056-radius spheres
+//    reflecting each other 8 deep magnify that.
+//  - The default scene's floor meets the horizon in a row of sub-pixel checker cells;
+//    there any two implementations disagree (the double tracer and POV-Ray differ on
+//    ~0.2% of channel values there, all in that row).
+
+// Renders `s` with both, prints the agreement, keeps ours/theirs/diff/.pov under
+// <build>/oracle-images, and checks that at least `min_fraction` of channel values
+// are within 1/255.
+void expect_matches_povray(const std::string& tag, const Scene& s, int depth,
+                           double min_fraction = kPovMinFraction) {
+    if (!have_povray()) GTEST_SKIP() << "povray not installed";
+    RenderSettings rs;
+    rs.width = kPovWidth;
+    rs.height = kPovHeight;
+    rs.depth = depth;
+    const std::string dir = oracle_output_dir();
+    const Image ours = render_cpu(s, rs);
+    const Image pov = render_povray(s, kPovWidth, kPovHeight, depth, dir + "/" + tag + ".pov");
+    ASSERT_EQ(pov.width, kPovWidth);
+    ASSERT_EQ(pov.height, kPovHeight);
+    const ImageDiff d = compare_images(ours, pov, kPovTolerance);
+    const double exact = double(d.exact_equal) / double(d.channels);
+    std::printf("[ oracle ] %-10s %s: exact %.4f%%, within 1/255 %.4f%%, max diff %d, over %zu of %zu\n",
+                tag.c_str(), s.name.c_str(), 100.0 * exact, 100.0 * d.fraction_within(), d.max_diff,
+                d.over_tolerance, d.channels);
+    write_png_atomic(dir + "/" + tag + "-ours.png", ours);
+    write_png_atomic(dir + "/" + tag + "-pov.png", pov);
+    write_png_atomic(dir + "/" + tag + "-diff.png", diff_image(ours, pov));
+    EXPECT_GE(d.fraction_within(), min_fraction)
+        << d.over_tolerance << " channel values differ by more than " << kPovTolerance
+        << "/255 (max " << d.max_diff << "); images in " << dir;
+}
+
+}  // namespace
+
+// Measured: 99.65% within 1/255 (exact 99.41%, max diff 181): the horizon row and
+// the offset (see above). 99.5% still fails on any shading, light, camera or checker
+// mistake, each of which moves far more than 0.5% of the image.
+TEST(PovOracle, DefaultScene) { expect_matches_povray("default", builtin_default_scene(), 8, 0.995); }
+
+// Measured: 99.87% (exact 99.70%): the offset, and the far floor reflected at grazing
+// angles in the tilted checker wall.
+TEST(PovOracle, MeshScene) { expect_matches_povray("mesh", mesh_scene(), 5, 0.998); }
+
+// Measured: 99.99% (exact 98.28%: float vs double rounding on the big diffuse walls).
+TEST(PovOracle, CornellMirrorBox) { expect_matches_povray("cornell", cornell_scene(), 8); }
+
+// Scenes from the shared data directory, through our loaders.
+static std::string shared_file(const char* rel) {
+    const std::string p = std::string(SRT_SHARED_DATA) + "/" + rel;
+    return std::filesystem::exists(p) ? p : std::string();
+}
+
+TEST(PovOracle, NffBallsS2) {
+    const std::string path = shared_file("spd/balls_s2.nff");
+    if (path.empty()) GTEST_SKIP() << "shared data not found: " << SRT_SHARED_DATA;
+    // Measured: 97.36% (exact 93.82%, max diff 185); the double tracer with our
+    // offset matches us to 99.73%, without it POV-Ray to 100% (see above).
+    expect_matches_povray("balls_s2", load_nff_scene(path), 8, 0.97);
+}
+
+TEST(PovOracle, ObjCornellBoxMirror) {
+    const std::string path = shared_file("scenes/cornell-box/CornellBox-Mirror.obj");
+    if (path.empty()) GTEST_SKIP() << "shared data not found: " << SRT_SHARED_DATA;
+    // Measured: 99.81% (exact 99.47%, max diff 205). All of it is the offset: the
+    // double tracer matches POV-Ray exactly without it, and us to 1/255 with it. The
+    // margin is wider than for our own scenes because the OBJ loader's framing and
+    // light placement are not fixed here.
+    expect_matches_povray("cornell_obj", load_obj_scene(path), 8, 0.995);
+}
