@@ -74,17 +74,30 @@ SRT_HD_INLINE bool hit_triangle(const glm::vec3& o, const glm::vec3& d, const gl
     return true;
 }
 
-// Nearest root in (0, tmax); from inside, that is the far root.
+// Nearest root in (0, tmax); from inside, that is the far root. Written for precision
+// (Haines et al., "Precision Improvements for Ray/Sphere Intersection", Ray Tracing
+// Gems, 2019): the discriminant comes from the ray's closest approach to the centre,
+// not from b^2 - c (which cancels catastrophically for small, distant spheres and
+// puts hit points inside the sphere: shadow acne), and the near root comes from the
+// product of the roots instead of a difference.
 SRT_HD_INLINE bool hit_sphere(const glm::vec3& o, const glm::vec3& d, const glm::vec3& c, float r2,
                               float tmax, float& t) {
     const glm::vec3 oc = o - c;
     const float b = glm::dot(oc, d);
-    const float cc = glm::dot(oc, oc) - r2;
-    const float disc = b * b - cc;
+    const glm::vec3 l = oc - b * d;  // from the centre to the closest point of the ray line
+    const float disc = r2 - glm::dot(l, l);
     if (disc < 0.0f) return false;
     const float s = sqrtf(disc);
-    float tt = -b - s;
-    if (!(tt > 0.0f)) tt = -b + s;
+    const float q = b > 0.0f ? -b - s : -b + s;  // the root of larger magnitude
+    if (q == 0.0f) return false;                  // ray through the centre of a point sphere
+    const float cc = glm::dot(oc, oc) - r2;
+    float t0 = cc / q, t1 = q;
+    if (t0 > t1) {
+        const float tmp = t0;
+        t0 = t1;
+        t1 = tmp;
+    }
+    const float tt = t0 > 0.0f ? t0 : t1;
     if (!(tt > 0.0f && tt < tmax)) return false;
     t = tt;
     return true;

@@ -90,9 +90,22 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
     return sf;
 }
 
-// Offset origin for rays leaving a surface, against self-intersection.
-SRT_HD_INLINE glm::vec3 offset_origin(const SceneView& s, const Surface& sf) {
-    return sf.p + s.epsilon * sf.n;
+// Origin for rays leaving a surface: the hit point nudged off the surface along the
+// normal by a few ulps of its own coordinates (Wachter & Binder, "A Fast and Robust
+// Method for Avoiding Self-Intersection", Ray Tracing Gems, 2019). The nudge scales
+// with the point's magnitude, so it works for tiny and huge scenes alike, and it is
+// integer arithmetic on the float bits: identical on host and device.
+SRT_HD_INLINE float offset_coord(float p, float n) {
+    constexpr float kOrigin = 1.0f / 32.0f;       // below this, a fixed offset instead
+    constexpr float kFloatScale = 1.0f / 65536.0f;
+    constexpr float kIntScale = 256.0f;
+    const int32_t of = int32_t(kIntScale * n);
+    const float pi = bits_float(uint32_t(int32_t(float_bits(p)) + (p < 0.0f ? -of : of)));
+    return fabsf(p) < kOrigin ? p + kFloatScale * n : pi;
+}
+SRT_HD_INLINE glm::vec3 offset_origin(const SceneView&, const Surface& sf) {
+    return glm::vec3(offset_coord(sf.p.x, sf.n.x), offset_coord(sf.p.y, sf.n.y),
+                     offset_coord(sf.p.z, sf.n.z));
 }
 
 // kd * colour * sum over lights of max(0, N.L) * light, with one hard shadow ray each.
