@@ -87,13 +87,6 @@ CompiledScene compile_scene(const Scene& scene) {
         cs.lights.push_back(g);
     }
 
-    // Self-intersection offset: relative to the size of the finite geometry (and the
-    // camera position, for scenes made mostly of planes).
-    Bounds3 b = finite_bounds(scene);
-    b.grow(scene.camera.from);
-    const glm::vec3 ext = glm::max(glm::abs(b.lo), glm::abs(b.hi));
-    const float size = std::max(1.0f, std::max(ext.x, std::max(ext.y, ext.z)));
-    cs.epsilon = 1e-4f * size;
     return cs;
 }
 
@@ -109,7 +102,6 @@ SceneView CompiledScene::view() const {
     v.plane_count = uint32_t(planes.size());
     v.light_count = uint32_t(lights.size());
     v.background = background;
-    v.epsilon = epsilon;
     return v;
 }
 

@@ -61,8 +61,6 @@ struct SceneView {
     uint32_t plane_count = 0;
     uint32_t light_count = 0;
     glm::vec3 background{0.0f};
-    // Self-intersection offset for secondary rays, scaled to the scene's size.
-    float epsilon = 1e-4f;
 };
 
 // Everything needed to render a Scene, on the host, ready to upload.
@@ -73,7 +71,6 @@ struct CompiledScene {
     std::vector<MaterialGpu> materials;
     std::vector<LightGpu> lights;
     glm::vec3 background{0.0f};
-    float epsilon = 1e-4f;
     Camera camera;
     BvhBuildStats bvh_stats;
     size_t device_bytes() const;  // bytes of the arrays above
