@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <unordered_map>
 #include <vector>
 
 namespace srt {
@@ -212,6 +213,7 @@ private:
         void launch(Stage stage, uint32_t threads, int block, Kernel kernel, Args... args) {
             size_t begin = 0;
             if (counting) begin = ex.record();
+            block = ex.clamp_block(reinterpret_cast<const void*>(kernel), block);
             const uint32_t grid = std::max<uint32_t>(1u, (threads + uint32_t(block) - 1u) / uint32_t(block));
             kernel<<<grid, block, 0, ex.stream_>>>(args...);
             CUDA_CHECK_LAUNCH(kStageNames[stage]);
@@ -312,6 +314,18 @@ private:
         }
     };
 
+    // A configured block size may exceed what a kernel can launch (its registers):
+    // clamp to the kernel's limit, in whole warps.
+    int clamp_block(const void* kernel, int block) {
+        auto it = max_block_.find(kernel);
+        if (it == max_block_.end()) {
+            cudaFuncAttributes a{};
+            CUDA_CHECK(cudaFuncGetAttributes(&a, kernel));
+            it = max_block_.emplace(kernel, std::max(32, (a.maxThreadsPerBlock / 32) * 32)).first;
+        }
+        return std::min(block, it->second);
+    }
+
     size_t record() {
         if (next_event_ == events_.size()) events_.push_back(std::make_unique<Event>());
         CUDA_CHECK(cudaEventRecord(events_[next_event_]->get(), stream_));
@@ -381,6 +395,7 @@ private:
     DeviceBuffer<BounceCounters> counters_;
     std::vector<std::unique_ptr<Event>> events_;
     Event frame_begin_, frame_end_;
+    std::unordered_map<const void*, int> max_block_;
     size_t next_event_ = 0;
     std::vector<Timing> timings_;
 };
