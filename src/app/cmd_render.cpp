@@ -1,5 +1,6 @@
 // cmd_render.cpp - `stencilrt render`: one frame to a PNG.
 #include "app/app.h"
+#include "app/tuning.h"
 
 #include "core/error.h"
 #include "core/image.h"
@@ -48,6 +49,7 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
     const RenderSettings rs = fo.settings(scene, cmd);
 
     auto ex = app::make_executor(fo.parsed_backend());
+    apply_cached_tuning(*ex, rs.width, rs.height);
     ex->set_scene(compiled);
     std::printf("scene    %s: %zu spheres, %zu planes, %zu triangles, %zu lights (load %.1f ms, BVH %.1f ms, %u nodes)\n",
                 scene.name.c_str(), scene.spheres.size(), scene.planes.size(), scene.triangles.size(),

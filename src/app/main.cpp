@@ -128,9 +128,12 @@ int main(int argc, char** argv) {
     view->add_flag("--no-vsync", no_vsync, "Start with vsync off");
     view->add_option("--input-script", script, "Replay scripted key presses (tests)");
 
-    CLI::App* bench = cli.add_subcommand("bench", "Benchmark FPS per bounce depth");
+    // bench parses its own options (app/cmd_bench.cpp), --help included: everything
+    // after the word "bench" is handed over unparsed.
+    CLI::App* bench = cli.add_subcommand("bench", "Benchmark FPS per bounce depth and dead-ray mode (bench --help)");
     bench->allow_extras();
     bench->prefix_command();
+    bench->set_help_flag();
 
     try {
         cli.parse(argc, argv);
