@@ -1,0 +1,117 @@
+#!/usr/bin/python3
+"""plot_bench.py - draw a `stencilrt bench --json` record.
+
+Left: frames per second against trace depth, one line per dead-ray mode (the median
+frame; the shaded band is p10..p90 of the timed frames).
+Right: live warps per bounce at each mode's deepest run, and the warps of the whole
+grid for scale; live rays per bounce on a second axis.
+
+Usage: /usr/bin/python3 tools/plot_bench.py BENCH.json -o BENCH.png
+Needs matplotlib (Debian: python3-matplotlib).
+"""
+import argparse
+import json
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display needed
+import matplotlib.pyplot as plt  # noqa: E402
+
+STYLE = {
+    "stencil": dict(color="tab:blue", marker="o", linestyle="-"),
+    "flags": dict(color="tab:orange", marker="s", linestyle="--"),
+    "compact": dict(color="tab:green", marker="^", linestyle="-."),
+}
+
+
+def style(mode):
+    return STYLE.get(mode, dict(marker="x", linestyle=":"))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("json", help="stencilrt bench --json output")
+    ap.add_argument("-o", "--output", required=True, help="PNG to write")
+    ap.add_argument("--dpi", type=int, default=120)
+    args = ap.parse_args()
+
+    with open(args.json) as f:
+        doc = json.load(f)
+    results = doc.get("results") or []
+    if not results:
+        sys.exit(f"plot_bench.py: {args.json} has no depth-sweep results (was it written by bench --skip or --tune?)")
+
+    modes = []
+    for r in results:
+        if r["mode"] not in modes:
+            modes.append(r["mode"])
+
+    fig, (ax_fps, ax_warps) = plt.subplots(1, 2, figsize=(13, 5.2))
+
+    # FPS against depth.
+    for m in modes:
+        rs = sorted((r for r in results if r["mode"] == m), key=lambda r: r["depth"])
+        depths = [r["depth"] for r in rs]
+        fps = [r["fps"] for r in rs]
+        # p10/p90 of frame time -> the FPS band (slow frames give the low FPS).
+        lo = [1000.0 / r["frame_ms"]["p90"] if r["frame_ms"]["p90"] > 0 else 0 for r in rs]
+        hi = [1000.0 / r["frame_ms"]["p10"] if r["frame_ms"]["p10"] > 0 else 0 for r in rs]
+        ax_fps.plot(depths, fps, label=m, **style(m))
+        ax_fps.fill_between(depths, lo, hi, alpha=0.15, color=style(m).get("color"))
+    ax_fps.set_xlabel("max trace depth (1 = primary rays only)")
+    ax_fps.set_ylabel("frames per second (median)")
+    ax_fps.set_title("FPS against depth")
+    all_depths = sorted({r["depth"] for r in results})
+    ax_fps.set_xticks(all_depths)
+    ax_fps.set_ylim(bottom=0)
+    ax_fps.grid(True, alpha=0.3)
+    ax_fps.legend(title="dead-ray mode")
+
+    # Live warps (and rays) per bounce at each mode's deepest run.
+    ax_rays = ax_warps.twinx()
+    grid_warps = None
+    for m in modes:
+        deepest = max((r for r in results if r["mode"] == m), key=lambda r: r["depth"])
+        b = deepest.get("bounces") or []
+        if not b:
+            continue
+        x = [e["bounce"] for e in b]
+        ax_warps.plot(x, [e["live_warps"] for e in b], label=f"{m}: live warps", **style(m))
+        ax_rays.plot(x, [e["live_rays"] for e in b], color=style(m).get("color"), alpha=0.35,
+                     linestyle=":", marker=".")
+        grid_warps = b[0].get("warps", grid_warps)
+    if grid_warps:
+        ax_warps.axhline(grid_warps, color="grey", linewidth=0.8, linestyle="--")
+        ax_warps.annotate("all warps of the grid", (0, grid_warps), textcoords="offset points",
+                          xytext=(4, 3), fontsize=8, color="grey")
+    ax_warps.set_xlabel("bounce (0 = primary rays)")
+    ax_warps.set_ylabel("live warps (solid)")
+    ax_rays.set_ylabel("live rays (dotted; scale = 32 x warps)")
+    # The rays axis is 32 times the warps axis, so where the dotted line meets the
+    # solid one every lane of the live warps is busy; the gap is idle lanes.
+    top = (grid_warps or ax_warps.get_ylim()[1]) * 1.08
+    ax_warps.set_ylim(0, top)
+    ax_rays.set_ylim(0, top * 32)
+    ax_warps.grid(True, alpha=0.3)
+    ax_warps.plot([], [], color="grey", linestyle=":", marker=".", alpha=0.6,
+                  label="live rays (right axis)")  # legend entry only
+    ax_warps.legend(loc="upper right", fontsize=8)
+    ax_warps.set_title("live warps and rays per bounce (deepest run)")
+    ax_warps.xaxis.get_major_locator().set_params(integer=True)
+
+    s = doc.get("settings", {})
+    machine = doc.get("machine", {})
+    device = machine.get("gpu", {}).get("name") or machine.get("executor", "?")
+    scene = os.path.basename(doc.get("scene", {}).get("name", "?"))
+    fig.suptitle(f"stencilrt {doc.get('git_revision', '?')} on {device}: {scene}, "
+                 f"{s.get('width')}x{s.get('height')}, {s.get('spp', 1)} spp, "
+                 f"{s.get('frames')} frames per point")
+    fig.tight_layout()
+    fig.savefig(args.output, dpi=args.dpi)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
