@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -48,6 +50,7 @@ public:
         const auto t = make_srgb_thresholds();
         thresholds_.upload(std::vector<float>(t.begin(), t.end()), "sRGB table");
         resolve_default_launch();
+        apply_launch_env();
     }
     ~CudaExecutorImpl() override {
         if (stream_) cudaStreamDestroy(stream_);
@@ -360,6 +363,34 @@ private:
             list_count_.allocate(size_t(2 * s.depth + 1) * size_t(s.spp), "live counts");
         }
         next_event_ = 0;
+    }
+
+    // SRT_LAUNCH="intersect=128,shade=256": per-stage block sizes, for experiments
+    // (bench --tune stores measured ones in the tuning cache instead).
+    void apply_launch_env() {
+        const char* env = std::getenv("SRT_LAUNCH");
+        if (!env || !*env) return;
+        LaunchConfig c{};
+        std::string spec(env);
+        size_t pos = 0;
+        while (pos < spec.size()) {
+            const size_t end = std::min(spec.find(',', pos), spec.size());
+            const std::string item = spec.substr(pos, end - pos);
+            const size_t eq = item.find('=');
+            const int v = eq == std::string::npos ? 0 : std::atoi(item.c_str() + eq + 1);
+            const std::string k = item.substr(0, eq);
+            if (k == "generate") c.generate = v;
+            else if (k == "intersect") c.intersect = v;
+            else if (k == "shade") c.shade = v;
+            else if (k == "reflect") c.reflect = v;
+            else if (k == "resolve") c.resolve = v;
+            else if (k == "compact") c.compact = v;
+            else std::fprintf(stderr, "SRT_LAUNCH: unknown stage '%s' ignored\n", k.c_str());
+            pos = end + 1;
+        }
+        set_launch_config(c);
+        std::fprintf(stderr, "SRT_LAUNCH: block sizes generate=%d intersect=%d shade=%d reflect=%d resolve=%d\n",
+                     launch_.generate, launch_.intersect, launch_.shade, launch_.reflect, launch_.resolve);
     }
 
     void resolve_default_launch() {

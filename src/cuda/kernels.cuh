@@ -180,12 +180,12 @@ __global__ void k_compact_read(FrameContext f, const uint32_t* __restrict__ in,
 // ---------------------------------------------------------------------------
 // resolve: one thread per pixel, no liveness
 // ---------------------------------------------------------------------------
-__global__ void k_resolve(FrameContext f) {
+static __global__ void k_resolve(FrameContext f) {
     const uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
     if (p < f.pixel_count) stage_resolve(f, p);
 }
 
 // An empty kernel over the same grid: the floor a skipped bounce is compared to.
-__global__ void k_empty(FrameContext) {}
+static __global__ void k_empty(FrameContext) {}
 
 }  // namespace srt::cuda

@@ -7,15 +7,7 @@
 
 #include "cuda/check.h"
 #include "cuda/device_buffer.h"
-// kernels.cuh defines two non-template kernels (k_resolve, k_empty) with external
-// linkage, which cuda_executor.cu also includes: a second translation unit would define
-// them twice. Until the header makes them internal, take them under other names here
-// (the bodies are the header's own).
-#define k_resolve k_resolve_skip_bench
-#define k_empty k_empty_skip_bench
 #include "cuda/kernels.cuh"
-#undef k_resolve
-#undef k_empty
 
 #include <algorithm>
 #include <cmath>

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Command-line behaviour: help, version, exit codes, and "nothing written on error".
+# usage: cli_test.sh STENCILRT SOURCE_DIR SHARED_DATA
+set -u
+BIN=$1; SRC=$2
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fails=0; passes=0
+check() {  # check NAME EXPECTED_RC PATTERN -- command...
+  local name=$1 want=$2 pat=$3; shift 4
+  local out rc
+  out=$("$@" 2>&1); rc=$?
+  if [ "$rc" -ne "$want" ] || ! grep -qE -- "$pat" <<<"$out"; then
+    echo "FAIL $name: rc=$rc (want $want), output:"; echo "$out" | head -20; fails=$((fails + 1))
+  else
+    passes=$((passes + 1))
+  fi
+}
+check version 0 "^stencilrt [0-9]+\.[0-9]+" -- "$BIN" --version
+check help 0 "render" -- "$BIN" --help
+for c in render view bench; do check "help-$c" 0 "Usage|usage|USAGE" -- "$BIN" $c --help; done
+check no-command 2 "render|subcommand" -- "$BIN"
+check unknown-flag 2 "--bogus|bogus" -- "$BIN" render --bogus
+check bad-width 2 "width|-W" -- "$BIN" render --width 0 -o "$tmp/a.png"
+check bad-mode 2 "mode" -- "$BIN" render --mode fast -o "$tmp/a.png"
+check bad-backend 2 "backend" -- "$BIN" render --backend opencl -o "$tmp/a.png"
+check bad-vec 2 "--camera-from" -- "$BIN" render --camera-from 1,2 -o "$tmp/a.png"
+check missing-scene 2 "nope.json" -- "$BIN" render "$tmp/nope.json" -o "$tmp/a.png"
+printf '{ "camera": { "from": [0, 0, 5], "fov": "wide" } }\n' > "$tmp/bad.json"
+check bad-json 2 "bad.json:1:[0-9]+" -- "$BIN" render "$tmp/bad.json" -o "$tmp/a.png"
+[ ! -e "$tmp/a.png" ] || { echo "FAIL: an output was written on error"; fails=$((fails + 1)); }
+check over-input 2 "refusing" -- "$BIN" render "$tmp/bad.json" -o "$tmp/bad.json"
+check render-cpu 0 "$tmp/ok.png" -- "$BIN" render --backend cpu -W 48 -H 27 --depth 3 -o "$tmp/ok.png"
+[ -s "$tmp/ok.png" ] || { echo "FAIL: render wrote no PNG"; fails=$((fails + 1)); }
+ls "$tmp" | grep -q "tmp-" && { echo "FAIL: temporary file left behind"; fails=$((fails + 1)); }
+check render-scene 0 "ok2.png" -- "$BIN" render "$SRC/scenes/cornell-mirror.json" --backend cpu -W 40 -H 30 -o "$tmp/ok2.png"
+echo "cli: $passes passed, $fails failed"
+[ "$fails" -eq 0 ]
