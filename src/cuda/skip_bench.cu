@@ -144,7 +144,7 @@ SkipBenchReport run_skip_bench(const SkipBenchOptions& opt, void (*progress)(int
     const int b_stencil = opt.block > 0 ? opt.block : occupancy_block(cuda::k_stencil_read<TouchOp>);
     const int b_flags = opt.block > 0 ? opt.block : occupancy_block(cuda::k_flags_read<TouchOp>);
     const int b_compact = opt.block > 0 ? opt.block : occupancy_block(cuda::k_compact_read<TouchOp>);
-    const int b_empty = opt.block > 0 ? opt.block : occupancy_block(cuda::k_empty_skip_bench);
+    const int b_empty = opt.block > 0 ? opt.block : occupancy_block(cuda::k_empty);
     auto grid_for = [](uint32_t threads, int block) {
         return std::max<uint32_t>(1u, (threads + uint32_t(block) - 1u) / uint32_t(block));
     };
@@ -160,7 +160,7 @@ SkipBenchReport run_skip_bench(const SkipBenchOptions& opt, void (*progress)(int
         if (it != empty_ms.end()) return it->second;
         const uint32_t grid = grid_for(threads, b_empty);
         const double ms = percentile(runner.time([&] {
-            cuda::k_empty_skip_bench<<<grid, b_empty, 0, stream>>>(f);
+            cuda::k_empty<<<grid, b_empty, 0, stream>>>(f);
         }), 0.5);
         empty_ms[threads] = ms;
         return ms;
