@@ -68,10 +68,24 @@ static CompiledScene wall_scene() {
     return compile_scene(s);
 }
 
-class StencilTail : public ::testing::TestWithParam<int> {};
+// Expected stencil word w for a 1-pixel-high image of n pixels, with warp tiles tw
+// pixels wide (32/tw high): only the tile's top row is inside the image, so lanes
+// 0..tw-1 of word w are pixels w*tw .. w*tw+tw-1; those < n are real, all others pad.
+static uint32_t expected_word_1d(int n, int tw, size_t w) {
+    uint32_t word = 0;
+    for (int lane = 0; lane < tw; ++lane)
+        if (int(w) * tw + lane < n) word |= 1u << lane;
+    return word;
+}
+
+struct TailCase {
+    int n;
+    int tile_w;
+};
+class StencilTail : public ::testing::TestWithParam<TailCase> {};
 
 TEST_P(StencilTail, TailWarpsAreExact) {
-    const int n = GetParam();
+    const auto [n, tw] = GetParam();
     const CompiledScene cs = wall_scene();
     auto ex = make_cpu_executor(2);
     ex->set_scene(cs);
@@ -81,19 +95,24 @@ TEST_P(StencilTail, TailWarpsAreExact) {
     rs.width = n;
     rs.height = 1;
     rs.depth = 2;
+    rs.warp_width = tw;
     Image img;
     FrameStats st;
     ex->render(cs.camera, rs, img, &st);
-    // Bounce 0 counts: all n rays alive at intersect entry, in ceil(n/32) warps.
+    const int warps = (n + tw - 1) / tw;
+    // Bounce 0 counts: all n rays alive at intersect entry, in ceil(n / tile width) warps.
     ASSERT_GE(st.bounces.size(), 1u);
     EXPECT_EQ(st.bounces[0].live_rays, uint64_t(n));
-    EXPECT_EQ(st.bounces[0].live_warps, uint64_t((n + 31) / 32));
+    EXPECT_EQ(st.bounces[0].live_warps, uint64_t(warps));
     // The wall is diffuse (kr = 0): after reflect of bounce 0 every word is 0.
     ASSERT_EQ(seen.size(), 1u) << "bounce 1 must be skipped: every ray is dead";
-    ASSERT_EQ(seen[0].size(), size_t((n + 31) / 32));
+    ASSERT_EQ(seen[0].size(), size_t(warps));
     for (uint32_t w : seen[0]) EXPECT_EQ(w, 0u);
 }
-INSTANTIATE_TEST_SUITE_P(Sizes, StencilTail, ::testing::Values(1, 31, 32, 33, 961));
+INSTANTIATE_TEST_SUITE_P(Sizes, StencilTail,
+                         ::testing::Values(TailCase{1, 8}, TailCase{31, 8}, TailCase{32, 8}, TailCase{33, 8},
+                                           TailCase{961, 8}, TailCase{1, 32}, TailCase{31, 32},
+                                           TailCase{33, 32}, TailCase{961, 32}, TailCase{961, 1}));
 
 // With a mirror wall the rays stay alive: the words after reflect must have exactly
 // the real pixels set and the pad lanes clear.
@@ -113,25 +132,45 @@ TEST(Stencil, PadLanesStayDeadWhileRealRaysLive) {
     s.camera.from = {0, 0, 0};
     s.camera.at = {0, 0, -1};
     const CompiledScene cs = compile_scene(s);
-    for (int n : {1, 31, 33, 961}) {
-        auto ex = make_cpu_executor(2);
-        ex->set_scene(cs);
-        std::vector<uint32_t> after0;
-        ex->set_stencil_probe([&](int, int bounce, const std::vector<uint32_t>& w) {
-            if (bounce == 0) after0 = w;
-        });
-        RenderSettings rs;
-        rs.width = n;
-        rs.height = 1;
-        rs.depth = 3;
-        Image img;
-        ex->render(cs.camera, rs, img);
-        ASSERT_EQ(after0.size(), size_t((n + 31) / 32));
-        for (size_t w = 0; w < after0.size(); ++w) {
-            const int real = std::min(32, n - int(w) * 32);
-            const uint32_t expect = real == 32 ? 0xffffffffu : ((1u << real) - 1u);
-            EXPECT_EQ(after0[w], expect) << "n=" << n << " word " << w;
+    for (int tw : {8, 32, 4}) {
+        for (int n : {1, 31, 33, 961}) {
+            auto ex = make_cpu_executor(2);
+            ex->set_scene(cs);
+            std::vector<uint32_t> after0;
+            ex->set_stencil_probe([&](int, int bounce, const std::vector<uint32_t>& w) {
+                if (bounce == 0) after0 = w;
+            });
+            RenderSettings rs;
+            rs.width = n;
+            rs.height = 1;
+            rs.depth = 3;
+            rs.warp_width = tw;
+            Image img;
+            ex->render(cs.camera, rs, img);
+            ASSERT_EQ(after0.size(), size_t((n + tw - 1) / tw));
+            for (size_t w = 0; w < after0.size(); ++w)
+                EXPECT_EQ(after0[w], expected_word_1d(n, tw, w)) << "n=" << n << " tile " << tw << " word " << w;
         }
+    }
+}
+
+// The warp shape changes which rays share a warp, never the picture.
+TEST(Stencil, WarpShapeDoesNotChangeTheImage) {
+    const Scene s = builtin_default_scene();
+    const CompiledScene cs = compile_scene(s);
+    auto ex = make_cpu_executor(2);
+    ex->set_scene(cs);
+    RenderSettings rs;
+    rs.width = 83;
+    rs.height = 45;
+    rs.depth = 6;
+    Image ref;
+    ex->render(s.camera, rs, ref);
+    for (int tw : {1, 2, 4, 16, 32}) {
+        rs.warp_width = tw;
+        Image img;
+        ex->render(s.camera, rs, img);
+        EXPECT_EQ(compare_images(ref, img, 0).over_tolerance, 0u) << "tile width " << tw;
     }
 }
 

@@ -61,6 +61,7 @@ double ms_since(Clock::time_point t0) {
 struct BenchOptions {
     SceneOptions so;
     int width = 1920, height = 1080, spp = 1;
+    std::string warp_shape = "8x4";
     std::string depths_text = "1..8";
     std::string modes_text = "stencil,flags,compact";
     int frames = 50, warmup = 5;
@@ -545,6 +546,7 @@ ojson record_head(const std::string& kind, Executor& ex, const BenchOptions& o) 
     s["width"] = o.width;
     s["height"] = o.height;
     s["spp"] = o.spp;
+    s["warp_shape"] = o.warp_shape;
     s["depths"] = o.depths;
     ojson modes = ojson::array();
     for (DeadRayMode m : o.modes) modes.push_back(to_string(m));
@@ -688,6 +690,7 @@ int run_tune(const BenchOptions& o, CudaExecutor& cx, const Scene& scene, const 
     rs.width = o.width;
     rs.height = o.height;
     rs.spp = o.spp;
+    rs.warp_width = std::atoi(o.warp_shape.c_str());
     rs.depth = deep;
 
     std::vector<int> gain_depths{deep};
@@ -863,6 +866,8 @@ int cmd_bench(int argc, char** argv) {
     cli.add_option("--width,-W", o.width, "Image width in pixels")->check(CLI::Range(1, 16384))->capture_default_str();
     cli.add_option("--height,-H", o.height, "Image height in pixels")->check(CLI::Range(1, 16384))->capture_default_str();
     cli.add_option("--spp", o.spp, "Samples per pixel")->check(CLI::Range(1, 4096))->capture_default_str();
+    cli.add_option("--warp-shape", o.warp_shape, "Pixels covered by one warp of 32 rays")
+        ->check(CLI::IsMember({"1x32", "2x16", "4x8", "8x4", "16x2", "32x1"}))->capture_default_str();
     cli.add_option("--frames", o.frames, "Timed frames per configuration (CPU backend default: 3)")
         ->check(CLI::Range(1, 1000000))->capture_default_str();
     cli.add_option("--warmup", o.warmup, "Untimed frames before them (CPU backend default: 1)")
@@ -983,6 +988,7 @@ int cmd_bench(int argc, char** argv) {
     base.width = o.width;
     base.height = o.height;
     base.spp = o.spp;
+    base.warp_width = std::atoi(o.warp_shape.c_str());
     std::vector<Result> results;
     Progress progress("bench", int(o.modes.size() * o.depths.size()), !o.no_progress);
     for (DeadRayMode m : o.modes) {

@@ -118,10 +118,7 @@ public:
         f.camera = make_camera(camera, settings.width, settings.height);
         f.rays = RayBuffers{origin_.get(), dir_.get(), weight_.get(), radiance_.get(), hit_t_.get(),
                             hit_id_.get()};
-        f.width = uint32_t(settings.width);
-        f.height = uint32_t(settings.height);
-        f.pixel_count = pixels;
-        f.ray_count = padded_ray_count(pixels);
+        set_geometry(f, uint32_t(settings.width), uint32_t(settings.height), uint32_t(settings.warp_width));
         f.srgb_thresholds = thresholds_.get();
         f.out_rgba = device_rgba;
 
@@ -236,7 +233,7 @@ private:
             const cuda::GenerateOp op{};
             switch (settings.mode) {
                 case DeadRayMode::Stencil:
-                    launch(kGenerate, f.ray_count, ex.launch_.generate, cuda::k_stencil_write<cuda::GenerateOp>,
+                    launch(kGenerate, cuda::stencil_threads(f.ray_count), ex.launch_.generate, cuda::k_stencil_write<cuda::GenerateOp>,
                            f, ex.stencil_.get(), op, true, (BounceCounters*)nullptr);
                     break;
                 case DeadRayMode::Flags:
@@ -254,7 +251,7 @@ private:
             BounceCounters* c = counters(f, bounce);
             switch (settings.mode) {
                 case DeadRayMode::Stencil:
-                    launch(kIntersect, f.ray_count, ex.launch_.intersect, cuda::k_stencil_write<cuda::IntersectOp>,
+                    launch(kIntersect, cuda::stencil_threads(f.ray_count), ex.launch_.intersect, cuda::k_stencil_write<cuda::IntersectOp>,
                            f, ex.stencil_.get(), op, false, c);
                     break;
                 case DeadRayMode::Flags:
@@ -274,7 +271,7 @@ private:
             BounceCounters* c = counters(f, bounce);
             switch (settings.mode) {
                 case DeadRayMode::Stencil:
-                    launch(kShade, f.ray_count, ex.launch_.shade, cuda::k_stencil_read<cuda::ShadeOp>, f,
+                    launch(kShade, cuda::stencil_threads(f.ray_count), ex.launch_.shade, cuda::k_stencil_read<cuda::ShadeOp>, f,
                            (const uint32_t*)ex.stencil_.get(), op, c);
                     break;
                 case DeadRayMode::Flags:
@@ -291,7 +288,7 @@ private:
             const cuda::ReflectOp op{bounce};
             switch (settings.mode) {
                 case DeadRayMode::Stencil:
-                    launch(kReflect, f.ray_count, ex.launch_.reflect, cuda::k_stencil_write<cuda::ReflectOp>,
+                    launch(kReflect, cuda::stencil_threads(f.ray_count), ex.launch_.reflect, cuda::k_stencil_write<cuda::ReflectOp>,
                            f, ex.stencil_.get(), op, false, (BounceCounters*)nullptr);
                     break;
                 case DeadRayMode::Flags:
@@ -335,8 +332,8 @@ private:
         return next_event_++;
     }
 
-    void allocate(uint32_t pixels, const RenderSettings& s) {
-        const size_t n = padded_ray_count(pixels);
+    void allocate(uint32_t /*pixels*/, const RenderSettings& s) {
+        const size_t n = frame_geometry(uint32_t(s.width), uint32_t(s.height), uint32_t(s.warp_width)).ray_count;
         // Check the whole need against what is free before any allocation fails.
         size_t need = 0;
         if (origin_.size() != n) need += n * (4 * sizeof(f4) + sizeof(float) + sizeof(int32_t) + 4);

@@ -5,7 +5,7 @@
 // One kernel template per (strategy, reads-or-writes-liveness); the stage is an `Op`
 // functor. The stencil invariant is in render/stencil.h; the two rules that matter here:
 //   * the grid covers whole warps; a warp beyond the padded ray count, or whose
-//     stencil word is 0, returns as a whole (warp-uniform branch, no collective skipped);
+//     stencil words are all 0, returns as a whole (warp-uniform, no collective skipped);
 //   * inside a live warp no lane returns before __ballot_sync: a dead lane votes 0.
 #pragma once
 
@@ -58,32 +58,64 @@ __device__ __forceinline__ void count_shadow(BounceCounters* c, uint32_t n) {
 }
 
 // ---------------------------------------------------------------------------
-// stencil: one bit per ray, one word per warp
+// stencil: one bit per ray, one word per warp of rays
+//
+// A launched warp covers kStencilWordsPerWarp consecutive stencil words (4 x 32 rays).
+// Lanes 0..3 load the four words in one instruction; a ballot says which are non-zero;
+// the warp then makes one 32-lane pass per live word, each with exactly the one-word
+// semantics of render/stencil.h (test the bit, dead lanes idle, every lane ballots, lane
+// 0 stores). Dead words cost no pass at all, and a warp whose four words are all zero
+// leaves at once, so a fully dead bounce launches a quarter of the threads of an empty
+// kernel over the rays, and reads 4 bytes per 32 rays.
 // ---------------------------------------------------------------------------
+constexpr uint32_t kStencilWordsPerWarp = 4;
+
+// Threads to launch for a stencil kernel over `ray_count` (a multiple of 32) rays.
+__host__ __device__ inline uint32_t stencil_threads(uint32_t ray_count) {
+    const uint32_t words = ray_count >> 5;
+    return ((words + kStencilWordsPerWarp - 1) / kStencilWordsPerWarp) * 32u;
+}
+
+// Calls pass(word_index, word) once per non-zero word of this warp's group, in order.
+// Every lane makes the same calls (the loop is warp-uniform).
+template <class Pass>
+__device__ __forceinline__ void for_each_live_word(const uint32_t* __restrict__ stencil, uint32_t words,
+                                                   bool all_lanes, Pass&& pass) {
+    const uint32_t first = ((blockIdx.x * blockDim.x + threadIdx.x) >> 5) * kStencilWordsPerWarp;
+    if (first >= words) return;  // whole warp past the end
+    const uint32_t lane = lane_id();
+    uint32_t mine = 0;
+    if (lane < kStencilWordsPerWarp && first + lane < words) mine = all_lanes ? kFullMask : stencil[first + lane];
+    uint32_t live = __ballot_sync(kFullMask, mine != 0);  // bit k: word first + k has live rays
+    while (live) {
+        const uint32_t k = uint32_t(__ffs(live) - 1);
+        live &= live - 1u;
+        pass(first + k, __shfl_sync(kFullMask, mine, k));
+    }
+}
+
 template <class Op>
 __global__ void k_stencil_write(FrameContext f, uint32_t* __restrict__ stencil, Op op, bool all_lanes,
                                 BounceCounters* counters) {
-    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if ((i >> 5) >= (f.ray_count >> 5)) return;               // whole warp past the end
-    const uint32_t word = all_lanes ? kFullMask : stencil[i >> 5];  // same word in every lane
-    if (word == 0) return;                                     // whole warp dead: leave together
-    count_entry(counters, word);
-    bool alive = stencil_test(word, i);
-    if (alive) alive = op(f, i);                               // dead lanes do no work...
-    const uint32_t out = __ballot_sync(kFullMask, alive);      // ...but still vote
-    if (lane_id() == 0) stencil[i >> 5] = out;
+    for_each_live_word(stencil, f.ray_count >> 5, all_lanes, [&](uint32_t w, uint32_t word) {
+        const uint32_t i = (w << 5) | lane_id();
+        count_entry(counters, word);
+        bool alive = stencil_test(word, i);
+        if (alive) alive = op(f, i);                           // dead lanes do no work...
+        const uint32_t out = __ballot_sync(kFullMask, alive);  // ...but still vote
+        if (lane_id() == 0) stencil[w] = out;
+    });
 }
 
 template <class Op>
 __global__ void k_stencil_read(FrameContext f, const uint32_t* __restrict__ stencil, Op op,
                                BounceCounters* counters) {
-    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if ((i >> 5) >= (f.ray_count >> 5)) return;
-    const uint32_t word = stencil[i >> 5];
-    if (word == 0) return;
-    uint32_t n = 0;
-    if (stencil_test(word, i)) n = op(f, i);
-    count_shadow(counters, n);
+    for_each_live_word(stencil, f.ray_count >> 5, false, [&](uint32_t w, uint32_t word) {
+        const uint32_t i = (w << 5) | lane_id();
+        uint32_t n = 0;
+        if (stencil_test(word, i)) n = op(f, i);
+        count_shadow(counters, n);
+    });
 }
 
 // ---------------------------------------------------------------------------

@@ -235,7 +235,7 @@ SkipBenchReport run_skip_bench(const SkipBenchOptions& opt, void (*progress)(int
                 if (m == 0) {
                     r.mode = "stencil";
                     r.block = b_stencil;
-                    r.grid = grid_for(n, b_stencil);
+                    r.grid = grid_for(cuda::stencil_threads(n), b_stencil);
                     last_launch = [&] {
                         cuda::k_stencil_read<TouchOp><<<r.grid, r.block, 0, stream>>>(
                             f, stencil.get(), op, (cuda::BounceCounters*)nullptr);

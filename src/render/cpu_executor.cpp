@@ -38,8 +38,8 @@ public:
                                  "applies to the CUDA executor\n", to_string(settings.mode));
             mode_notice_ = true;
         }
-        const uint32_t pixels = uint32_t(settings.width) * uint32_t(settings.height);
-        allocate(pixels);
+        allocate(frame_geometry(uint32_t(settings.width), uint32_t(settings.height),
+                                uint32_t(settings.warp_width)).ray_count);
         if (out.width != settings.width || out.height != settings.height)
             out = Image(settings.width, settings.height);
 
@@ -48,10 +48,7 @@ public:
         f.camera = make_camera(camera, settings.width, settings.height);
         f.rays = RayBuffers{origin_.data(), dir_.data(), weight_.data(), radiance_.data(),
                             hit_t_.data(), hit_id_.data()};
-        f.width = uint32_t(settings.width);
-        f.height = uint32_t(settings.height);
-        f.pixel_count = pixels;
-        f.ray_count = padded_ray_count(pixels);
+        set_geometry(f, uint32_t(settings.width), uint32_t(settings.height), uint32_t(settings.warp_width));
         f.srgb_thresholds = thresholds_.data();
         f.out_rgba = reinterpret_cast<uint32_t*>(out.rgba.data());
 
@@ -164,8 +161,8 @@ private:
         }
     };
 
-    void allocate(uint32_t pixels) {
-        const size_t n = padded_ray_count(pixels);
+    void allocate(uint32_t rays) {
+        const size_t n = rays;
         if (origin_.size() == n) return;
         origin_.assign(n, f4{});
         dir_.assign(n, f4{});

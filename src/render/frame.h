@@ -1,10 +1,18 @@
 // frame.h - the per-frame state the stage functions work on.
 //
-// Ray state is SoA: one array per field, indexed by ray id. Ray i is pixel i of the
-// current sample (row-major, row 0 at the top): the mapping is the identity, so a warp
-// is 32 neighbouring pixels of one row (mostly) and its rays stay coherent.
-// Each array has `ray_count` entries (padded to whole warps); pointers are host or
-// device memory depending on the executor.
+// Ray state is SoA: one array per field, indexed by ray id; pointers are host or device
+// memory depending on the executor. Each array has `ray_count` entries.
+//
+// Rays and pixels: each warp of 32 rays covers one TILE of tile_w x tile_h pixels
+// (tile_w * tile_h = 32; 8 x 4 by default, `--warp-shape`). Tiles run row-major over the
+// image, and within a tile lanes run row-major too:
+//   ray i -> warp w = i >> 5, lane l = i & 31
+//         -> pixel x = (w % tiles_x) * tile_w + (l % tile_w),  y = (w / tiles_x) * tile_h + (l / tile_w)
+// A square-ish tile keeps a warp's rays close together, so they stay coherent through
+// the BVH and tend to die together (whole dead warps are what the stencil skips; seed
+// 001). Tiles are padded to cover the image, so ray_count = tiles_x * tiles_y * 32 is a
+// whole number of warps, and lanes whose pixel falls outside the image are the pad lanes
+// of the stencil invariant: dead from generate on.
 #pragma once
 
 #include "core/hd.h"
@@ -28,8 +36,10 @@ struct FrameContext {
     CameraGpu camera;
     RayBuffers rays;
     uint32_t width = 0, height = 0;
-    uint32_t pixel_count = 0;  // width * height: rays beyond this are pad lanes
-    uint32_t ray_count = 0;    // pixel_count padded to whole warps
+    uint32_t pixel_count = 0;  // width * height
+    uint32_t ray_count = 0;    // tiles_x * tiles_y * 32 (whole warps)
+    uint32_t tile_shift = 3;   // log2(tile_w)
+    uint32_t tiles_x = 0;      // tiles per image row
     int max_depth = 1;         // the primary ray is level 1
     uint32_t sample = 0;       // current sample; sample 0 clears the radiance
     float sample_dx = 0.5f, sample_dy = 0.5f;  // sub-pixel position of this sample
@@ -37,5 +47,44 @@ struct FrameContext {
     const float* srgb_thresholds = nullptr;  // 255 linear values, see render/srgb.h
     uint32_t* out_rgba = nullptr;            // one packed RGBA8 word per pixel
 };
+
+// Frame size in rays for a width x height image with tiles tile_w pixels wide.
+struct FrameGeometry {
+    uint32_t tile_shift, tiles_x, tiles_y, ray_count;
+};
+inline FrameGeometry frame_geometry(uint32_t width, uint32_t height, uint32_t tile_w) {
+    FrameGeometry g{};
+    while ((1u << g.tile_shift) < tile_w) ++g.tile_shift;
+    const uint32_t tw = 1u << g.tile_shift, th = 32u >> g.tile_shift;
+    g.tiles_x = (width + tw - 1) / tw;
+    g.tiles_y = (height + th - 1) / th;
+    g.ray_count = g.tiles_x * g.tiles_y * 32u;
+    return g;
+}
+inline void set_geometry(FrameContext& f, uint32_t width, uint32_t height, uint32_t tile_w) {
+    const FrameGeometry g = frame_geometry(width, height, tile_w);
+    f.width = width;
+    f.height = height;
+    f.pixel_count = width * height;
+    f.ray_count = g.ray_count;
+    f.tile_shift = g.tile_shift;
+    f.tiles_x = g.tiles_x;
+}
+
+// Ray -> pixel; false for a pad lane (its pixel is outside the image).
+SRT_HD_INLINE bool ray_to_pixel(const FrameContext& f, uint32_t i, uint32_t& x, uint32_t& y) {
+    const uint32_t w = i >> 5, l = i & 31u;
+    const uint32_t tw = 1u << f.tile_shift;
+    x = (w % f.tiles_x) * tw + (l & (tw - 1u));
+    y = (w / f.tiles_x) * (32u >> f.tile_shift) + (l >> f.tile_shift);
+    return x < f.width && y < f.height;
+}
+
+// Pixel -> ray, the inverse of ray_to_pixel.
+SRT_HD_INLINE uint32_t pixel_to_ray(const FrameContext& f, uint32_t x, uint32_t y) {
+    const uint32_t tw = 1u << f.tile_shift, th = 32u >> f.tile_shift;
+    const uint32_t w = (y / th) * f.tiles_x + (x >> f.tile_shift);
+    return (w << 5) | ((y % th) << f.tile_shift) | (x & (tw - 1u));
+}
 
 }  // namespace srt

@@ -22,6 +22,7 @@ struct RenderSettings {
     int depth = 8;  // max trace level; the primary ray is level 1
     int spp = 1;    // samples per pixel (1 = pixel centres)
     DeadRayMode mode = DeadRayMode::Stencil;
+    int warp_width = 8;  // pixels per warp tile row: 1, 2, 4, 8, 16 or 32 (tile = warp_width x 32/warp_width)
     bool stats = false;  // count live rays/warps and time stages (costs extra work)
 };
 

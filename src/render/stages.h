@@ -148,8 +148,8 @@ SRT_HD_INLINE void store3(f4* p, uint32_t i, const glm::vec3& v) { p[i] = f4{v.x
 // ---------------------------------------------------------------------------
 
 SRT_HD_INLINE bool stage_generate(const FrameContext& f, uint32_t i) {
-    if (i >= f.pixel_count) return false;  // pad lane: dead from the start
-    const uint32_t x = i % f.width, y = i / f.width;
+    uint32_t x, y;
+    if (!ray_to_pixel(f, i, x, y)) return false;  // pad lane: dead from the start
     const glm::vec3 d = camera_dir(f.camera, f.width, f.height, float(x) + f.sample_dx,
                                    float(y) + f.sample_dy);
     store3(f.rays.origin, i, f.camera.origin);
@@ -199,7 +199,8 @@ SRT_HD_INLINE uint32_t pack_rgba(const float* thresholds, const glm::vec3& c) {
 }
 
 SRT_HD_INLINE void stage_resolve(const FrameContext& f, uint32_t pixel) {
-    const glm::vec3 c = load3(f.rays.radiance, pixel) * f.inv_spp;
+    const uint32_t ray = pixel_to_ray(f, pixel % f.width, pixel / f.width);
+    const glm::vec3 c = load3(f.rays.radiance, ray) * f.inv_spp;
     f.out_rgba[pixel] = pack_rgba(f.srgb_thresholds, c);
 }
 

@@ -12,6 +12,8 @@
 
 #include "viewer/viewer.h"
 
+#include "render/frame.h"
+
 #include "core/error.h"
 #include "core/image.h"
 #include "render/scene_gpu.h"
@@ -409,7 +411,7 @@ void Viewer::render_frame(double dt) {
     if (overlay_bounce_ >= 0) upload_overlay();
 }
 
-// Per pixel p (warp p >> 5, lane p & 31) of the stencil after the chosen bounce's
+// Per pixel (its ray's warp and lane: render/frame.h's pixel_to_ray) of the stencil after the chosen bounce's
 // reflect stage: 255 when the whole warp is dead (every later stage skips it),
 // 128 when only this lane is dead, 0 when the ray lives on. A bounce the executor
 // never ran (every ray already dead) shows as all dead.
@@ -420,9 +422,12 @@ void Viewer::upload_overlay() {
         words = &probe_words_[size_t(overlay_bounce_)];
     const size_t n = size_t(rs_.width) * size_t(rs_.height);
     mask_.resize(n);
+    FrameContext f;
+    set_geometry(f, uint32_t(rs_.width), uint32_t(rs_.height), uint32_t(rs_.warp_width));
     for (size_t p = 0; p < n; ++p) {
-        const uint32_t w = (words && (p >> 5) < words->size()) ? (*words)[p >> 5] : 0u;
-        mask_[p] = w == 0 ? 255 : ((w >> (p & 31)) & 1u) ? 0 : 128;
+        const uint32_t ray = pixel_to_ray(f, uint32_t(p % size_t(rs_.width)), uint32_t(p / size_t(rs_.width)));
+        const uint32_t w = (words && (ray >> 5) < words->size()) ? (*words)[ray >> 5] : 0u;
+        mask_[p] = w == 0 ? 255 : ((w >> (ray & 31)) & 1u) ? 0 : 128;
     }
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
     glBindTexture(GL_TEXTURE_2D, mask_tex_.get());
