@@ -429,6 +429,13 @@ public:
 
         auto doc = std::make_unique<Doc>();
         doc->file = path;
+        // A device or FIFO ("include": ["/dev/zero"]) would be read until memory runs
+        // out (its size says 0), or block forever.
+        const auto st = fs::status(path, ec);
+        if (!ec && fs::exists(st) && !fs::is_regular_file(st)) {
+            if (included_at) included_at->fail("included file '" + path + "' is not a regular file");
+            throw InputError(path, 0, "not a regular file");
+        }
         if (!read_file(path, doc->text)) {
             if (included_at) included_at->fail("included file '" + path + "' not found");
             throw InputError(path, 0, "cannot open scene file");

@@ -20,6 +20,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -126,6 +127,11 @@ bool degenerate(const glm::vec3& v0, const glm::vec3& v1, const glm::vec3& v2) {
 Scene load_nff_scene(const std::string& path) {
     std::string text;
     {
+        // A device or FIFO (/dev/zero) would be read until memory runs out.
+        std::error_code ec;
+        const auto st = std::filesystem::status(path, ec);
+        if (!ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
+            throw InputError(path, 0, "not a regular file");
         std::ifstream in(path, std::ios::binary);
         if (!in) throw InputError(path, 0, "cannot open NFF file");
         std::ostringstream ss;

@@ -19,6 +19,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -29,6 +30,14 @@
 namespace srt {
 
 namespace {
+
+// Only regular files are read: a device or FIFO named by a file ("mtllib /dev/zero")
+// would otherwise be read until memory runs out, or block forever.
+bool is_special_file(const std::string& path) {
+    std::error_code ec;
+    const auto st = std::filesystem::status(path, ec);
+    return !ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st);
+}
 
 bool read_whole_file(const std::string& path, std::string& out) {
     std::ifstream in(path, std::ios::binary);
@@ -153,6 +162,8 @@ std::string rest_of_line(const std::string& text, size_t begin, size_t end, cons
 
 void read_mtl(const std::string& path, const std::string& obj_file, int obj_line, ObjMesh& mesh) {
     std::string text;
+    if (is_special_file(path))
+        throw InputError(obj_file, obj_line, "material library '" + path + "' is not a regular file");
     if (!read_whole_file(path, text))
         throw InputError(obj_file, obj_line, "material library '" + path + "' not found");
     std::vector<std::string> t;
@@ -222,6 +233,11 @@ size_t resolve_index(const std::string& tok, size_t count, const char* what, con
 
 ObjMesh read_obj(const std::string& path, const std::string& ref_file, int ref_line) {
     std::string text;
+    if (is_special_file(path)) {
+        if (!ref_file.empty())
+            throw InputError(ref_file, ref_line, "mesh file '" + path + "' is not a regular file");
+        throw InputError(path, 0, "not a regular file");
+    }
     if (!read_whole_file(path, text)) {
         if (!ref_file.empty())
             throw InputError(ref_file, ref_line, "mesh file '" + path + "' not found");
