@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# tools/fuzz.sh [seconds-per-target] - fuzz the scene loaders with libFuzzer.
+#
+# Builds one libFuzzer binary per parser (tests/fuzz/fuzz_{json,obj,nff}.cpp) with
+# clang++ directly, ASan + UBSan on, from the loader sources (src/scene/*.cpp and
+# src/core/*.cpp), then runs each for N seconds (default 60) over the seed corpus in
+# tests/fuzz/corpus/<target>. Prints the runs per target; exits non-zero on any
+# finding (crash, leak, UB, timeout, out-of-memory, or an exception other than
+# srt::InputError). Findings are kept in build-fuzz/findings/.
+#
+# Environment: CXX_FUZZ (default clang++-14, else clang++), SRT_FUZZ_DIR (default
+# build-fuzz), SRT_FUZZ_TARGETS (default "json obj nff").
+set -euo pipefail
+
+secs=${1:-60}
+if ! [[ "$secs" =~ ^[0-9]+$ ]] || [ "$secs" -lt 1 ]; then
+    echo "usage: $0 [seconds-per-target]" >&2
+    exit 2
+fi
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${SRT_FUZZ_DIR:-$root/build-fuzz}
+targets=${SRT_FUZZ_TARGETS:-json obj nff}
+cxx=${CXX_FUZZ:-$(command -v clang++-14 || command -v clang++ || true)}
+if [ -z "$cxx" ]; then
+    echo "fuzz.sh: clang++ not found (Debian: apt-get install clang-14)" >&2
+    exit 2
+fi
+
+mkdir -p "$out/obj" "$out/findings" "$out/logs"
+common=(-std=c++17 -g -O1 -fno-omit-frame-pointer -ffp-contract=off
+        -fsanitize=address,undefined -fno-sanitize-recover=undefined
+        -I"$root/src" -I/usr/include -isystem /usr/include/stb
+        -DGLM_FORCE_XYZW_ONLY -DGLM_FORCE_SILENT_WARNINGS '-DSRT_VERSION="fuzz"')
+
+# Library objects: instrumented for coverage (fuzzer-no-link), no main.
+echo "fuzz.sh: building with $cxx in $out"
+t_build=$(date +%s)
+srcs=("$root"/src/scene/*.cpp "$root"/src/core/*.cpp)
+objs=()
+pids=()
+jobs_max=$(nproc 2>/dev/null || echo 2)
+for src in "${srcs[@]}"; do
+    o="$out/obj/$(basename "$(dirname "$src")")_$(basename "$src" .cpp).o"
+    objs+=("$o")
+    if [ ! -f "$o" ] || [ "$src" -nt "$o" ] || [ -n "$(find "$root/src" -name '*.h' -newer "$o" -print -quit)" ]; then
+        "$cxx" "${common[@]}" -fsanitize=fuzzer-no-link -c "$src" -o "$o" &
+        pids+=($!)
+        while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
+    fi
+done
+for p in "${pids[@]}"; do wait "$p"; done
+for t in $targets; do
+    "$cxx" "${common[@]}" -fsanitize=fuzzer -I"$root/tests/fuzz" \
+        "$root/tests/fuzz/fuzz_$t.cpp" "${objs[@]}" -lpthread -o "$out/fuzz_$t"
+done
+echo "fuzz.sh: build took $(( $(date +%s) - t_build )) s"
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:symbolize=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+
+status=0
+summary=()
+for t in $targets; do
+    # libFuzzer adds new inputs to the first corpus directory: a scratch one, so the
+    # seed corpus in the repository stays as it was committed.
+    work="$out/corpus-$t"
+    mkdir -p "$work"
+    log="$out/logs/fuzz_$t.log"
+    dict=()
+    [ -f "$root/tests/fuzz/$t.dict" ] && dict=(-dict="$root/tests/fuzz/$t.dict")
+    echo "fuzz.sh: fuzz_$t for $secs s (log: $log)"
+    rc=0
+    "$out/fuzz_$t" -max_len=4096 -timeout=10 -rss_limit_mb=2048 -max_total_time="$secs" \
+        -print_final_stats=1 -artifact_prefix="$out/findings/$t-" "${dict[@]}" \
+        "$work" "$root/tests/fuzz/corpus/$t" >"$log" 2>&1 || rc=$?
+    runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
+    [ -n "$runs" ] || runs=$(grep -o '^#[0-9]* *DONE' "$log" | grep -o '[0-9]*' | tail -1 || true)
+    cov=$(grep -o 'DONE *cov: [0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
+    corpus=$(find "$work" -type f | wc -l)
+    found=$(find "$out/findings" -name "$t-*" -type f | wc -l)
+    line="fuzz_$t: ${runs:-?} runs in $secs s, coverage ${cov:-?} edges, $corpus new corpus inputs, rc $rc"
+    if [ "$rc" -ne 0 ] || [ "$found" -ne 0 ]; then
+        line="$line: FINDING ($found artifact(s) in $out/findings)"
+        status=1
+        grep -E 'ERROR|SUMMARY|unexpected|validation|runtime error|Test unit written' "$log" | head -20 >&2 || true
+    fi
+    summary+=("$line")
+done
+
+echo
+printf '%s\n' "${summary[@]}"
+[ "$status" -eq 0 ] && echo "fuzz.sh: no findings" || echo "fuzz.sh: FINDINGS - see above" >&2
+exit "$status"
