@@ -1,5 +1,6 @@
 // cmd_render.cpp - `stencilrt render`: one frame to a PNG.
 #include "app/app.h"
+#include "app/memory_check.h"
 #include "app/tuning.h"
 
 #include "core/error.h"
@@ -49,6 +50,10 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
     const RenderSettings rs = fo.settings(scene, cmd);
 
     auto ex = app::make_executor(fo.parsed_backend());
+    const bool gpu = ex->name().rfind("cuda", 0) == 0;
+    // Before any frame buffer exists: a clear message (exit 2) instead of bad_alloc or
+    // the OOM killer. The CUDA executor checks its own ray buffers against the device.
+    check_host_memory(rs.width, rs.height, !gpu, host_memory_available());
     apply_cached_tuning(*ex, rs.width, rs.height);
     ex->set_scene(compiled);
     std::printf("scene    %s: %zu spheres, %zu planes, %zu triangles, %zu lights (load %.1f ms, BVH %.1f ms, %u nodes)\n",
@@ -57,7 +62,6 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
     std::printf("backend  %s, mode %s\n", ex->name().c_str(), to_string(rs.mode));
 
     Image img;
-    const bool gpu = ex->name().rfind("cuda", 0) == 0;
     if (gpu) ex->render(scene.camera, rs, img);  // warm-up: module load, allocations
 
     const auto t0 = Clock::now();
