@@ -135,7 +135,8 @@ public:
             CUDA_CHECK(cudaMemsetAsync(list_count_.get(), 0, list_count_.bytes(), stream_));
         }
 
-        Launcher launch{*this, settings, counting};
+        Launcher launch{*this, settings, counting,
+                        cuda::stencil_words_per_warp(f.ray_count >> 5, uint32_t(props_.multiProcessorCount))};
         run_frame(launch, f, settings);
 
         if (counting) {
@@ -196,6 +197,7 @@ private:
         CudaExecutorImpl& ex;
         const RenderSettings& settings;
         bool counting;
+        uint32_t wpw;  // stencil words per launched warp (cuda::stencil_words_per_warp)
 
         BounceCounters* counters(const FrameContext& f, int bounce) const {
             if (!counting) return nullptr;
@@ -233,8 +235,8 @@ private:
             const cuda::GenerateOp op{};
             switch (settings.mode) {
                 case DeadRayMode::Stencil:
-                    launch(kGenerate, cuda::stencil_threads(f.ray_count), ex.launch_.generate, cuda::k_stencil_write<cuda::GenerateOp>,
-                           f, ex.stencil_.get(), op, true, (BounceCounters*)nullptr);
+                    launch(kGenerate, cuda::stencil_threads(f.ray_count, wpw), ex.launch_.generate, cuda::k_stencil_write<cuda::GenerateOp>,
+                           f, ex.stencil_.get(), wpw, op, true, (BounceCounters*)nullptr);
                     break;
                 case DeadRayMode::Flags:
                     launch(kGenerate, f.ray_count, ex.launch_.generate, cuda::k_flags_write<cuda::GenerateOp>,
@@ -251,8 +253,8 @@ private:
             BounceCounters* c = counters(f, bounce);
             switch (settings.mode) {
                 case DeadRayMode::Stencil:
-                    launch(kIntersect, cuda::stencil_threads(f.ray_count), ex.launch_.intersect, cuda::k_stencil_write<cuda::IntersectOp>,
-                           f, ex.stencil_.get(), op, false, c);
+                    launch(kIntersect, cuda::stencil_threads(f.ray_count, wpw), ex.launch_.intersect, cuda::k_stencil_write<cuda::IntersectOp>,
+                           f, ex.stencil_.get(), wpw, op, false, c);
                     break;
                 case DeadRayMode::Flags:
                     launch(kIntersect, f.ray_count, ex.launch_.intersect, cuda::k_flags_write<cuda::IntersectOp>,
@@ -271,8 +273,8 @@ private:
             BounceCounters* c = counters(f, bounce);
             switch (settings.mode) {
                 case DeadRayMode::Stencil:
-                    launch(kShade, cuda::stencil_threads(f.ray_count), ex.launch_.shade, cuda::k_stencil_read<cuda::ShadeOp>, f,
-                           (const uint32_t*)ex.stencil_.get(), op, c);
+                    launch(kShade, cuda::stencil_threads(f.ray_count, wpw), ex.launch_.shade, cuda::k_stencil_read<cuda::ShadeOp>, f,
+                           (const uint32_t*)ex.stencil_.get(), wpw, op, c);
                     break;
                 case DeadRayMode::Flags:
                     launch(kShade, f.ray_count, ex.launch_.shade, cuda::k_flags_read<cuda::ShadeOp>, f,
@@ -288,8 +290,8 @@ private:
             const cuda::ReflectOp op{bounce};
             switch (settings.mode) {
                 case DeadRayMode::Stencil:
-                    launch(kReflect, cuda::stencil_threads(f.ray_count), ex.launch_.reflect, cuda::k_stencil_write<cuda::ReflectOp>,
-                           f, ex.stencil_.get(), op, false, (BounceCounters*)nullptr);
+                    launch(kReflect, cuda::stencil_threads(f.ray_count, wpw), ex.launch_.reflect, cuda::k_stencil_write<cuda::ReflectOp>,
+                           f, ex.stencil_.get(), wpw, op, false, (BounceCounters*)nullptr);
                     break;
                 case DeadRayMode::Flags:
                     launch(kReflect, f.ray_count, ex.launch_.reflect, cuda::k_flags_write<cuda::ReflectOp>,

@@ -60,32 +60,42 @@ __device__ __forceinline__ void count_shadow(BounceCounters* c, uint32_t n) {
 // ---------------------------------------------------------------------------
 // stencil: one bit per ray, one word per warp of rays
 //
-// A launched warp covers kStencilWordsPerWarp consecutive stencil words (4 x 32 rays).
-// Lanes 0..3 load the four words in one instruction; a ballot says which are non-zero;
-// the warp then makes one 32-lane pass per live word, each with exactly the one-word
-// semantics of render/stencil.h (test the bit, dead lanes idle, every lane ballots, lane
-// 0 stores). Dead words cost no pass at all, and a warp whose four words are all zero
-// leaves at once, so a fully dead bounce launches a quarter of the threads of an empty
-// kernel over the rays, and reads 4 bytes per 32 rays.
+// A launched warp covers `wpw` consecutive stencil words (words per warp, 1..32).
+// Lanes 0..wpw-1 load them in one instruction; a ballot says which are non-zero; the
+// warp then makes one 32-lane pass per live word, each with exactly the one-word
+// semantics of render/stencil.h (test the bit, dead lanes idle, every lane ballots,
+// lane 0 stores). Dead words cost no pass, and a warp whose words are all zero leaves
+// at once. wpw > 1 launches wpw times fewer threads, which makes dead bounces cheaper,
+// but serialises live passes: it only pays when the grid is many times larger than
+// the GPU, so stencil_words_per_warp() picks it from the grid and the SM count.
 // ---------------------------------------------------------------------------
-constexpr uint32_t kStencilWordsPerWarp = 4;
+
+// Words per warp for `words` stencil words on a GPU with `sms` multiprocessors: 1 until
+// the grid would be more than 4 full waves of 64 warps per SM, then enough to bring it
+// back there (at most 32).
+__host__ __device__ inline uint32_t stencil_words_per_warp(uint32_t words, uint32_t sms) {
+    const uint32_t target_warps = sms * 64u * 4u;
+    uint32_t wpw = 1;
+    while (wpw < 32u && words / wpw > target_warps) wpw *= 2u;
+    return wpw;
+}
 
 // Threads to launch for a stencil kernel over `ray_count` (a multiple of 32) rays.
-__host__ __device__ inline uint32_t stencil_threads(uint32_t ray_count) {
+__host__ __device__ inline uint32_t stencil_threads(uint32_t ray_count, uint32_t wpw) {
     const uint32_t words = ray_count >> 5;
-    return ((words + kStencilWordsPerWarp - 1) / kStencilWordsPerWarp) * 32u;
+    return ((words + wpw - 1u) / wpw) * 32u;
 }
 
 // Calls pass(word_index, word) once per non-zero word of this warp's group, in order.
 // Every lane makes the same calls (the loop is warp-uniform).
 template <class Pass>
 __device__ __forceinline__ void for_each_live_word(const uint32_t* __restrict__ stencil, uint32_t words,
-                                                   bool all_lanes, Pass&& pass) {
-    const uint32_t first = ((blockIdx.x * blockDim.x + threadIdx.x) >> 5) * kStencilWordsPerWarp;
+                                                   uint32_t wpw, bool all_lanes, Pass&& pass) {
+    const uint32_t first = ((blockIdx.x * blockDim.x + threadIdx.x) >> 5) * wpw;
     if (first >= words) return;  // whole warp past the end
     const uint32_t lane = lane_id();
     uint32_t mine = 0;
-    if (lane < kStencilWordsPerWarp && first + lane < words) mine = all_lanes ? kFullMask : stencil[first + lane];
+    if (lane < wpw && first + lane < words) mine = all_lanes ? kFullMask : stencil[first + lane];
     uint32_t live = __ballot_sync(kFullMask, mine != 0);  // bit k: word first + k has live rays
     while (live) {
         const uint32_t k = uint32_t(__ffs(live) - 1);
@@ -95,9 +105,9 @@ __device__ __forceinline__ void for_each_live_word(const uint32_t* __restrict__ 
 }
 
 template <class Op>
-__global__ void k_stencil_write(FrameContext f, uint32_t* __restrict__ stencil, Op op, bool all_lanes,
-                                BounceCounters* counters) {
-    for_each_live_word(stencil, f.ray_count >> 5, all_lanes, [&](uint32_t w, uint32_t word) {
+__global__ void k_stencil_write(FrameContext f, uint32_t* __restrict__ stencil, uint32_t wpw, Op op,
+                                bool all_lanes, BounceCounters* counters) {
+    for_each_live_word(stencil, f.ray_count >> 5, wpw, all_lanes, [&](uint32_t w, uint32_t word) {
         const uint32_t i = (w << 5) | lane_id();
         count_entry(counters, word);
         bool alive = stencil_test(word, i);
@@ -108,9 +118,9 @@ __global__ void k_stencil_write(FrameContext f, uint32_t* __restrict__ stencil, 
 }
 
 template <class Op>
-__global__ void k_stencil_read(FrameContext f, const uint32_t* __restrict__ stencil, Op op,
+__global__ void k_stencil_read(FrameContext f, const uint32_t* __restrict__ stencil, uint32_t wpw, Op op,
                                BounceCounters* counters) {
-    for_each_live_word(stencil, f.ray_count >> 5, false, [&](uint32_t w, uint32_t word) {
+    for_each_live_word(stencil, f.ray_count >> 5, wpw, false, [&](uint32_t w, uint32_t word) {
         const uint32_t i = (w << 5) | lane_id();
         uint32_t n = 0;
         if (stencil_test(word, i)) n = op(f, i);

@@ -179,7 +179,7 @@ SkipBenchReport run_skip_bench(const SkipBenchOptions& opt, void (*progress)(int
     }
 
     const char* patterns[2] = {"coherent", "random"};
-    const int total = 2 * int(opt.live_fractions.size()) * 3;
+    const int total = 2 * int(opt.live_fractions.size()) * 4;
     int done = 0;
     std::mt19937_64 rng(opt.seed);
     std::vector<uint32_t> h_flags(n), h_words(n / kWarpSize), h_list;
@@ -223,7 +223,11 @@ SkipBenchReport run_skip_bench(const SkipBenchOptions& opt, void (*progress)(int
                                                  (h_flags[i] ? " (live) wrongly" : " (dead)"));
                 }
             };
-            for (int m = 0; m < 3; ++m) {
+            // Modes: the stencil as the renderer launches it (words per warp chosen from
+            // the grid and the SM count), flags, compact, and the stencil at one word per
+            // warp for comparison.
+            const uint32_t wpw = cuda::stencil_words_per_warp(n >> 5, uint32_t(props.multiProcessorCount));
+            for (int m = 0; m < 4; ++m) {
                 SkipResult r;
                 r.pattern = patterns[pat];
                 r.live_fraction = p;
@@ -232,13 +236,14 @@ SkipBenchReport run_skip_bench(const SkipBenchOptions& opt, void (*progress)(int
                 r.dead_rays = n - live;
                 r.live_warps = live_warps;
                 std::vector<double> ms;
-                if (m == 0) {
-                    r.mode = "stencil";
+                if (m == 0 || m == 3) {
+                    const uint32_t w = m == 0 ? wpw : 1u;
+                    r.mode = m == 0 ? "stencil" : "stencil-w1";
                     r.block = b_stencil;
-                    r.grid = grid_for(cuda::stencil_threads(n), b_stencil);
-                    last_launch = [&] {
+                    r.grid = grid_for(cuda::stencil_threads(n, w), b_stencil);
+                    last_launch = [&, w] {
                         cuda::k_stencil_read<TouchOp><<<r.grid, r.block, 0, stream>>>(
-                            f, stencil.get(), op, (cuda::BounceCounters*)nullptr);
+                            f, stencil.get(), w, op, (cuda::BounceCounters*)nullptr);
                     };
                     ms = runner.time(last_launch);
                     r.empty_ms = empty_for(n);
