@@ -12,14 +12,12 @@ CAM="--camera-from 1600,500,90 --camera-at 200,100,10 --camera-up 0,1,0 --fov 75
 b() { local name=$1; shift; echo "== bench $name: $*"; stencilrt bench --backend cuda --no-progress "$@" \
         --json "$R/$name.json" --csv "$R/$name.csv" > "$R/$name.txt" 2>&1; echo "rc=$?"; tail -${TAILN:-30} "$R/$name.txt"; }
 TAILN=40 b default --no-tuning
-TAILN=20 b conference $CONF/conference.obj $CAM -W 1024 -H 768 --no-tuning
+TAILN=20 b conference $CONF/conference.obj $CAM -W 1024 -H 768 --depths 1,2 --no-tuning
 TAILN=30 b skip --skip
-echo "== launch sizes, Conference depth 1 (intersect stage ms)"
-for s in 64 128 256 512; do printf "intersect=%-4s " $s; SRT_NO_TUNING=1 SRT_LAUNCH="intersect=$s,shade=$s" stencilrt render \
-   $CONF/conference.obj $CAM -W 1024 -H 768 --depth 1 --stats --backend cuda -o /tmp/c.png 2>/dev/null | grep -E "intersect|shade" | tr '\n' ' '; echo; done
+TAILN=12 b default-32x1 --no-tuning --warp-shape 32x1 --modes stencil
 TAILN=30 b tune --tune
 TAILN=25 b default-tuned
-TAILN=12 b conference-tuned $CONF/conference.obj $CAM -W 1024 -H 768
+TAILN=12 b conference-tuned $CONF/conference.obj $CAM -W 1024 -H 768 --depths 1,2
 stencilrt render --backend cuda -o "$R/default-1080p.png" | tail -3
 stencilrt render $CONF/conference.obj $CAM --backend cuda -W 1024 -H 768 --depth 4 -o "$R/conference.png" 2>/dev/null | tail -2
 tar czf "$OUT/perf.tgz" -C "$R" --exclude cache . && ls -la "$OUT"
