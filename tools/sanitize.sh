@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# tools/sanitize.sh - the whole CPU test suite under AddressSanitizer + UBSan.
+#
+# Configures build-asan (SRT_SANITIZE=ON, CUDA off, RelWithDebInfo: -O2 keeps the
+# image tests fast enough, -g gives readable reports), builds everything (viewer
+# included) and runs ctest there without the `gpu` label. Any ASan/UBSan/LSan report
+# fails the test that produced it (halt_on_error), so a green run is a clean one.
+# The viewer tests run under Xvfb; Mesa's own leaks are suppressed by tools/lsan.supp
+# (third-party GL/X11 driver libraries only).
+#
+# Usage: tools/sanitize.sh [extra ctest args]   e.g. tools/sanitize.sh -R Parser
+# Environment: SRT_ASAN_DIR (default build-asan), SRT_JOBS (default nproc).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${SRT_ASAN_DIR:-$root/build-asan}
+jobs=${SRT_JOBS:-$(nproc 2>/dev/null || echo 2)}
+
+t0=$(date +%s)
+cmake -S "$root" -B "$build" -G Ninja -DSRT_SANITIZE=ON -DSRT_ENABLE_CUDA=OFF \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" -j "$jobs"
+t1=$(date +%s)
+
+# Set here, inherited by every test and by the stencilrt processes the tests start.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1:abort_on_error=0:strict_string_checks=1:check_initialization_order=1:detect_invalid_pointer_pairs=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/tools/lsan.supp:print_suppressions=0}
+
+status=0
+ctest --test-dir "$build" -LE gpu --output-on-failure -j "$jobs" "$@" || status=$?
+t2=$(date +%s)
+echo "sanitize.sh: build $((t1 - t0)) s, tests $((t2 - t1)) s: $([ $status -eq 0 ] && echo clean || echo FAILED)"
+exit "$status"
