@@ -154,7 +154,29 @@ SRT_HD_INLINE bool hit_box(const RayInv& r, const f4& xy, float z0, float z1, fl
     return tn <= tf;
 }
 
-// BVH traversal. kAnyHit: stop at the first hit (shadow rays).
+// True when any lane of the warp that is running this call has `pred` set; on the
+// host (one lane) just `pred`.
+SRT_HD_INLINE bool any_lane(bool pred) {
+#if defined(__CUDA_ARCH__)
+    return __any_sync(__activemask(), pred);
+#else
+    return pred;
+#endif
+}
+
+// A traversal reference: >= 0 an inner node, < 0 a leaf packed as ~(first << 3 | count)
+// (count <= kMaxLeafPrims < 8), kTraversalDone the bottom of the stack.
+constexpr int32_t kTraversalDone = 0x7fffffff;
+SRT_HD_INLINE int32_t child_ref(int32_t link, int32_t count) {
+    return link >= 0 ? link : ~((~link << 3) | count);
+}
+
+// BVH traversal, "while-while" with postponed leaves (Aila & Laine 2009): each lane
+// walks inner nodes until it has found a leaf, keeps that leaf aside and walks on,
+// until every lane of the warp holds a leaf; then all lanes test their leaves together.
+// That keeps the warp's lanes doing the same kind of work (box tests or primitive
+// tests) at the same time. kAnyHit: stop at the first hit (shadow rays), testing each
+// leaf as soon as it is found.
 template <bool kAnyHit>
 SRT_HD_INLINE Hit traverse(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float tmax) {
     Hit h{tmax, -1};
@@ -174,25 +196,46 @@ SRT_HD_INLINE Hit traverse(const SceneView& s, const glm::vec3& o, const glm::ve
     const RayInv r = make_ray_inv(o, d);
     int32_t stack[kBvhStackSize];
     int sp = 0;
-    int32_t node = 0;
-    for (;;) {
-        const BvhNode* n = &s.nodes[node];
-        const f4 lxy = load_f4(&n->lxy);
-        const f4 rxy = load_f4(&n->rxy);
-        const f4 lrz = load_f4(&n->lrz);
-        const f4 lk = load_f4(reinterpret_cast<const f4*>(&n->link[0]));
-        const int32_t link[4] = {int32_t(float_bits(lk.x)), int32_t(float_bits(lk.y)),
-                                 int32_t(float_bits(lk.z)), int32_t(float_bits(lk.w))};
-        float tl, tr;
-        bool hl = hit_box(r, lxy, lrz.x, lrz.y, h.t, tl);
-        bool hr = hit_box(r, rxy, lrz.z, lrz.w, h.t, tr);
-
-        // Leaf children are intersected at once; only inner children are traversed.
-        for (int side = 0; side < 2; ++side) {
-            const bool hit_side = side == 0 ? hl : hr;
-            if (!hit_side || link[side] >= 0) continue;
-            const uint32_t first = uint32_t(~link[side]);
-            const uint32_t count = uint32_t(link[2 + side]);
+    stack[sp++] = kTraversalDone;
+    int32_t node = 0;  // the root is always an inner node
+    int32_t leaf = 0;  // >= 0: no postponed leaf
+    while (node != kTraversalDone) {
+        // Inner nodes until every lane holds a leaf (or has finished).
+        while (uint32_t(node) < uint32_t(kTraversalDone)) {
+            const BvhNode* n = &s.nodes[node];
+            const f4 lxy = load_f4(&n->lxy);
+            const f4 rxy = load_f4(&n->rxy);
+            const f4 lrz = load_f4(&n->lrz);
+            const f4 lk = load_f4(reinterpret_cast<const f4*>(&n->link[0]));
+            float tl, tr;
+            const bool hl = hit_box(r, lxy, lrz.x, lrz.y, h.t, tl);
+            const bool hr = hit_box(r, rxy, lrz.z, lrz.w, h.t, tr);
+            const int32_t c0 = child_ref(int32_t(float_bits(lk.x)), int32_t(float_bits(lk.z)));
+            const int32_t c1 = child_ref(int32_t(float_bits(lk.y)), int32_t(float_bits(lk.w)));
+            if (hl && hr) {
+                // Nearer child first; the other waits on the stack.
+                const bool left_first = tl <= tr;
+                stack[sp++] = left_first ? c1 : c0;
+                node = left_first ? c0 : c1;
+            } else if (hl) {
+                node = c0;
+            } else if (hr) {
+                node = c1;
+            } else {
+                node = stack[--sp];
+            }
+            if (node < 0 && leaf >= 0) {  // a leaf: keep it aside, walk on
+                leaf = node;
+                node = stack[--sp];
+            }
+            // Closest hit waits for the whole warp; any-hit tests its leaf at once,
+            // since one hit ends the ray (measured: postponing cost shadow rays 20%).
+            if (kAnyHit ? leaf < 0 : !any_lane(leaf >= 0)) break;
+        }
+        // Leaves, all lanes together.
+        while (leaf < 0) {
+            const uint32_t packed = uint32_t(~leaf);
+            const uint32_t first = packed >> 3, count = packed & 7u;
             for (uint32_t k = first; k < first + count; ++k) {
                 float t;
                 if (hit_prim(s.prims, k, o, d, h.t, t)) {
@@ -201,21 +244,8 @@ SRT_HD_INLINE Hit traverse(const SceneView& s, const glm::vec3& o, const glm::ve
                     if (kAnyHit) return h;
                 }
             }
-        }
-        hl = hl && link[0] >= 0;
-        hr = hr && link[1] >= 0;
-        if (hl && hr) {
-            // Nearer child first; the other waits on the stack.
-            const bool left_first = tl <= tr;
-            stack[sp++] = left_first ? link[1] : link[0];
-            node = left_first ? link[0] : link[1];
-        } else if (hl) {
-            node = link[0];
-        } else if (hr) {
-            node = link[1];
-        } else {
-            if (sp == 0) break;
-            node = stack[--sp];
+            leaf = node;  // the node in hand may be a leaf too
+            if (node < 0) node = stack[--sp];
         }
     }
     return h;
