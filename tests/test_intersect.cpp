@@ -1,0 +1,290 @@
+// Intersection: the primitive tests against analytic answers, and BVH traversal
+// against brute force over every primitive.
+#include "accel/intersect.h"
+#include "render/scene_gpu.h"
+#include "scene/load.h"
+#include "scene/scene.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <random>
+
+using namespace srt;
+
+namespace {
+
+constexpr float kInf = 3.0e38f;
+
+// ---------------------------------------------------------------------------
+// Analytic cases
+// ---------------------------------------------------------------------------
+
+TEST(IntersectSphere, HeadOnFromOutside) {
+    float t = -1;
+    ASSERT_TRUE(hit_sphere({0, 0, 10}, {0, 0, -1}, {0, 0, 0}, 4.0f, kInf, t));
+    EXPECT_FLOAT_EQ(t, 8.0f);  // |o - c| - r
+}
+
+TEST(IntersectSphere, FromInsideHitsTheFarSide) {
+    float t = -1;
+    ASSERT_TRUE(hit_sphere({0, 0, 0}, {1, 0, 0}, {0, 0, 0}, 9.0f, kInf, t));
+    EXPECT_FLOAT_EQ(t, 3.0f);
+    ASSERT_TRUE(hit_sphere({1, 0, 0}, {-1, 0, 0}, {0, 0, 0}, 9.0f, kInf, t));
+    EXPECT_FLOAT_EQ(t, 4.0f);
+}
+
+TEST(IntersectSphere, BehindTheOriginMisses) {
+    float t = -1;
+    EXPECT_FALSE(hit_sphere({0, 0, 10}, {0, 0, 1}, {0, 0, 0}, 4.0f, kInf, t));
+}
+
+TEST(IntersectSphere, Grazing) {
+    float t = -1;
+    // Tangent at x = 2 (r = 2): the discriminant is exactly 0, one touching point.
+    ASSERT_TRUE(hit_sphere({2, 0, 10}, {0, 0, -1}, {0, 0, 0}, 4.0f, kInf, t));
+    EXPECT_NEAR(t, 10.0f, 1e-4f);
+    // Just outside the silhouette: a miss.
+    EXPECT_FALSE(hit_sphere({2.001f, 0, 10}, {0, 0, -1}, {0, 0, 0}, 4.0f, kInf, t));
+    // Just inside: two roots close together, the near one taken.
+    ASSERT_TRUE(hit_sphere({1.999f, 0, 10}, {0, 0, -1}, {0, 0, 0}, 4.0f, kInf, t));
+    EXPECT_NEAR(t, 10.0f - std::sqrt(4.0f - 1.999f * 1.999f), 1e-3f);
+}
+
+TEST(IntersectSphere, RespectsTmax) {
+    float t = -1;
+    EXPECT_FALSE(hit_sphere({0, 0, 10}, {0, 0, -1}, {0, 0, 0}, 4.0f, 7.9f, t));
+    EXPECT_TRUE(hit_sphere({0, 0, 10}, {0, 0, -1}, {0, 0, 0}, 4.0f, 8.1f, t));
+}
+
+TEST(IntersectSphere, SmallDistantSphereIsPrecise) {
+    // A tiny sphere far away: the hit point must lie on the sphere to float
+    // precision (the b^2 - c form put such points well inside).
+    const glm::vec3 c(1000.0f, 1000.0f, 1000.0f);
+    const float r = 0.01f;
+    const glm::vec3 o(0.0f);
+    const glm::vec3 d = unit(c + glm::vec3(0.0f, 0.006f, 0.0f) - o);
+    float t = -1;
+    ASSERT_TRUE(hit_sphere(o, d, c, r * r, kInf, t));
+    const float dist = glm::length(o + t * d - c);
+    EXPECT_NEAR(dist, r, 2e-4f);  // |p| ~ 1700: ulp ~ 1.2e-4
+}
+
+TEST(IntersectPlane, HitBothSidesAndParallel) {
+    float t = -1;
+    ASSERT_TRUE(hit_plane({0, 5, 0}, {0, -1, 0}, {0, 0, 0}, {0, 1, 0}, kInf, t));
+    EXPECT_FLOAT_EQ(t, 5.0f);
+    ASSERT_TRUE(hit_plane({0, -5, 0}, {0, 1, 0}, {0, 0, 0}, {0, 1, 0}, kInf, t));  // from behind
+    EXPECT_FLOAT_EQ(t, 5.0f);
+    EXPECT_FALSE(hit_plane({0, 5, 0}, {1, 0, 0}, {0, 0, 0}, {0, 1, 0}, kInf, t));  // parallel
+    EXPECT_FALSE(hit_plane({0, 0, 0}, {1, 0, 0}, {0, 0, 0}, {0, 1, 0}, kInf, t));  // in the plane
+    EXPECT_FALSE(hit_plane({0, 5, 0}, {0, 1, 0}, {0, 0, 0}, {0, 1, 0}, kInf, t));  // behind
+    EXPECT_FALSE(hit_plane({0, 5, 0}, {0, -1, 0}, {0, 0, 0}, {0, 1, 0}, 4.0f, t)); // beyond tmax
+}
+
+struct Tri {
+    glm::vec3 v0, v1, v2;
+};
+bool tri_hit(const Tri& tr, glm::vec3 o, glm::vec3 d, float& t, float tmax = kInf) {
+    return hit_triangle(o, d, tr.v0, tr.v1 - tr.v0, tr.v2 - tr.v0, tmax, t);
+}
+
+TEST(IntersectTriangle, InsideEdgesOutside) {
+    const Tri tr{{0, 0, 0}, {4, 0, 0}, {0, 4, 0}};
+    float t = -1;
+    ASSERT_TRUE(tri_hit(tr, {1, 1, 3}, {0, 0, -1}, t));
+    EXPECT_FLOAT_EQ(t, 3.0f);
+    // On an edge and on a vertex: inside (the tests use >= 0 and <= 1).
+    EXPECT_TRUE(tri_hit(tr, {2, 0, 3}, {0, 0, -1}, t));
+    EXPECT_TRUE(tri_hit(tr, {0, 0, 3}, {0, 0, -1}, t));
+    EXPECT_TRUE(tri_hit(tr, {2, 2, 3}, {0, 0, -1}, t));  // on the hypotenuse
+    EXPECT_FALSE(tri_hit(tr, {2.01f, 2.01f, 3}, {0, 0, -1}, t));
+    EXPECT_FALSE(tri_hit(tr, {-0.01f, 1, 3}, {0, 0, -1}, t));
+}
+
+TEST(IntersectTriangle, BothWindingsBehindParallelTmax) {
+    const Tri ccw{{0, 0, 0}, {4, 0, 0}, {0, 4, 0}};
+    const Tri cw{{0, 0, 0}, {0, 4, 0}, {4, 0, 0}};
+    float t = -1;
+    EXPECT_TRUE(tri_hit(ccw, {1, 1, 3}, {0, 0, -1}, t));
+    EXPECT_TRUE(tri_hit(cw, {1, 1, 3}, {0, 0, -1}, t));
+    EXPECT_TRUE(tri_hit(ccw, {1, 1, -3}, {0, 0, 1}, t));   // from the back
+    EXPECT_FALSE(tri_hit(ccw, {1, 1, 3}, {0, 0, 1}, t));   // behind the origin
+    EXPECT_FALSE(tri_hit(ccw, {-1, 1, 0}, {1, 0, 0}, t));  // parallel, in its plane
+    EXPECT_FALSE(tri_hit(ccw, {1, 1, 1}, {1, 0, 0}, t));   // parallel, above it
+    EXPECT_FALSE(tri_hit(ccw, {1, 1, 3}, {0, 0, -1}, t, 2.9f));
+}
+
+TEST(IntersectTriangle, GrazingAngle) {
+    const Tri tr{{0, 0, 0}, {4, 0, 0}, {0, 4, 0}};
+    // Nearly parallel to the plane, descending 1e-3 over ~1 unit.
+    const glm::vec3 d = unit(glm::vec3(1.0f, 0.0f, -1e-3f));
+    float t = -1;
+    ASSERT_TRUE(tri_hit(tr, {0.5f, 1.0f, 1e-3f}, d, t));
+    const glm::vec3 p = glm::vec3(0.5f, 1.0f, 1e-3f) + t * d;
+    EXPECT_NEAR(p.z, 0.0f, 1e-5f);
+    EXPECT_NEAR(p.x, 1.5f, 1e-2f);
+}
+
+// ---------------------------------------------------------------------------
+// BVH traversal against brute force
+// ---------------------------------------------------------------------------
+
+// Closest hit over every primitive and plane, no BVH.
+Hit brute_closest(const SceneView& s, const glm::vec3& o, const glm::vec3& d) {
+    Hit h{kInf, -1};
+    for (uint32_t j = 0; j < s.plane_count; ++j) {
+        float t;
+        if (hit_plane(o, d, xyz(s.planes[j].point_mat), xyz(s.planes[j].normal), h.t, t)) {
+            h.t = t;
+            h.id = int32_t(s.prim_count + j);
+        }
+    }
+    for (uint32_t k = 0; k < s.prim_count; ++k) {
+        float t;
+        if (hit_prim(s.prims, k, o, d, h.t, t)) {
+            h.t = t;
+            h.id = int32_t(k);
+        }
+    }
+    return h;
+}
+
+bool brute_any(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float tmax) {
+    const Hit h = brute_closest(s, o, d);
+    return h.id >= 0 && h.t < tmax;
+}
+
+// Random rays through the scene's bounds: half from outside aimed at random points
+// inside, half from random points inside in random directions.
+void check_against_brute_force(const Scene& scene, int rays, uint32_t seed, int min_hits = -1) {
+    const CompiledScene cs = compile_scene(scene);
+    const SceneView s = cs.view();
+    Bounds3 b = finite_bounds(scene);
+    const glm::vec3 size = b.hi - b.lo;
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> u(0.0f, 1.0f);
+    auto in_box = [&](float margin) {
+        return b.lo - margin * size + (1.0f + 2.0f * margin) * glm::vec3(u(rng), u(rng), u(rng)) * size;
+    };
+    auto random_dir = [&]() {
+        for (;;) {
+            const glm::vec3 v(2 * u(rng) - 1, 2 * u(rng) - 1, 2 * u(rng) - 1);
+            const float l = glm::dot(v, v);
+            if (l > 1e-4f && l <= 1.0f) return unit(v);
+        }
+    };
+    int hits = 0;
+    for (int r = 0; r < rays; ++r) {
+        glm::vec3 o, d;
+        if (r % 2 == 0) {
+            o = in_box(0.0f) + random_dir() * (2.0f * glm::length(size));
+            d = unit(in_box(0.0f) - o);
+        } else {
+            o = in_box(0.1f);
+            d = random_dir();
+        }
+        const Hit bvh = intersect_closest(s, o, d, kInf);
+        const Hit ref = brute_closest(s, o, d);
+        ASSERT_EQ(bvh.id >= 0, ref.id >= 0) << "ray " << r;
+        if (ref.id >= 0) {
+            ++hits;
+            // Same primitive tests, so the same closest distance to the bit; the id may
+            // differ only where two primitives are hit at exactly that distance.
+            ASSERT_EQ(bvh.t, ref.t) << "ray " << r;
+            if (bvh.id != ref.id) {
+                float t2;
+                ASSERT_TRUE(hit_prim(s.prims, uint32_t(bvh.id), o, d, kInf, t2));
+                ASSERT_EQ(t2, ref.t);
+            }
+        }
+        // Any-hit (shadow rays) with a finite tmax: half the closest distance, or 1.
+        const float tmax = ref.id >= 0 ? (r % 3 == 0 ? ref.t * 0.5f : ref.t * 1.5f) : 1.0f;
+        ASSERT_EQ(occluded(s, o, d, tmax), brute_any(s, o, d, tmax)) << "ray " << r;
+    }
+    // Guard against a test that passes because nothing is ever hit.
+    EXPECT_GT(hits, min_hits >= 0 ? min_hits : rays / 10);
+    EXPECT_LT(hits, rays);
+}
+
+Scene random_soup(int triangles, int spheres, uint32_t seed) {
+    Scene s;
+    s.name = "test:soup";
+    s.add_material(Material{});
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> u(-10.0f, 10.0f), small(-1.0f, 1.0f), rad(0.05f, 1.0f);
+    for (int i = 0; i < triangles; ++i) {
+        const glm::vec3 c(u(rng), u(rng), u(rng));
+        s.triangles.push_back({c + glm::vec3(small(rng), small(rng), small(rng)),
+                               c + glm::vec3(small(rng), small(rng), small(rng)),
+                               c + glm::vec3(small(rng), small(rng), small(rng)), 0});
+    }
+    for (int i = 0; i < spheres; ++i) s.spheres.push_back({{u(rng), u(rng), u(rng)}, rad(rng), 0});
+    return s;
+}
+
+// A closed torus of quads (shared edges and vertices: the cases where rays pass
+// between two triangles).
+Scene torus(int nu, int nv) {
+    Scene s;
+    s.name = "test:torus";
+    s.add_material(Material{});
+    auto p = [&](int i, int j) {
+        const float a = 6.2831853f * float(i % nu) / float(nu), b = 6.2831853f * float(j % nv) / float(nv);
+        return glm::vec3((3.0f + std::cos(b)) * std::cos(a), std::sin(b), (3.0f + std::cos(b)) * std::sin(a));
+    };
+    for (int i = 0; i < nu; ++i)
+        for (int j = 0; j < nv; ++j) {
+            s.triangles.push_back({p(i, j), p(i + 1, j), p(i + 1, j + 1), 0});
+            s.triangles.push_back({p(i, j), p(i + 1, j + 1), p(i, j + 1), 0});
+        }
+    return s;
+}
+
+TEST(Bvh, MatchesBruteForceOnTriangleSoup) { check_against_brute_force(random_soup(3000, 0, 1), 4000, 11); }
+
+TEST(Bvh, MatchesBruteForceOnSpheresTrianglesAndPlanes) {
+    Scene s = random_soup(500, 500, 2);
+    Plane floor;
+    floor.point = {0, -11, 0};
+    s.planes.push_back(floor);
+    check_against_brute_force(s, 4000, 12);
+}
+
+TEST(Bvh, MatchesBruteForceOnAClosedMesh) { check_against_brute_force(torus(64, 32), 4000, 13); }
+
+TEST(Bvh, MatchesBruteForceOnTinyScenes) {
+    // One primitive (the root is a single leaf wrapped in one node) and a handful.
+    check_against_brute_force(random_soup(1, 0, 3), 500, 14, 0);
+    check_against_brute_force(random_soup(3, 2, 4), 500, 15, 10);
+    check_against_brute_force(random_soup(40, 0, 5), 1000, 16);
+}
+
+TEST(Bvh, DegenerateInputsKeepTheDepthBound) {
+    // Every triangle at the same place: SAH cannot split; the builder must still
+    // produce a valid tree within the traversal stack.
+    Scene s;
+    s.name = "test:stack";
+    s.add_material(Material{});
+    for (int i = 0; i < 5000; ++i) s.triangles.push_back({{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, 0});
+    const CompiledScene cs = compile_scene(s);
+    EXPECT_LT(cs.bvh_stats.max_depth, uint32_t(kBvhStackSize - 1));
+    EXPECT_LE(cs.bvh_stats.max_leaf_size, uint32_t(kMaxLeafPrims));
+    const Hit h = intersect_closest(cs.view(), {0.25f, 0.25f, 1}, {0, 0, -1}, kInf);
+    EXPECT_GE(h.id, 0);
+    EXPECT_FLOAT_EQ(h.t, 1.0f);
+}
+
+TEST(Bvh, MatchesBruteForceOnSharedMeshes) {
+    const std::string dir = std::string(SRT_SHARED_DATA) + "/meshes";
+    if (!std::filesystem::exists(dir)) GTEST_SKIP() << "shared data not found: " << dir;
+    uint32_t seed = 20;
+    for (const char* name : {"suzanne.obj", "teapot.obj", "spot.obj", "stanford-bunny.obj"}) {
+        SCOPED_TRACE(name);
+        const Scene s = load_scene(dir + "/" + name);
+        check_against_brute_force(s, std::string(name) == "stanford-bunny.obj" ? 600 : 2000, seed++);
+    }
+}
+
+}  // namespace
