@@ -257,8 +257,8 @@ TEST(Bvh, MatchesBruteForceOnAClosedMesh) { check_against_brute_force(torus(64, 
 TEST(Bvh, MatchesBruteForceOnTinyScenes) {
     // One primitive (the root is a single leaf wrapped in one node) and a handful.
     check_against_brute_force(random_soup(1, 0, 3), 500, 14, 0);
-    check_against_brute_force(random_soup(3, 2, 4), 500, 15, 10);
-    check_against_brute_force(random_soup(40, 0, 5), 1000, 16);
+    check_against_brute_force(random_soup(3, 2, 4), 500, 15, 5);
+    check_against_brute_force(random_soup(40, 0, 5), 1000, 16, 10);
 }
 
 TEST(Bvh, DegenerateInputsKeepTheDepthBound) {
