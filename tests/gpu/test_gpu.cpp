@@ -38,6 +38,20 @@ std::vector<std::pair<std::string, Scene>> scenes() {
     const std::string data = shared_data();
     for (const char* f : {"spd/balls_s2.nff", "scenes/cornell-box/CornellBox-Mirror.obj"})
         if (std::filesystem::exists(data + "/" + f)) v.emplace_back(f, load_scene(data + "/" + f));
+    // Conference (331k triangles), where present decompressed (tools/gpu-check.sh does
+    // that), seen from inside the room as in the benchmark.
+    const std::string conf = data + "/scenes/conference/conference.obj";
+    if (std::filesystem::exists(conf)) {
+        Scene s = load_scene(conf);
+        s.camera.from = {1600, 500, 90};
+        s.camera.at = {200, 100, 10};
+        s.camera.up = {0, 1, 0};
+        s.camera.fov_deg = 75;
+        Light l;
+        l.position = {600, 600, 50};
+        s.lights = {l};
+        v.emplace_back("conference", std::move(s));
+    }
     return v;
 }
 
