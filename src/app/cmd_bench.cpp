@@ -601,17 +601,19 @@ int run_skip(const BenchOptions& o, Executor& ex) {
     so.iterations = o.skip_iterations;
     std::printf("skip     %u rays (padded to warps), %d timed launches per case (median), L2 flushed before each; "
                 "live rays write one float\n", padded_ray_count(o.skip_rays), so.iterations);
-    Progress progress("bench --skip", 2 * int(so.live_fractions.size()) * 3, !o.no_progress);
+    // 2 patterns x the live fractions x 4 modes (stencil, flags, compact, stencil-w1), as
+    // run_skip_bench counts them.
+    Progress progress("bench --skip", 2 * int(so.live_fractions.size()) * 4, !o.no_progress);
     const SkipBenchReport rep = run_skip_bench(so, skip_progress, &progress);
     progress.finish(std::to_string(rep.results.size() - 1) + " cases");
 
     std::printf("\nempty kernel (k_empty) over %u threads: %.4f ms = %.2f G empty thread calls/s\n\n", rep.rays,
                 rep.empty_ms, double(rep.rays) / (rep.empty_ms * 1e-3) * 1e-9);
-    std::printf("%-8s %-9s %6s %11s %11s %10s %10s %10s %13s %11s %9s\n", "mode", "pattern", "live", "live warps",
+    std::printf("%-10s %-9s %6s %11s %11s %10s %10s %10s %13s %11s %9s\n", "mode", "pattern", "live", "live warps",
                 "median ms", "p10", "p90", "empty ms", "G dead/s", "G rays/s", "x empty");
     for (const SkipResult& r : rep.results) {
         if (r.mode == "empty") continue;
-        std::printf("%-8s %-9s %5.0f%% %11llu %11.4f %10.4f %10.4f %10.4f %13.2f %11.2f %9.2f\n", r.mode.c_str(),
+        std::printf("%-10s %-9s %5.0f%% %11llu %11.4f %10.4f %10.4f %10.4f %13.2f %11.2f %9.2f\n", r.mode.c_str(),
                     r.pattern.c_str(), 100.0 * r.live_fraction, (unsigned long long)r.live_warps, r.median_ms,
                     r.p10_ms, r.p90_ms, r.empty_ms, r.dead_per_s() * 1e-9, r.rays_per_s() * 1e-9,
                     r.empty_ms > 0 ? r.median_ms / r.empty_ms : 0.0);
