@@ -4,7 +4,7 @@
 //    buffers) against the per-pixel recursive reference renderer. Both call the same
 //    stage functions in the same order of additions, so the images must be identical.
 // 2. PovOracle: our CPU executor against POV-Ray 3.7 set up to compute the same model
-//    (tests/support/pov_export.cpp, /work/shared/docs/oracles.md). POV-Ray is an
+//    (tests/support/pov_export.cpp, ../shared/docs/oracles.md). POV-Ray is an
 //    independent renderer in double precision, so a few pixels may differ: at
 //    silhouettes and checker edges a float and a double ray can land on different
 //    sides, and the two self-intersection epsilons differ at grazing angles.

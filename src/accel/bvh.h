@@ -13,7 +13,13 @@
 //          child >= 0       -> inner node index (count unused, 0)
 //          child <  0       -> leaf: primitives [~child, ~child + count) of the
 //                              BVH-ordered primitive array
-//          count == 0 and child < 0 -> empty slot (box is inverted, never hit)
+//          count == 0 and child < 0 -> empty slot. Its box is stored inverted
+//                              (lo = +1e30, hi = -1e30), but the min/max slab test
+//                              (accel/intersect.h hit_box) swaps each slab's ends, so
+//                              it acts as a box of all space: every ray enters it and
+//                              visits the empty leaf, which tests no primitive
+//                              (harmless). It only occurs when the whole scene is one
+//                              leaf of <= kMaxLeafPrims (4) primitives.
 //
 // Primitives are stored in BVH order (leaves point to contiguous ranges), 48 bytes each,
 // see PrimGpu. Infinite planes are NOT in the BVH (they have no bounds); they live in a
@@ -52,7 +58,7 @@ static_assert(sizeof(PrimGpu) == 48, "PrimGpu must be 48 bytes");
 constexpr uint32_t kPrimSphereBit = 0x80000000u;
 constexpr uint32_t kPrimMaterialMask = 0x7fffffffu;
 
-// A primitive to be built over: its bounds and centroid.
+// A primitive to be built over: its bounds.
 struct BuildPrim {
     glm::vec3 lo, hi;
 };

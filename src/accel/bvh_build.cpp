@@ -207,7 +207,10 @@ Bvh build_bvh(const std::vector<BuildPrim>& prims) {
     const std::vector<BuildNode>& bn = b.nodes_;
 
     if (bn[0].leaf()) {
-        // A single leaf: wrap it in one node whose right slot is empty (inverted box).
+        // A single leaf (the whole scene is <= kMaxLeafPrims primitives): wrap it in one
+        // node whose right slot is an empty leaf (count 0). Its box is stored inverted, but
+        // the min/max slab test makes that an all-space box, so rays visit the empty leaf
+        // and test nothing there: harmless (accel/bvh.h).
         bvh.nodes.emplace_back();
         set_child(bvh.nodes[0], 0, bn[0].box, ~int32_t(0), int32_t(bn[0].count));
         set_child(bvh.nodes[0], 1, Box{}, ~int32_t(0), 0);

@@ -9,9 +9,12 @@ namespace srt {
 
 // How dead rays are skipped. All modes produce identical images.
 enum class DeadRayMode : uint8_t {
-    Stencil,  // one bit per ray, one 32-bit word per warp, written with __ballot_sync (default)
+    Stencil,  // one bit per ray, one 32-bit word per warp, written with __ballot_sync (default);
+              // on very large grids one launched warp may cover several stencil words
+              // (cuda/kernels.cuh: stencil_words_per_warp)
     Flags,    // one uint32 per ray, tested at entry (seed 004's baseline)
-    Compact,  // live ray indices compacted between stages; later stages launch only live rays
+    Compact,  // live ray indices compacted between stages; later stages loop over the live list
+              // with a device-filling grid, so dead rays cost nothing
 };
 const char* to_string(DeadRayMode m);
 bool parse_mode(const std::string& s, DeadRayMode& out);

@@ -5,7 +5,7 @@
 // stencil is NOT handled here: callers test the ray's bit before calling a stage and
 // ballot the returned liveness afterwards (render/stencil.h).
 //
-//   generate  : camera ray for pixel i                 -> alive = (i is a real pixel)
+//   generate  : camera ray for pixel ray_to_pixel(i)   -> alive = (that pixel is inside the image)
 //   intersect : closest hit; a miss adds background    -> alive = hit something
 //   shade     : Lambert + one shadow ray per light     (liveness unchanged)
 //   reflect   : mirror bounce, weight *= kr            -> alive = kr > 0 and depth left
@@ -91,7 +91,7 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
 }
 
 // Origin for rays leaving a surface: the hit point nudged off the surface along the
-// normal by a few ulps of its own coordinates (Wachter & Binder, "A Fast and Robust
+// normal by up to 256 ulps of its own coordinates (Wachter & Binder, "A Fast and Robust
 // Method for Avoiding Self-Intersection", Ray Tracing Gems, 2019). The nudge scales
 // with the point's magnitude, so it works for tiny and huge scenes alike, and it is
 // integer arithmetic on the float bits: identical on host and device.
@@ -103,7 +103,7 @@ SRT_HD_INLINE float offset_coord(float p, float n) {
     const float pi = bits_float(uint32_t(int32_t(float_bits(p)) + (p < 0.0f ? -of : of)));
     return fabsf(p) < kOrigin ? p + kFloatScale * n : pi;
 }
-SRT_HD_INLINE glm::vec3 offset_origin(const SceneView&, const Surface& sf) {
+SRT_HD_INLINE glm::vec3 offset_origin(const Surface& sf) {
     return glm::vec3(offset_coord(sf.p.x, sf.n.x), offset_coord(sf.p.y, sf.n.y),
                      offset_coord(sf.p.z, sf.n.z));
 }
@@ -113,7 +113,7 @@ SRT_HD_INLINE glm::vec3 offset_origin(const SceneView&, const Surface& sf) {
 SRT_HD_INLINE glm::vec3 direct_light(const SceneView& s, const Surface& sf, uint32_t& shadow_rays) {
     glm::vec3 sum(0.0f);
     if (sf.kd == 0.0f) return sum;
-    const glm::vec3 o = offset_origin(s, sf);
+    const glm::vec3 o = offset_origin(sf);
     for (uint32_t l = 0; l < s.light_count; ++l) {
         const f4 pd = load_f4(&s.lights[l].pos_or_dir);
         const glm::vec3 lc = xyz(load_f4(&s.lights[l].colour));
@@ -188,7 +188,7 @@ SRT_HD_INLINE bool stage_reflect(const FrameContext& f, uint32_t i, int bounce) 
     const Surface sf = surface_at(f.scene, o, d, f.rays.hit_t[i], f.rays.hit_id[i]);
     if (!(sf.kr.x > 0.0f || sf.kr.y > 0.0f || sf.kr.z > 0.0f)) return false;
     store3(f.rays.weight, i, load3(f.rays.weight, i) * sf.kr);
-    store3(f.rays.origin, i, offset_origin(f.scene, sf));
+    store3(f.rays.origin, i, offset_origin(sf));
     store3(f.rays.dir, i, unit(reflect_dir(d, sf.n)));
     return true;
 }

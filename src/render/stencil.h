@@ -4,7 +4,8 @@
 //   * one bit per ray, 1 == alive, 0 == dead;
 //   * ray i lives in word  i >> 5,  bit  i & 31  (lane i & 31 of warp i >> 5);
 //   * the ray count is padded to a multiple of 32 (kWarpSize), so every warp is whole;
-//     pad lanes (i >= the real ray count) are always 0;
+//     pad lanes (lanes whose pixel falls outside the image; render/frame.h: warps cover
+//     pixel tiles padded to whole tiles) are always 0;
 //   * a stage that changes liveness writes its warp's whole word at its end, built as
 //     __ballot_sync(0xffffffff, alive) builds it: bit k = lane k's vote. Lane 0 stores it;
 //   * a stage reads its warp's word at entry: word == 0 -> the whole warp leaves at once;
@@ -26,7 +27,6 @@ constexpr uint32_t kWarpSize = 32;
 constexpr uint32_t kFullMask = 0xffffffffu;  // all 32 lanes take part in the ballot
 
 SRT_HD_INLINE uint32_t stencil_word_index(uint32_t ray) { return ray >> 5; }
-SRT_HD_INLINE uint32_t stencil_lane(uint32_t ray) { return ray & 31u; }
 SRT_HD_INLINE uint32_t stencil_lane_bit(uint32_t ray) { return 1u << (ray & 31u); }
 SRT_HD_INLINE bool stencil_test(uint32_t word, uint32_t ray) { return (word >> (ray & 31u)) & 1u; }
 
