@@ -289,18 +289,23 @@ TEST(Robust, HostMemoryNeedMatchesTheCpuExecutor) {
     using namespace srt::app;
     // 16384^2 rays x (4 float4 + float + int32) + a stencil bit each, + RGBA/RGB/PNG.
     const uint64_t px = 16384ull * 16384ull;
-    const HostMemoryNeed n = host_memory_need(16384, 16384, true);
+    const HostMemoryNeed n = host_memory_need(16384, 16384, 8, true);
     EXPECT_EQ(n.ray_bytes, px * 72 + px / 8);
     EXPECT_EQ(n.image_bytes, px * 10);
-    EXPECT_EQ(host_memory_need(16384, 16384, false).ray_bytes, 0u);
+    EXPECT_EQ(host_memory_need(16384, 16384, 8, false).ray_bytes, 0u);
     // Padding to whole warps.
-    EXPECT_EQ(host_memory_need(3, 3, true).ray_bytes, 32u * 72u + 4u);
+    EXPECT_EQ(host_memory_need(3, 3, 8, true).ray_bytes, 32u * 72u + 4u);
+    // Padding to whole tiles, as the executors allocate (frame_geometry): 3x33 pixels
+    // round up to 128 rays, but 8x4 tiles need 1 x 9 warps = 288 rays, 1x32 tiles
+    // 3 x 2 warps = 192 rays.
+    EXPECT_EQ(host_memory_need(3, 33, 8, true).ray_bytes, 288u * 72u + 36u);
+    EXPECT_EQ(host_memory_need(3, 33, 1, true).ray_bytes, 192u * 72u + 24u);
 }
 
 TEST(Robust, HostMemoryCheckMessage) {
     using namespace srt::app;
     try {
-        check_host_memory(16384, 16384, true, uint64_t(4) << 30);
+        check_host_memory(16384, 16384, 8, true, uint64_t(4) << 30);
         FAIL() << "no error";
     } catch (const srt::InputError& e) {
         const std::string m = e.what();
@@ -308,15 +313,15 @@ TEST(Robust, HostMemoryCheckMessage) {
                   std::string::npos) << m;
         EXPECT_NE(m.find("only 4.0 GiB is available (MemAvailable)"), std::string::npos) << m;
     }
-    EXPECT_NO_THROW(check_host_memory(16384, 16384, true, uint64_t(64) << 30));
-    EXPECT_NO_THROW(check_host_memory(16384, 16384, true, 0));  // unknown: no check
-    EXPECT_NO_THROW(check_host_memory(1920, 1080, true, uint64_t(1) << 30));
+    EXPECT_NO_THROW(check_host_memory(16384, 16384, 8, true, uint64_t(64) << 30));
+    EXPECT_NO_THROW(check_host_memory(16384, 16384, 8, true, 0));  // unknown: no check
+    EXPECT_NO_THROW(check_host_memory(1920, 1080, 8, true, uint64_t(1) << 30));
     EXPECT_GT(host_memory_available(), 0u);  // Linux with /proc
 }
 
 TEST(Robust, HugeFrameOverHostMemoryIsExit2) {
     using namespace srt::app;
-    const uint64_t need = host_memory_need(16384, 16384, true).total();
+    const uint64_t need = host_memory_need(16384, 16384, 8, true).total();
     const uint64_t avail = host_memory_available();
     if (avail == 0 || need <= avail)
         GTEST_SKIP() << "16384x16384 needs " << format_bytes(need) << ", " << format_bytes(avail)
@@ -338,7 +343,7 @@ TEST(Robust, SceneResolutionOverHostMemoryIsExit2) {
     const std::string scene = dir / "big.nff";
     write_text(scene, "v\nfrom 0 0 5\nat 0 0 0\nup 0 1 0\nangle 45\nhither 1\nresolution 32768 32768\n"
                       "l 0 5 5\nf 1 1 1 1 0 0 0 1\ns 0 0 0 1\n");
-    const uint64_t need = host_memory_need(32768, 32768, true).total();
+    const uint64_t need = host_memory_need(32768, 32768, 8, true).total();
     if (host_memory_available() == 0 || need <= host_memory_available())
         GTEST_SKIP() << "the host can hold a 32768^2 frame";
     const Result r = run(dir, {"render", scene, "--backend", "cpu", "-o", dir / "out.png"});

@@ -53,7 +53,7 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
     const bool gpu = ex->name().rfind("cuda", 0) == 0;
     // Before any frame buffer exists: a clear message (exit 2) instead of bad_alloc or
     // the OOM killer. The CUDA executor checks its own ray buffers against the device.
-    check_host_memory(rs.width, rs.height, !gpu, host_memory_available());
+    check_host_memory(rs.width, rs.height, rs.warp_width, !gpu, host_memory_available());
     apply_cached_tuning(*ex, rs.width, rs.height);
     ex->set_scene(compiled);
     std::printf("scene    %s: %zu spheres, %zu planes, %zu triangles, %zu lights (load %.1f ms, BVH %.1f ms, %u nodes)\n",

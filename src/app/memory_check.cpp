@@ -2,7 +2,7 @@
 #include "app/memory_check.h"
 
 #include "core/error.h"
-#include "render/stencil.h"
+#include "render/frame.h"
 
 #include <cstdio>
 #include <fstream>
@@ -11,13 +11,16 @@
 
 namespace srt::app {
 
-HostMemoryNeed host_memory_need(int width, int height, bool rays_on_host) {
+HostMemoryNeed host_memory_need(int width, int height, int warp_width, bool rays_on_host) {
     HostMemoryNeed n;
     const uint64_t pixels = uint64_t(width) * uint64_t(height);
     if (rays_on_host) {
         // CpuExecutor::allocate: origin, direction, weight, radiance (float4 each),
-        // hit distance (float), hit id (int32) per padded ray, one stencil bit per ray.
-        const uint64_t rays = (pixels + kWarpSize - 1) / kWarpSize * kWarpSize;
+        // hit distance (float), hit id (int32) per ray, one stencil bit per ray. The rays
+        // are frame_geometry's: whole warp tiles covering the image (render/frame.h), so
+        // more than the pixels rounded up to 32 when the image is not a whole number of
+        // tiles.
+        const uint64_t rays = frame_geometry(uint32_t(width), uint32_t(height), uint32_t(warp_width)).ray_count;
         n.ray_bytes = rays * (4 * 16 + 4 + 4) + rays / 8;
     }
     // The RGBA image, then write_png_atomic's RGB copy and the encoded PNG (bounded
@@ -47,8 +50,8 @@ std::string format_bytes(uint64_t bytes) {
     return buf;
 }
 
-void check_host_memory(int width, int height, bool rays_on_host, uint64_t available) {
-    const HostMemoryNeed n = host_memory_need(width, height, rays_on_host);
+void check_host_memory(int width, int height, int warp_width, bool rays_on_host, uint64_t available) {
+    const HostMemoryNeed n = host_memory_need(width, height, warp_width, rays_on_host);
     if (available == 0 || n.total() <= available) return;
     std::string parts = rays_on_host ? "ray buffers " + format_bytes(n.ray_bytes) + " + image " : "image ";
     parts += format_bytes(n.image_bytes);
