@@ -213,7 +213,7 @@ TEST(Robust, InterruptedRenderLeavesNoPartialFile) {
     EXPECT_EQ(dir.entries(), std::vector<std::string>{"out.png"}) << "a temporary file was left";
 }
 
-// The window that matters for the handler in png.cpp: the temporary file exists.
+// The window that matters for the handler in core/atomic_file.cpp: the temporary file exists.
 // A child process writes PNGs in a loop (RobustHelper.WriteLoop) and is killed at
 // varying moments; whenever it dies, no temporary file may remain.
 TEST(RobustHelper, WriteLoop) {

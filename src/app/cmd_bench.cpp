@@ -12,6 +12,7 @@
 #include "app/app.h"
 #include "app/tuning.h"
 
+#include "core/atomic_file.h"
 #include "core/error.h"
 #include "render/scene_gpu.h"
 #include "render/stencil.h"

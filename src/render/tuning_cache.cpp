@@ -1,9 +1,10 @@
 // tuning_cache.cpp - reading and writing the tuned launch sizes (see tuning_cache.h).
 #include "render/tuning_cache.h"
 
+#include "core/atomic_file.h"
+
 #include <nlohmann/json.hpp>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -11,10 +12,6 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace srt {
 
@@ -227,43 +224,6 @@ void TuningCache::save(const std::string& path) const {
     if (!dir.empty()) std::filesystem::create_directories(dir, ec);
     if (ec) throw std::runtime_error(dir.string() + ": cannot create directory: " + ec.message());
     write_file_atomic(path, to_json());
-}
-
-void write_file_atomic(const std::string& path, const std::string& bytes) {
-    // Temporary file in the same directory, so rename() replaces atomically.
-    std::string tmpl = path + ".tmp-XXXXXX";
-    std::vector<char> name(tmpl.begin(), tmpl.end());
-    name.push_back('\0');
-    const int fd = mkstemp(name.data());
-    if (fd < 0) throw std::runtime_error(path + ": cannot create a temporary file: " + std::strerror(errno));
-    const std::string tmp(name.data());
-    auto fail = [&](const std::string& what) {
-        const std::string why = std::strerror(errno);
-        ::close(fd);
-        ::unlink(tmp.c_str());
-        throw std::runtime_error(path + ": " + what + ": " + why);
-    };
-    size_t off = 0;
-    while (off < bytes.size()) {
-        const ssize_t w = ::write(fd, bytes.data() + off, bytes.size() - off);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            fail("write failed");
-        }
-        off += size_t(w);
-    }
-    ::fchmod(fd, 0644);  // mkstemp makes 0600; these files are meant to be shared
-    if (::fsync(fd) != 0) fail("write failed");
-    if (::close(fd) != 0) {
-        const std::string why = std::strerror(errno);
-        ::unlink(tmp.c_str());
-        throw std::runtime_error(path + ": write failed: " + why);
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        const std::string why = std::strerror(errno);
-        ::unlink(tmp.c_str());
-        throw std::runtime_error(path + ": cannot rename the temporary file into place: " + why);
-    }
 }
 
 }  // namespace srt

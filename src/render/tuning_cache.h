@@ -78,9 +78,4 @@ private:
     std::vector<TuningEntry> entries_;
 };
 
-// Writes `bytes` to `path` through a temporary file in the same directory and a
-// rename, so a reader never sees a half-written file. Throws std::runtime_error.
-// (Also used for the bench's CSV and JSON.)
-void write_file_atomic(const std::string& path, const std::string& bytes);
-
 }  // namespace srt
