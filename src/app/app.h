@@ -17,9 +17,8 @@ namespace srt::app {
 // Flags common to render, view and bench.
 struct SceneOptions {
     std::string scene;  // empty = the built-in default scene
-    std::optional<std::vector<float>> camera_from, camera_at, camera_up;
+    std::string from_text, at_text, up_text;  // "x,y,z"; empty = keep the scene's
     std::optional<float> fov;
-    std::string from_text, at_text, up_text;
     std::vector<std::string> lights;  // "x,y,z" or "x,y,z:r,g,b" point lights
     void add_to(CLI::App& cmd);
 };

@@ -30,12 +30,9 @@ glm::vec3 parse_vec3(const std::string& flag, const std::string& text) {
 
 void SceneOptions::add_to(CLI::App& cmd) {
     cmd.add_option("scene", scene, "Scene file (.json, .obj, .nff); default: the built-in scene");
-    cmd.add_option_function<std::string>("--camera-from", [this](const std::string& s) {
-        camera_from = std::vector<float>{}; from_text = s; }, "Camera position x,y,z");
-    cmd.add_option_function<std::string>("--camera-at", [this](const std::string& s) {
-        camera_at = std::vector<float>{}; at_text = s; }, "Camera target x,y,z");
-    cmd.add_option_function<std::string>("--camera-up", [this](const std::string& s) {
-        camera_up = std::vector<float>{}; up_text = s; }, "Camera up vector x,y,z");
+    cmd.add_option("--camera-from", from_text, "Camera position x,y,z");
+    cmd.add_option("--camera-at", at_text, "Camera target x,y,z");
+    cmd.add_option("--camera-up", up_text, "Camera up vector x,y,z");
     cmd.add_option_function<float>("--fov", [this](float f) { fov = f; },
                                    "Horizontal field of view in degrees, edge to edge")
         ->check(CLI::Range(0.01f, 179.0f));
@@ -45,9 +42,9 @@ void SceneOptions::add_to(CLI::App& cmd) {
 
 Scene load_with_overrides(const SceneOptions& o) {
     Scene s = o.scene.empty() ? builtin_default_scene() : load_scene(o.scene);
-    if (o.camera_from) s.camera.from = parse_vec3("--camera-from", o.from_text);
-    if (o.camera_at) s.camera.at = parse_vec3("--camera-at", o.at_text);
-    if (o.camera_up) s.camera.up = parse_vec3("--camera-up", o.up_text);
+    if (!o.from_text.empty()) s.camera.from = parse_vec3("--camera-from", o.from_text);
+    if (!o.at_text.empty()) s.camera.at = parse_vec3("--camera-at", o.at_text);
+    if (!o.up_text.empty()) s.camera.up = parse_vec3("--camera-up", o.up_text);
     if (o.fov) s.camera.fov_deg = *o.fov;
     if (!o.lights.empty()) {
         s.lights.clear();
