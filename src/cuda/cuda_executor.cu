@@ -136,7 +136,8 @@ public:
         }
 
         Launcher launch{*this, settings, counting,
-                        cuda::stencil_words_per_warp(f.ray_count >> 5, uint32_t(props_.multiProcessorCount))};
+                        cuda::stencil_words_per_warp(f.ray_count >> 5, uint32_t(props_.multiProcessorCount),
+                                                     uint32_t(props_.maxThreadsPerMultiProcessor) / 32u)};
         run_frame(launch, f, settings);
 
         if (counting) {

@@ -70,11 +70,13 @@ __device__ __forceinline__ void count_shadow(BounceCounters* c, uint32_t n) {
 // the GPU, so stencil_words_per_warp() picks it from the grid and the SM count.
 // ---------------------------------------------------------------------------
 
-// Words per warp for `words` stencil words on a GPU with `sms` multiprocessors: 1 until
-// the grid would be more than 4 full waves of 64 warps per SM, then enough to bring it
-// back there (at most 32).
-__host__ __device__ inline uint32_t stencil_words_per_warp(uint32_t words, uint32_t sms) {
-    const uint32_t target_warps = sms * 64u * 4u;
+// Words per warp for `words` stencil words on a GPU with `sms` multiprocessors of
+// `max_warps_per_sm` resident warps each (cudaDeviceProp::maxThreadsPerMultiProcessor / 32):
+// 1 until the grid would be more than 4 full waves, then enough to bring it back there
+// (at most 32).
+__host__ __device__ inline uint32_t stencil_words_per_warp(uint32_t words, uint32_t sms,
+                                                           uint32_t max_warps_per_sm) {
+    const uint32_t target_warps = sms * max_warps_per_sm * 4u;
     uint32_t wpw = 1;
     while (wpw < 32u && words / wpw > target_warps) wpw *= 2u;
     return wpw;

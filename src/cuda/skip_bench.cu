@@ -226,7 +226,8 @@ SkipBenchReport run_skip_bench(const SkipBenchOptions& opt, void (*progress)(int
             // Modes: the stencil as the renderer launches it (words per warp chosen from
             // the grid and the SM count), flags, compact, and the stencil at one word per
             // warp for comparison.
-            const uint32_t wpw = cuda::stencil_words_per_warp(n >> 5, uint32_t(props.multiProcessorCount));
+            const uint32_t wpw = cuda::stencil_words_per_warp(n >> 5, uint32_t(props.multiProcessorCount),
+                                                                uint32_t(props.maxThreadsPerMultiProcessor) / 32u);
             for (int m = 0; m < 4; ++m) {
                 SkipResult r;
                 r.pattern = patterns[pat];
