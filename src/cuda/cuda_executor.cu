@@ -249,25 +249,28 @@ private:
                     break;
             }
         }
-        void intersect(const FrameContext& f, int bounce) {
-            const cuda::IntersectOp op{};
-            BounceCounters* c = counters(f, bounce);
+        // A stage that changes liveness, in the current mode. Compact mode reads the live
+        // list of slot `in` and appends survivors to slot `out`.
+        template <class Op>
+        void write_stage(Stage stage, int block, const FrameContext& f, Op op, BounceCounters* c, int in,
+                         int out) {
             switch (settings.mode) {
                 case DeadRayMode::Stencil:
-                    launch(kIntersect, cuda::stencil_threads(f.ray_count, wpw), ex.launch_.intersect, cuda::k_stencil_write<cuda::IntersectOp>,
-                           f, ex.stencil_.get(), wpw, op, false, c);
+                    launch(stage, cuda::stencil_threads(f.ray_count, wpw), block, cuda::k_stencil_write<Op>, f,
+                           ex.stencil_.get(), wpw, op, false, c);
                     break;
                 case DeadRayMode::Flags:
-                    launch(kIntersect, f.ray_count, ex.launch_.intersect, cuda::k_flags_write<cuda::IntersectOp>,
-                           f, ex.flags_.get(), op, false, c);
+                    launch(stage, f.ray_count, block, cuda::k_flags_write<Op>, f, ex.flags_.get(), op, false, c);
                     break;
                 case DeadRayMode::Compact:
-                    launch(kIntersect, compact_threads(f), ex.launch_.intersect,
-                           cuda::k_compact_write<cuda::IntersectOp>, f, (const uint32_t*)list(2 * bounce),
-                           (const uint32_t*)count(f, 2 * bounce), op, list(2 * bounce + 1),
-                           count(f, 2 * bounce + 1), c);
+                    launch(stage, compact_threads(f), block, cuda::k_compact_write<Op>, f, (const uint32_t*)list(in),
+                           (const uint32_t*)count(f, in), op, list(out), count(f, out), c);
                     break;
             }
+        }
+        void intersect(const FrameContext& f, int bounce) {
+            write_stage(kIntersect, ex.launch_.intersect, f, cuda::IntersectOp{}, counters(f, bounce), 2 * bounce,
+                        2 * bounce + 1);
         }
         void shade(const FrameContext& f, int bounce) {
             const cuda::ShadeOp op{};
@@ -288,23 +291,8 @@ private:
             }
         }
         void reflect(const FrameContext& f, int bounce) {
-            const cuda::ReflectOp op{bounce};
-            switch (settings.mode) {
-                case DeadRayMode::Stencil:
-                    launch(kReflect, cuda::stencil_threads(f.ray_count, wpw), ex.launch_.reflect, cuda::k_stencil_write<cuda::ReflectOp>,
-                           f, ex.stencil_.get(), wpw, op, false, (BounceCounters*)nullptr);
-                    break;
-                case DeadRayMode::Flags:
-                    launch(kReflect, f.ray_count, ex.launch_.reflect, cuda::k_flags_write<cuda::ReflectOp>,
-                           f, ex.flags_.get(), op, false, (BounceCounters*)nullptr);
-                    break;
-                case DeadRayMode::Compact:
-                    launch(kReflect, compact_threads(f), ex.launch_.reflect,
-                           cuda::k_compact_write<cuda::ReflectOp>, f, (const uint32_t*)list(2 * bounce + 1),
-                           (const uint32_t*)count(f, 2 * bounce + 1), op, list(2 * bounce + 2),
-                           count(f, 2 * bounce + 2), (BounceCounters*)nullptr);
-                    break;
-            }
+            write_stage(kReflect, ex.launch_.reflect, f, cuda::ReflectOp{bounce}, nullptr, 2 * bounce + 1,
+                        2 * bounce + 2);
             if (ex.probe_) {
                 const int slot = 2 * bounce + 2;
                 ex.probe_(int(f.sample), bounce,
