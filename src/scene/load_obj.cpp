@@ -160,14 +160,12 @@ std::string rest_of_line(const std::string& text, size_t begin, size_t end, cons
     return text.substr(i, j - i);
 }
 
-void read_mtl(const std::string& path, const std::string& obj_file, int obj_line, ObjMesh& mesh) {
-    std::string text;
-    if (is_special_file(path))
-        throw InputError(obj_file, obj_line, "material library '" + path + "' is not a regular file");
-    if (!read_whole_file(path, text))
-        throw InputError(obj_file, obj_line, "material library '" + path + "' not found");
+// Calls fn(line, tokens, line_begin, line_end) for each non-blank statement of an OBJ
+// or MTL text (comments stripped by tokenise); lines are 1-based, and [line_begin,
+// line_end) is the line's extent in `text`, for statements that take the rest of it.
+template <class Fn>
+void for_each_statement(const std::string& text, Fn&& fn) {
     std::vector<std::string> t;
-    int current = -1;
     int line = 0;
     for (size_t pos = 0; pos < text.size();) {
         size_t eol = text.find('\n', pos);
@@ -176,7 +174,19 @@ void read_mtl(const std::string& path, const std::string& obj_file, int obj_line
         tokenise(text, pos, eol, t);
         const size_t line_begin = pos;
         pos = eol + 1;
-        if (t.empty()) continue;
+        if (!t.empty()) fn(line, t, line_begin, eol);
+    }
+}
+
+void read_mtl(const std::string& path, const std::string& obj_file, int obj_line, ObjMesh& mesh) {
+    std::string text;
+    if (is_special_file(path))
+        throw InputError(obj_file, obj_line, "material library '" + path + "' is not a regular file");
+    if (!read_whole_file(path, text))
+        throw InputError(obj_file, obj_line, "material library '" + path + "' not found");
+    int current = -1;
+    for_each_statement(text, [&](int line, const std::vector<std::string>& t, size_t line_begin,
+                                 size_t eol) {
         const std::string& kw = t[0];
         if (kw == "newmtl") {
             const std::string name = rest_of_line(text, line_begin, eol, "newmtl");
@@ -194,10 +204,10 @@ void read_mtl(const std::string& path, const std::string& obj_file, int obj_line
                 mesh.mtls.push_back(e);
                 mesh.mtl_by_name.emplace(name, current);
             }
-            continue;
+            return;
         }
         const bool used = kw == "Kd" || kw == "Ks" || kw == "Ke" || kw == "illum";
-        if (!used) continue;  // Ns, Ni, d, Tr, Tf, Ka, map_*, bump, ...: no part in our model
+        if (!used) return;  // Ns, Ni, d, Tr, Tf, Ka, map_*, bump, ...: no part in our model
         if (current < 0) throw InputError(path, line, "'" + kw + "' before any 'newmtl'");
         MtlEntry& e = mesh.mtls[current];
         if (kw == "Kd") {
@@ -212,7 +222,7 @@ void read_mtl(const std::string& path, const std::string& obj_file, int obj_line
                 throw InputError(path, line, "'illum' expects an integer 0..10");
             e.illum = static_cast<int>(v);
         }
-    }
+    });
 }
 
 // Resolves one OBJ index (1-based, or negative = relative to the end) to 0-based.
@@ -248,17 +258,9 @@ ObjMesh read_obj(const std::string& path, const std::string& ref_file, int ref_l
     size_t n_vt = 0, n_vn = 0;
     int current_group = -1;
     int current_mtl = -1;
-    std::vector<std::string> t;
     std::vector<size_t> face;
-    int line = 0;
-    for (size_t pos = 0; pos < text.size();) {
-        size_t eol = text.find('\n', pos);
-        if (eol == std::string::npos) eol = text.size();
-        ++line;
-        tokenise(text, pos, eol, t);
-        const size_t line_begin = pos;
-        pos = eol + 1;
-        if (t.empty()) continue;
+    for_each_statement(text, [&](int line, const std::vector<std::string>& t, size_t line_begin,
+                                 size_t eol) {
         const std::string& kw = t[0];
         if (kw == "v") {
             // "v x y z [w]" and the common "v x y z r g b" vertex-colour extension.
@@ -350,7 +352,7 @@ ObjMesh read_obj(const std::string& path, const std::string& ref_file, int ref_l
         } else {
             throw InputError(path, line, "unknown OBJ statement '" + kw + "'");
         }
-    }
+    });
     return mesh;
 }
 
