@@ -183,19 +183,25 @@ __global__ void k_compact_generate(FrameContext f, Op op, uint32_t* __restrict__
     append_alive(alive, i, out, out_count);
 }
 
-// Loops over the list in warp-sized chunks (the loop bound is warp-uniform, so every
-// lane reaches every ballot).
+// Calls chunk(k, valid) for this warp's warp-sized chunks of a list of n entries,
+// grid-stride: lane l gets entry k = base + l, valid when k < n. The loop bound is
+// warp-uniform, so every lane reaches every collective inside `chunk`.
+template <class Chunk>
+__device__ __forceinline__ void for_each_list_chunk(uint32_t n, Chunk&& chunk) {
+    const uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const uint32_t warps = (gridDim.x * blockDim.x) >> 5;
+    for (uint32_t base = warp * 32u; base < n; base += warps * 32u) {
+        const uint32_t k = base + lane_id();
+        chunk(k, k < n);
+    }
+}
+
 template <class Op>
 __global__ void k_compact_write(FrameContext f, const uint32_t* __restrict__ in,
                                 const uint32_t* __restrict__ in_count, Op op,
                                 uint32_t* __restrict__ out, uint32_t* __restrict__ out_count,
                                 BounceCounters* counters) {
-    const uint32_t n = *in_count;
-    const uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    const uint32_t warps = (gridDim.x * blockDim.x) >> 5;
-    for (uint32_t base = warp * 32u; base < n; base += warps * 32u) {
-        const uint32_t k = base + lane_id();
-        const bool valid = k < n;
+    for_each_list_chunk(*in_count, [&](uint32_t k, bool valid) {
         if (counters) count_entry(counters, __ballot_sync(kFullMask, valid));
         bool alive = false;
         uint32_t ray = 0;
@@ -204,21 +210,16 @@ __global__ void k_compact_write(FrameContext f, const uint32_t* __restrict__ in,
             alive = op(f, ray);
         }
         append_alive(alive, ray, out, out_count);
-    }
+    });
 }
 
 template <class Op>
 __global__ void k_compact_read(FrameContext f, const uint32_t* __restrict__ in,
                                const uint32_t* __restrict__ in_count, Op op,
                                BounceCounters* counters) {
-    const uint32_t n = *in_count;
-    const uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    const uint32_t warps = (gridDim.x * blockDim.x) >> 5;
-    for (uint32_t base = warp * 32u; base < n; base += warps * 32u) {
-        const uint32_t k = base + lane_id();
-        const uint32_t c = k < n ? op(f, in[k]) : 0u;
-        count_shadow(counters, c);
-    }
+    for_each_list_chunk(*in_count, [&](uint32_t k, bool valid) {
+        count_shadow(counters, valid ? op(f, in[k]) : 0u);
+    });
 }
 
 // ---------------------------------------------------------------------------
