@@ -27,6 +27,7 @@ struct FrameOptions {
     int width = 1920, height = 1080, depth = 8, spp = 1;
     std::string backend = "auto";
     std::string mode = "stencil";
+    std::string launch = "graph";
     std::string warp_shape = "8x4";
     void add_to(CLI::App& cmd, bool with_size = true);
     // Parses mode/backend (throws CLI::ValidationError-like InputError on bad values).

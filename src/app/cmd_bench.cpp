@@ -11,6 +11,7 @@
 // more frame is rendered with stats for the counts, the rays traced and the stage times.
 #include "app/app.h"
 #include "app/tuning.h"
+#include "bench/dead_bounce.h"
 
 #include "core/atomic_file.h"
 #include "core/error.h"
@@ -65,6 +66,7 @@ struct BenchOptions {
     std::string warp_shape = "8x4";
     std::string depths_text = "1..8";
     std::string modes_text = "stencil,flags,compact";
+    std::string launches_text = "graph";
     int frames = 50, warmup = 5;
     std::string backend = "auto";
     std::string csv, json, plot;
@@ -74,6 +76,7 @@ struct BenchOptions {
 
     std::vector<int> depths;
     std::vector<DeadRayMode> modes;
+    std::vector<LaunchMode> launches;
 };
 
 // "1..8", "1,2,4,8", "1..3,8": items are N or A..B, 1 <= depth <= 64, A <= B.
@@ -126,6 +129,24 @@ std::vector<DeadRayMode> parse_modes(const std::string& text) {
         if (std::find(out.begin(), out.end(), m) == out.end()) out.push_back(m);
     }
     if (out.empty()) throw InputError("--modes: '" + text + "' is empty; give e.g. stencil,flags,compact");
+    return out;
+}
+
+// "graph", "stream", "graph,stream" or "both".
+std::vector<LaunchMode> parse_launches(const std::string& text) {
+    std::vector<LaunchMode> out;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        std::vector<LaunchMode> add;
+        LaunchMode l;
+        if (item == "both") add = {LaunchMode::Graph, LaunchMode::Stream};
+        else if (parse_launch_mode(item, l)) add = {l};
+        else throw InputError("--launch: unknown launch mode '" + item + "' (graph, stream or both)");
+        for (LaunchMode a : add)
+            if (std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
+    }
+    if (out.empty()) throw InputError("--launch: '" + text + "' is empty; give graph, stream or both");
     return out;
 }
 
@@ -347,6 +368,7 @@ std::vector<double> time_frames(Executor& ex, const Camera& cam, const RenderSet
 
 struct Result {
     DeadRayMode mode;
+    LaunchMode launch = LaunchMode::Graph;
     int depth = 0;
     std::vector<double> ms;
     Spread frame;
@@ -381,22 +403,25 @@ double stage_ms(const FrameStats& st, const std::string& name) {
 }
 
 void print_tables(const std::vector<Result>& results, const std::vector<DeadRayMode>& modes) {
-    std::printf("\n%-8s %5s %10s %9s %9s %9s %9s %9s %9s %9s %12s %11s\n", "mode", "depth", "median ms", "p10",
-                "p90", "min", "max", "FPS", "Grays/s", "Mrays", "last live", "last warps");
+    std::printf("\n%-8s %-6s %5s %10s %9s %9s %9s %9s %9s %9s %9s %12s %11s %8s\n", "mode", "launch", "depth",
+                "median ms", "p10", "p90", "min", "max", "FPS", "Grays/s", "Mrays", "last live", "last warps",
+                "bounces");
     for (const Result& r : results) {
         const BounceStats last = r.stats.bounces.empty() ? BounceStats{} : r.stats.bounces.back();
-        std::printf("%-8s %5d %10.3f %9.3f %9.3f %9.3f %9.3f %9.1f %9.3f %9.2f %12llu %11llu\n", to_string(r.mode),
-                    r.depth, r.frame.median, r.frame.p10, r.frame.p90, r.frame.min, r.frame.max, r.fps(),
-                    r.rays_per_s() * 1e-9, double(r.stats.rays_traced) * 1e-6,
-                    (unsigned long long)last.live_rays, (unsigned long long)last.live_warps);
+        std::printf("%-8s %-6s %5d %10.3f %9.3f %9.3f %9.3f %9.3f %9.1f %9.3f %9.2f %12llu %11llu %8llu\n",
+                    to_string(r.mode), to_string(r.launch), r.depth, r.frame.median, r.frame.p10, r.frame.p90,
+                    r.frame.min, r.frame.max, r.fps(), r.rays_per_s() * 1e-9, double(r.stats.rays_traced) * 1e-6,
+                    (unsigned long long)last.live_rays, (unsigned long long)last.live_warps,
+                    (unsigned long long)r.stats.bounces_run);
     }
 
     const std::vector<std::string> names = stage_names(results);
-    std::printf("\nstage ms (the counted frame; counting adds time)\n%-8s %5s", "mode", "depth");
+    std::printf("\nstage ms (the counted frame, stream launches; counting adds time)\n%-8s %-6s %5s", "mode",
+                "launch", "depth");
     for (const std::string& n : names) std::printf(" %10s", n.c_str());
     std::printf("\n");
     for (const Result& r : results) {
-        std::printf("%-8s %5d", to_string(r.mode), r.depth);
+        std::printf("%-8s %-6s %5d", to_string(r.mode), to_string(r.launch), r.depth);
         for (const std::string& n : names) std::printf(" %10.3f", stage_ms(r.stats, n));
         std::printf("\n");
     }
@@ -438,7 +463,7 @@ std::string results_csv(const std::vector<Result>& results, const RenderSettings
     for (const Result& r : results) bounces = std::max(bounces, size_t(r.depth));
     std::ostringstream o;
     o << "mode,depth,width,height,spp,frames,warmup,median_ms,mean_ms,min_ms,max_ms,p10_ms,p90_ms,mad_ms,fps,"
-         "rays_traced,rays_per_s";
+         "rays_traced,rays_per_s,launch,bounces_run";
     for (const std::string& n : names) o << ",stage_" << n << "_ms";
     for (size_t b = 0; b < bounces; ++b) o << ",live_rays_b" << b;
     for (size_t b = 0; b < bounces; ++b) o << ",live_warps_b" << b;
@@ -449,7 +474,7 @@ std::string results_csv(const std::vector<Result>& results, const RenderSettings
                       to_string(r.mode), r.depth, base.width, base.height, base.spp, frames, warmup, r.frame.median,
                       r.frame.mean, r.frame.min, r.frame.max, r.frame.p10, r.frame.p90, r.frame.mad, r.fps(),
                       (unsigned long long)r.stats.rays_traced, r.rays_per_s());
-        o << buf;
+        o << buf << "," << to_string(r.launch) << "," << r.stats.bounces_run;
         for (const std::string& n : names) o << "," << fmt("%.6f", stage_ms(r.stats, n));
         // Bounces not traced (past the depth, or all rays dead) are left empty.
         for (size_t b = 0; b < bounces; ++b)
@@ -464,7 +489,9 @@ std::string results_csv(const std::vector<Result>& results, const RenderSettings
 ojson result_json(const Result& r, uint32_t warps_per_sample, int spp) {
     ojson j;
     j["mode"] = to_string(r.mode);
+    j["launch"] = to_string(r.launch);
     j["depth"] = r.depth;
+    j["bounces_run"] = r.stats.bounces_run;
     j["frames"] = r.ms.size();
     j["frame_ms"] = spread_json(r.frame);
     j["frame_ms_samples"] = r.ms;
@@ -553,6 +580,9 @@ ojson record_head(const std::string& kind, Executor& ex, const BenchOptions& o) 
     for (DeadRayMode m : o.modes) modes.push_back(to_string(m));
     s["modes"] = modes;
     s["modes_requested"] = o.modes_text;
+    ojson launches = ojson::array();
+    for (LaunchMode l : o.launches) launches.push_back(to_string(l));
+    s["launches"] = launches;
     s["frames"] = o.frames;
     s["warmup"] = o.warmup;
     s["backend_requested"] = o.backend;
@@ -602,7 +632,7 @@ int run_skip(const BenchOptions& o, Executor& ex) {
     so.iterations = o.skip_iterations;
     std::printf("skip     %u rays (padded to warps), %d timed launches per case (median), L2 flushed before each; "
                 "live rays write one float\n", padded_ray_count(o.skip_rays), so.iterations);
-    // 2 patterns x the live fractions x 4 modes (stencil, flags, compact, stencil-w1), as
+    // 2 patterns x the live fractions x 4 modes (stencil, flags, compact, stencil-scan), as
     // run_skip_bench counts them.
     Progress progress("bench --skip", 2 * int(so.live_fractions.size()) * 4, !o.no_progress);
     const SkipBenchReport rep = run_skip_bench(so, skip_progress, &progress);
@@ -610,11 +640,11 @@ int run_skip(const BenchOptions& o, Executor& ex) {
 
     std::printf("\nempty kernel (k_empty) over %u threads: %.4f ms = %.2f G empty thread calls/s\n\n", rep.rays,
                 rep.empty_ms, double(rep.rays) / (rep.empty_ms * 1e-3) * 1e-9);
-    std::printf("%-10s %-9s %6s %11s %11s %10s %10s %10s %13s %11s %9s\n", "mode", "pattern", "live", "live warps",
+    std::printf("%-12s %-9s %6s %11s %11s %10s %10s %10s %13s %11s %9s\n", "mode", "pattern", "live", "live warps",
                 "median ms", "p10", "p90", "empty ms", "G dead/s", "G rays/s", "x empty");
     for (const SkipResult& r : rep.results) {
         if (r.mode == "empty") continue;
-        std::printf("%-10s %-9s %5.0f%% %11llu %11.4f %10.4f %10.4f %10.4f %13.2f %11.2f %9.2f\n", r.mode.c_str(),
+        std::printf("%-12s %-9s %5.0f%% %11llu %11.4f %10.4f %10.4f %10.4f %13.2f %11.2f %9.2f\n", r.mode.c_str(),
                     r.pattern.c_str(), 100.0 * r.live_fraction, (unsigned long long)r.live_warps, r.median_ms,
                     r.p10_ms, r.p90_ms, r.empty_ms, r.dead_per_s() * 1e-9, r.rays_per_s() * 1e-9,
                     r.empty_ms > 0 ? r.median_ms / r.empty_ms : 0.0);
@@ -845,6 +875,64 @@ int run_tune(const BenchOptions& o, CudaExecutor& cx, const Scene& scene, const 
 }  // namespace
 
 // ---------------------------------------------------------------------------
+// Dead bounces: per mode and launch, the cost of a bounce once nearly every ray is
+// dead, the FPS kept at depth, and graph against stream launches (issue #9).
+// ---------------------------------------------------------------------------
+ojson print_dead_bounce_summary(const std::vector<Result>& results, const BenchOptions& o, bool gpu) {
+    ojson out = ojson::array();
+    std::printf("\ndead bounces (slope of the median frame time from the depth where live rays fall below 0.1%% "
+                "of the primary rays, over 4 bounces)\n%-8s %-6s %8s %14s %12s %12s %12s\n",
+                "mode", "launch", "depths", "us per bounce", "FPS d6/d1", "FPS d12/d1", "seed d6/d1");
+    const auto& seed = bench::seed_fps_by_depth();
+    for (DeadRayMode m : o.modes) {
+        for (LaunchMode l : o.launches) {
+            std::vector<bench::DepthTime> times;
+            const Result* deepest = nullptr;
+            for (const Result& r : results) {
+                if (r.mode != m || r.launch != l) continue;
+                times.push_back({r.depth, r.frame.median});
+                if (!deepest || r.depth > deepest->depth) deepest = &r;
+            }
+            if (!deepest) continue;
+            std::vector<uint64_t> live;
+            for (const BounceStats& b : deepest->stats.bounces) live.push_back(b.live_rays);
+            const bench::DeadBounceCost c = bench::dead_bounce_cost(times, live);
+            const double r6 = bench::fps_ratio(times, 6), r12 = bench::fps_ratio(times, 12);
+            char depths[32] = "-";
+            if (c.ok) std::snprintf(depths, sizeof depths, "%d..%d", c.from_depth, c.to_depth);
+            std::printf("%-8s %-6s %8s %14s %12s %12s %12.2f\n", to_string(m), gpu ? to_string(l) : "-", depths,
+                        c.ok ? fmt("%.2f", c.ms_per_bounce * 1e3).c_str() : "-", r6 > 0 ? fmt("%.2f", r6).c_str() : "-",
+                        r12 > 0 ? fmt("%.2f", r12).c_str() : "-", seed[5] / seed[0]);
+            if (!c.ok) std::printf("         (%s)\n", c.why_not.c_str());
+            ojson j = {{"mode", to_string(m)}, {"launch", to_string(l)}, {"ok", c.ok}};
+            if (c.ok) {
+                j["from_depth"] = c.from_depth;
+                j["to_depth"] = c.to_depth;
+                j["us_per_bounce"] = c.ms_per_bounce * 1e3;
+            } else {
+                j["why_not"] = c.why_not;
+            }
+            j["fps_ratio_d6"] = r6 > 0 ? ojson(r6) : ojson(nullptr);
+            j["fps_ratio_d12"] = r12 > 0 ? ojson(r12) : ojson(nullptr);
+            j["seed_fps_ratio_d6"] = seed[5] / seed[0];
+            out.push_back(j);
+        }
+    }
+    if (gpu && o.launches.size() > 1) {
+        std::printf("\ngraph / stream frame time (median)\n%-8s %5s %10s %10s %8s\n", "mode", "depth", "graph ms",
+                    "stream ms", "ratio");
+        for (const Result& g : results) {
+            if (g.launch != LaunchMode::Graph) continue;
+            for (const Result& s : results)
+                if (s.launch == LaunchMode::Stream && s.mode == g.mode && s.depth == g.depth)
+                    std::printf("%-8s %5d %10.4f %10.4f %8.3f\n", to_string(g.mode), g.depth, g.frame.median,
+                                s.frame.median, s.frame.median > 0 ? g.frame.median / s.frame.median : 0.0);
+        }
+    }
+    return out;
+}
+
+// ---------------------------------------------------------------------------
 // The command
 // ---------------------------------------------------------------------------
 int cmd_bench(int argc, char** argv) {
@@ -866,6 +954,8 @@ int cmd_bench(int argc, char** argv) {
     cli.add_option("--depths", o.depths_text, "Trace depths: A..B and/or a list, e.g. 1..8 or 1,2,4,8")
         ->capture_default_str();
     cli.add_option("--modes", o.modes_text, "Dead-ray modes: stencil,flags,compact or all")->capture_default_str();
+    cli.add_option("--launch", o.launches_text,
+                   "How the GPU's kernels are issued: graph, stream, or both (compared)")->capture_default_str();
     cli.add_option("--width,-W", o.width, "Image width in pixels")->check(CLI::Range(1, 16384))->capture_default_str();
     cli.add_option("--height,-H", o.height, "Image height in pixels")->check(CLI::Range(1, 16384))->capture_default_str();
     cli.add_option("--spp", o.spp, "Samples per pixel")->check(CLI::Range(1, 4096))->capture_default_str();
@@ -899,6 +989,7 @@ int cmd_bench(int argc, char** argv) {
 
     o.depths = parse_depths(o.depths_text);
     o.modes = parse_modes(o.modes_text);
+    o.launches = parse_launches(o.launches_text);
     if (!o.plot.empty() && (o.skip || o.tune))
         throw InputError("bench --plot draws the depth sweep; it does not apply to --skip or --tune");
     Backend backend = Backend::Auto;
@@ -930,6 +1021,10 @@ int cmd_bench(int argc, char** argv) {
     if (!gpu) {
         if (cli.count("--frames") == 0) o.frames = 3;
         if (cli.count("--warmup") == 0) o.warmup = 1;
+        if (o.launches.size() > 1 || o.launches[0] != LaunchMode::Graph) {
+            notes.push_back("the CPU executor has no launches; ran once (launch requested: " + o.launches_text + ")");
+            o.launches = {LaunchMode::Graph};
+        }
         const bool only_stencil = o.modes.size() == 1 && o.modes[0] == DeadRayMode::Stencil;
         if (!only_stencil) {
             notes.push_back("the CPU executor always uses the stencil, so the modes collapse; ran stencil only "
@@ -993,25 +1088,33 @@ int cmd_bench(int argc, char** argv) {
     base.spp = o.spp;
     base.warp_width = std::atoi(o.warp_shape.c_str());
     std::vector<Result> results;
-    Progress progress("bench", int(o.modes.size() * o.depths.size()), !o.no_progress);
+    Progress progress("bench", int(o.modes.size() * o.launches.size() * o.depths.size()), !o.no_progress);
     for (DeadRayMode m : o.modes) {
-        for (int d : o.depths) {
-            RenderSettings rs = base;
-            rs.mode = m;
-            rs.depth = d;
-            Result r;
-            r.mode = m;
-            r.depth = d;
-            r.ms = time_frames(*ex, scene.camera, rs, o.warmup, o.frames);
-            r.frame = spread_of(r.ms);
-            ex->timed_frame(scene.camera, rs, &r.stats);  // the counted frame
-            results.push_back(std::move(r));
-            progress.step(std::string(to_string(m)) + " depth " + std::to_string(d));
+        for (LaunchMode l : o.launches) {
+            for (int d : o.depths) {
+                RenderSettings rs = base;
+                rs.mode = m;
+                rs.launch = l;
+                rs.depth = d;
+                Result r;
+                r.mode = m;
+                r.launch = l;
+                r.depth = d;
+                r.ms = time_frames(*ex, scene.camera, rs, o.warmup, o.frames);
+                r.frame = spread_of(r.ms);
+                // The counted frame, from the stream: stage times need events between
+                // the kernels. Its counts and bounces_run equal a graph frame's (GPU test).
+                rs.launch = LaunchMode::Stream;
+                ex->timed_frame(scene.camera, rs, &r.stats);
+                results.push_back(std::move(r));
+                progress.step(std::string(to_string(m)) + " " + to_string(l) + " depth " + std::to_string(d));
+            }
         }
     }
     progress.finish(std::to_string(results.size()) + " configurations x " + std::to_string(o.frames) + " frames");
 
     print_tables(results, o.modes);
+    const ojson dead = print_dead_bounce_summary(results, o, gpu);
 
     if (!o.csv.empty()) write_output(o.csv, results_csv(results, base, o.frames, o.warmup), "csv");
     if (o.json.empty() && o.plot.empty()) return 0;
@@ -1025,6 +1128,7 @@ int cmd_bench(int argc, char** argv) {
     const uint32_t warps = padded_ray_count(uint32_t(o.width) * uint32_t(o.height)) / kWarpSize;
     for (const Result& r : results) arr.push_back(result_json(r, warps, o.spp));
     doc["results"] = arr;
+    doc["dead_bounce"] = dead;
     return write_json_and_plot(o, doc);
 }
 

@@ -69,6 +69,8 @@ void FrameOptions::add_to(CLI::App& cmd, bool with_size) {
     cmd.add_option("--spp", spp, "Samples per pixel")->check(CLI::Range(1, 4096))->capture_default_str();
     cmd.add_option("--backend,-b", backend, "Executor")->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
     cmd.add_option("--mode,-m", mode, "Dead-ray strategy (CUDA)")->check(CLI::IsMember({"stencil", "flags", "compact"}))->capture_default_str();
+    cmd.add_option("--launch", launch, "How the GPU's kernels are issued: a CUDA graph with device-side loops, or stream launches (CUDA)")
+        ->check(CLI::IsMember({"graph", "stream"}))->capture_default_str();
     cmd.add_option("--warp-shape", warp_shape, "Pixels covered by one warp of 32 rays")
         ->check(CLI::IsMember({"1x32", "2x16", "4x8", "8x4", "16x2", "32x1"}))->capture_default_str();
 }
@@ -82,6 +84,7 @@ RenderSettings FrameOptions::settings(const Scene& scene, const CLI::App& cmd) c
     rs.spp = spp;
     rs.warp_width = std::atoi(warp_shape.c_str());  // "8x4" -> 8 (validated by the option)
     parse_mode(mode, rs.mode);
+    parse_launch_mode(launch, rs.launch);
     return rs;
 }
 

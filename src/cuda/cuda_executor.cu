@@ -3,10 +3,21 @@
 // Ray state lives in device memory as SoA (render/frame.h); the frame loop is
 // render/pipeline.h's run_frame, shared with the CPU executor. This file owns the
 // buffers, chooses launch sizes, and is the one place where kernels are launched.
+//
+// A frame is issued in one of two ways (RenderSettings::launch):
+//   graph  - run_frame's launches are captured into a CUDA graph once per configuration
+//            (FrameKey) and the graph is replayed; its sample and bounce loops are WHILE
+//            nodes that k_end_sample / k_end_bounce steer, so the bounce loop stops on the
+//            device once every ray is dead. The camera is read from device memory
+//            (FrameControl), so a new camera needs no new capture.
+//   stream - the same launches go straight to the stream; the host runs the loops, all
+//            `depth` bounces, and a dead bounce's kernels find empty live sets. Per-stage
+//            times (stats) and the stencil probe (tests) need this mode.
 #include "cuda/cuda_executor.h"
 
 #include "cuda/check.h"
 #include "cuda/device_buffer.h"
+#include "cuda/frame_graph.h"
 #include "cuda/kernels.cuh"
 #include "render/pipeline.h"
 #include "render/srgb.h"
@@ -15,14 +26,19 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <map>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace srt {
 namespace {
 
 using cuda::BounceCounters;
+using cuda::FrameControl;
+using cuda::LoopHandles;
 
 constexpr int kStages = 5;
 constexpr const char* kStageNames[kStages] = {"generate", "intersect", "shade", "reflect", "resolve"};
@@ -47,12 +63,17 @@ public:
         CUDA_CHECK(cudaSetDevice(device_));
         CUDA_CHECK(cudaGetDeviceProperties(&props_, device_));
         CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+        for (cudaStream_t& s : side_) CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        ctrl_.allocate(1, "frame control");
         const auto t = make_srgb_thresholds();
         thresholds_.upload(std::vector<float>(t.begin(), t.end()), "sRGB table");
         resolve_default_launch();
         apply_launch_env();
     }
     ~CudaExecutorImpl() override {
+        graph_.reset();
+        for (cudaStream_t s : side_)
+            if (s) cudaStreamDestroy(s);
         if (stream_) cudaStreamDestroy(stream_);
     }
 
@@ -83,6 +104,7 @@ public:
         view_.planes = planes_.get();
         view_.materials = materials_.get();
         view_.lights = lights_.get();
+        ++scene_generation_;
     }
 
     void render(const Camera& camera, const RenderSettings& settings, Image& out,
@@ -115,59 +137,51 @@ public:
 
         FrameContext f;
         f.scene = view_;
-        f.camera = make_camera(camera, settings.width, settings.height);
+        f.camera = make_camera(camera, settings.width, settings.height);  // the CPU side's copy
         f.rays = RayBuffers{origin_.get(), dir_.get(), weight_.get(), radiance_.get(), hit_t_.get(),
                             hit_id_.get()};
         set_geometry(f, uint32_t(settings.width), uint32_t(settings.height), uint32_t(settings.warp_width));
         f.srgb_thresholds = thresholds_.get();
         f.out_rgba = device_rgba;
 
+        // The camera is the one per-frame value: the kernels read it from FrameControl.
+        camera_host_ = f.camera;
+        CUDA_CHECK(cudaMemcpyAsync(&ctrl_.get()->camera, &camera_host_, sizeof camera_host_,
+                                   cudaMemcpyHostToDevice, stream_));
+
         const bool counting = stats != nullptr;
+        // Per-stage times need events between the kernels, and the probe a copy after
+        // every bounce: both only with stream launches.
+        const bool use_graph = settings.launch == LaunchMode::Graph && !probe_;
+        const bool timing = counting && !use_graph;
         if (counting) {
-            const size_t n = size_t(settings.depth) * size_t(settings.spp);
-            counters_.allocate(std::max<size_t>(n, 1), "stats counters");
+            counters_.allocate(size_t(settings.depth), "stats counters");
             CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), stream_));
             timings_.clear();
-        }
-        if (settings.mode == DeadRayMode::Compact) {
-            // Counter slots: [0] generate's output, then 2 per bounce (hits, survivors),
-            // per sample.
-            CUDA_CHECK(cudaMemsetAsync(list_count_.get(), 0, list_count_.bytes(), stream_));
+            next_event_ = 0;
         }
 
-        Launcher launch{*this, settings, counting,
-                        cuda::stencil_words_per_warp(f.ray_count >> 5, uint32_t(props_.multiProcessorCount),
-                                                     uint32_t(props_.maxThreadsPerMultiProcessor) / 32u)};
-        run_frame(launch, f, settings);
-
-        if (counting) {
-            CUDA_CHECK(cudaStreamSynchronize(stream_));
-            std::vector<BounceCounters> host(counters_.size());
-            CUDA_CHECK(cudaMemcpy(host.data(), counters_.get(), counters_.bytes(), cudaMemcpyDeviceToHost));
-            *stats = FrameStats{};
-            stats->bounces.resize(size_t(settings.depth));
-            for (size_t k = 0; k < host.size(); ++k) {
-                BounceStats& b = stats->bounces[k % size_t(settings.depth)];
-                b.live_rays += host[k].live_rays;
-                b.live_warps += host[k].live_warps;
-                stats->rays_traced += host[k].live_rays + host[k].shadow_rays;
+        if (use_graph) {
+            const FrameKey key = frame_key(settings, device_rgba, counting);
+            if (!graph_ || std::memcmp(&key, &graph_key_, sizeof key) != 0) {
+                graph_ = capture_frame(f, settings, counting);
+                graph_key_ = key;
+                ++captures_;
             }
-            while (!stats->bounces.empty() && stats->bounces.back().live_rays == 0) stats->bounces.pop_back();
-            std::array<double, kStages> ms{};
-            for (const Timing& t : timings_) {
-                float e = 0.0f;
-                CUDA_CHECK(cudaEventElapsedTime(&e, events_[t.begin]->get(), events_[t.end]->get()));
-                ms[size_t(t.stage)] += double(e);
-            }
-            for (int s = 0; s < kStages; ++s) stats->stage_ms.push_back({kStageNames[s], ms[size_t(s)]});
+            graph_.launch(stream_);
+        } else {
+            Launcher launch{*this, settings, counting, timing, stream_, LoopHandles{}};
+            run_frame(launch, f, settings);
         }
+
+        if (counting) read_stats(settings, *stats, timing);
     }
+
+    int graph_captures() const override { return captures_; }
 
     // The stencil words as they are now, for the stencil probe. For flags and compact
     // the same words are derived on the host from the per-ray flags / the live list.
-    // `count_slot` indexes list_count_; `list_parity` picks the list buffer.
-    std::vector<uint32_t> stencil_words(const RenderSettings& s, uint32_t ray_count, size_t count_slot,
-                                        int list_parity) {
+    std::vector<uint32_t> stencil_words(const RenderSettings& s, uint32_t ray_count) {
         CUDA_CHECK(cudaStreamSynchronize(stream_));
         std::vector<uint32_t> words(ray_count / kWarpSize, 0u);
         if (s.mode == DeadRayMode::Stencil) {
@@ -178,10 +192,10 @@ public:
             for (uint32_t i = 0; i < ray_count; ++i)
                 if (flags[i]) words[i >> 5] |= 1u << (i & 31);
         } else {
-            uint32_t n = 0;
-            CUDA_CHECK(cudaMemcpy(&n, list_count_.get() + count_slot, 4, cudaMemcpyDeviceToHost));
-            std::vector<uint32_t> list(n);
-            CUDA_CHECK(cudaMemcpy(list.data(), list_[list_parity].get(), size_t(n) * 4, cudaMemcpyDeviceToHost));
+            FrameControl c{};
+            CUDA_CHECK(cudaMemcpy(&c, ctrl_.get(), sizeof c, cudaMemcpyDeviceToHost));
+            std::vector<uint32_t> list(c.live[0]);
+            CUDA_CHECK(cudaMemcpy(list.data(), list_[0].get(), size_t(c.live[0]) * 4, cudaMemcpyDeviceToHost));
             for (uint32_t i : list) words[i >> 5] |= 1u << (i & 31);
         }
         return words;
@@ -193,115 +207,248 @@ private:
         size_t begin, end;
     };
 
-    // The stage launchers run_frame calls. Every <<<>>> of the renderer is in launch().
+    // Everything a captured graph bakes in: when any of it changes, the frame is
+    // captured again. (The camera is not here: it is read from FrameControl.)
+    struct FrameKey {
+        uint64_t scene_generation;
+        int width, height, depth, spp, warp_width;
+        DeadRayMode mode;
+        bool counting;
+        LaunchConfig launch;
+        const void* buffers[8];
+    };
+    FrameKey frame_key(const RenderSettings& s, uint32_t* device_rgba, bool counting) const {
+        FrameKey k;
+        std::memset(&k, 0, sizeof k);  // padding too: keys are compared with memcmp
+        k.scene_generation = scene_generation_;
+        k.width = s.width;
+        k.height = s.height;
+        k.depth = s.depth;
+        k.spp = s.spp;
+        k.warp_width = s.warp_width;
+        k.mode = s.mode;
+        k.counting = counting;
+        k.launch = launch_;
+        const void* b[8] = {device_rgba,    origin_.get(),   stencil_.get(),  flags_.get(),
+                            list_[0].get(), list_[1].get(), counters_.get(), offsets_.get()};
+        std::memcpy(k.buffers, b, sizeof b);
+        return k;
+    }
+
+    // Records run_frame's launches into a graph, with the loops as WHILE nodes.
+    cuda::GraphExec capture_frame(FrameContext& f, const RenderSettings& settings, bool counting) {
+        CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+        cudaGraph_t graph = nullptr;
+        try {
+            const cudaGraph_t root = cuda::capturing_graph(stream_);
+            const LoopHandles loops{cuda::make_loop_handle(root), cuda::make_loop_handle(root)};
+            Launcher launch{*this, settings, counting, false, stream_, loops};
+            run_frame(launch, f, settings);
+        } catch (...) {
+            cudaStreamEndCapture(stream_, &graph);  // leave the stream usable
+            if (graph) cudaGraphDestroy(graph);
+            cudaGetLastError();
+            throw;
+        }
+        CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
+        const cuda::Graph owner(graph);
+        return cuda::GraphExec(graph);
+    }
+
+    void read_stats(const RenderSettings& settings, FrameStats& stats, bool timing) {
+        CUDA_CHECK(cudaStreamSynchronize(stream_));
+        std::vector<BounceCounters> host(counters_.size());
+        CUDA_CHECK(cudaMemcpy(host.data(), counters_.get(), counters_.bytes(), cudaMemcpyDeviceToHost));
+        FrameControl c{};
+        CUDA_CHECK(cudaMemcpy(&c, ctrl_.get(), sizeof c, cudaMemcpyDeviceToHost));
+        stats = FrameStats{};
+        stats.bounces.resize(size_t(settings.depth));
+        for (size_t k = 0; k < host.size(); ++k) {
+            BounceStats& b = stats.bounces[k];
+            b.live_rays += host[k].live_rays;
+            b.live_warps += host[k].live_warps;
+            stats.rays_traced += host[k].live_rays + host[k].shadow_rays;
+        }
+        while (!stats.bounces.empty() && stats.bounces.back().live_rays == 0) stats.bounces.pop_back();
+        stats.bounces_run = c.bounces_run;
+        if (!timing) return;
+        std::array<double, kStages> ms{};
+        for (const Timing& t : timings_) {
+            float e = 0.0f;
+            CUDA_CHECK(cudaEventElapsedTime(&e, events_[t.begin]->get(), events_[t.end]->get()));
+            ms[size_t(t.stage)] += double(e);
+        }
+        for (int s = 0; s < kStages; ++s) stats.stage_ms.push_back({kStageNames[s], ms[size_t(s)]});
+    }
+
+    // The stage launchers and loops run_frame calls. Every <<<>>> of the renderer is in
+    // launch(). While a graph is captured, `stream` is the stream capturing the current
+    // loop body, and `loops` hold the WHILE nodes' conditions (0 with stream launches).
     struct Launcher {
         CudaExecutorImpl& ex;
         const RenderSettings& settings;
-        bool counting;
-        uint32_t wpw;  // stencil words per launched warp (cuda::stencil_words_per_warp)
+        bool counting;  // stats counters
+        bool timing;    // events around every launch (stream launches only)
+        cudaStream_t stream;
+        LoopHandles loops;
 
-        BounceCounters* counters(const FrameContext& f, int bounce) const {
-            if (!counting) return nullptr;
-            return ex.counters_.get() + size_t(f.sample) * size_t(settings.depth) + size_t(bounce);
-        }
-        // Compact mode's list slots: generate writes slot 0; bounce b's intersect reads
-        // 2b and writes 2b+1; its reflect reads 2b+1 and writes 2b+2. The lists
-        // themselves are double-buffered by parity: list[slot % 2].
-        uint32_t* list(int slot) const { return ex.list_[slot % 2].get(); }
-        uint32_t* count(const FrameContext& f, int slot) const {
-            return ex.list_count_.get() + size_t(f.sample) * size_t(2 * settings.depth + 1) + size_t(slot);
-        }
+        bool graph() const { return loops.samples != 0; }
+        FrameControl* ctrl() const { return ex.ctrl_.get(); }
+        uint32_t* live(int k) const { return &ex.ctrl_.get()->live[k]; }
+        BounceCounters* counters() const { return counting ? ex.counters_.get() : nullptr; }
+        cuda::ListWords live_words(int k) const { return {ex.list_[k].get(), live(k), ex.stencil_.get()}; }
 
         template <class Kernel, class... Args>
-        void launch(Stage stage, uint32_t threads, int block, Kernel kernel, Args... args) {
+        void launch(Stage stage, uint32_t grid, int block, Kernel kernel, Args... args) {
             size_t begin = 0;
-            if (counting) begin = ex.record();
-            block = ex.clamp_block(reinterpret_cast<const void*>(kernel), block);
-            const uint32_t grid = std::max<uint32_t>(1u, (threads + uint32_t(block) - 1u) / uint32_t(block));
-            kernel<<<grid, block, 0, ex.stream_>>>(args...);
+            if (timing) begin = ex.record();
+            kernel<<<grid, block, 0, stream>>>(args...);
             CUDA_CHECK_LAUNCH(kStageNames[stage]);
-            if (counting) ex.timings_.push_back({stage, begin, ex.record()});
+            if (timing) ex.timings_.push_back({stage, begin, ex.record()});
         }
-        // Grid for compact-mode loops: enough warps to fill the device, never more
-        // than the rays.
-        uint32_t compact_threads(const FrameContext& f) const {
-            const uint32_t fill = uint32_t(ex.props_.multiProcessorCount) *
-                                  uint32_t(ex.props_.maxThreadsPerMultiProcessor);
-            return std::min(f.ray_count, fill);
+        // One thread per ray (flags, compact's generate).
+        template <class Kernel>
+        std::pair<uint32_t, int> per_ray(Kernel kernel, int block, uint32_t threads) const {
+            block = ex.clamp_block(reinterpret_cast<const void*>(kernel), block);
+            return {std::max<uint32_t>(1u, (threads + uint32_t(block) - 1u) / uint32_t(block)), block};
+        }
+        // The persistent grid: as many blocks as the GPU holds at once (list walkers).
+        template <class Kernel>
+        std::pair<uint32_t, int> filling(Kernel kernel, int block) const {
+            block = ex.clamp_block(reinterpret_cast<const void*>(kernel), block);
+            return {ex.fill_blocks(reinterpret_cast<const void*>(kernel), block), block};
         }
 
-        bool all_dead() const { return false; }  // unknown without a sync: keep launching
+        void begin_frame(const FrameContext&) { launch(kGenerate, 1, 1, cuda::k_begin_frame, ctrl()); }
+
+        template <class Body>
+        void for_each_sample(FrameContext& f, Body&& body) {
+            auto one = [&] {
+                body();
+                launch(kGenerate, 1, 1, cuda::k_end_sample, ctrl(), f.spp, loops);
+            };
+            if (graph()) {
+                in_body(ex.side_[0], loops.samples, one);
+            } else {
+                for (uint32_t s = 0; s < f.spp; ++s) one();
+            }
+        }
+        template <class Body>
+        void for_each_bounce(const FrameContext& f, Body&& body) {
+            const uint32_t depth = uint32_t(f.max_depth);
+            if (graph()) {
+                in_body(ex.side_[1], loops.bounces, [&] {
+                    body(-1);  // the bounce is FrameControl::bounce, on the device
+                    launch(kReflect, 1, 1, cuda::k_end_bounce, ctrl(), depth, loops);
+                });
+            } else {
+                for (uint32_t b = 0; b < depth; ++b) {
+                    body(int(b));
+                    launch(kReflect, 1, 1, cuda::k_end_bounce, ctrl(), depth, loops);
+                }
+            }
+        }
+        // Captures `body` into a WHILE node's body on the side stream `side`.
+        template <class Body>
+        void in_body(cudaStream_t side, cudaGraphConditionalHandle h, Body&& body) {
+            const cudaStream_t outer = stream;
+            cuda::capture_while(outer, side, h, [&](cudaStream_t s) {
+                stream = s;
+                body();
+            });
+            stream = outer;
+        }
 
         void generate(const FrameContext& f) {
-            const cuda::GenerateOp op{};
+            const cuda::GenerateOp op{ctrl(), ex.offsets_.get()};
+            const int block = ex.launch_.generate;
             switch (settings.mode) {
-                case DeadRayMode::Stencil:
-                    launch(kGenerate, cuda::stencil_threads(f.ray_count, wpw), ex.launch_.generate, cuda::k_stencil_write<cuda::GenerateOp>,
-                           f, ex.stencil_.get(), wpw, op, true, (BounceCounters*)nullptr);
+                case DeadRayMode::Stencil: {
+                    const auto kernel = cuda::k_stencil_write<cuda::AllWords, cuda::GenerateOp>;
+                    const auto [grid, b] = filling(kernel, block);
+                    launch(kGenerate, grid, b, kernel, f, cuda::AllWords{f.ray_count >> 5}, ex.stencil_.get(), op,
+                           ex.list_[0].get(), live(0), (BounceCounters*)nullptr, (const FrameControl*)ctrl());
                     break;
-                case DeadRayMode::Flags:
-                    launch(kGenerate, f.ray_count, ex.launch_.generate, cuda::k_flags_write<cuda::GenerateOp>,
-                           f, ex.flags_.get(), op, true, (BounceCounters*)nullptr);
+                }
+                case DeadRayMode::Flags: {
+                    const auto kernel = cuda::k_flags_write<cuda::GenerateOp>;
+                    const auto [grid, b] = per_ray(kernel, block, f.ray_count);
+                    launch(kGenerate, grid, b, kernel, f, ex.flags_.get(), op, true, live(0), (BounceCounters*)nullptr,
+                           (const FrameControl*)ctrl());
                     break;
-                case DeadRayMode::Compact:
-                    launch(kGenerate, f.ray_count, ex.launch_.generate, cuda::k_compact_generate<cuda::GenerateOp>,
-                           f, op, list(0), count(f, 0));
+                }
+                case DeadRayMode::Compact: {
+                    const auto kernel = cuda::k_compact_generate<cuda::GenerateOp>;
+                    const auto [grid, b] = per_ray(kernel, block, f.ray_count);
+                    launch(kGenerate, grid, b, kernel, f, op, ex.list_[0].get(), live(0));
                     break;
+                }
             }
         }
-        // A stage that changes liveness, in the current mode. Compact mode reads the live
-        // list of slot `in` and appends survivors to slot `out`.
+        // A stage that changes liveness: reads live set `in`, writes live set `out`.
         template <class Op>
-        void write_stage(Stage stage, int block, const FrameContext& f, Op op, BounceCounters* c, int in,
-                         int out) {
+        void write_stage(Stage stage, int block, const FrameContext& f, Op op, BounceCounters* c, int in, int out) {
             switch (settings.mode) {
-                case DeadRayMode::Stencil:
-                    launch(stage, cuda::stencil_threads(f.ray_count, wpw), block, cuda::k_stencil_write<Op>, f,
-                           ex.stencil_.get(), wpw, op, false, c);
+                case DeadRayMode::Stencil: {
+                    const auto kernel = cuda::k_stencil_write<cuda::ListWords, Op>;
+                    const auto [grid, b] = filling(kernel, block);
+                    launch(stage, grid, b, kernel, f, live_words(in), ex.stencil_.get(), op, ex.list_[out].get(),
+                           live(out), c, (const FrameControl*)ctrl());
                     break;
-                case DeadRayMode::Flags:
-                    launch(stage, f.ray_count, block, cuda::k_flags_write<Op>, f, ex.flags_.get(), op, false, c);
+                }
+                case DeadRayMode::Flags: {
+                    const auto kernel = cuda::k_flags_write<Op>;
+                    const auto [grid, b] = per_ray(kernel, block, f.ray_count);
+                    launch(stage, grid, b, kernel, f, ex.flags_.get(), op, false, live(out), c,
+                           (const FrameControl*)ctrl());
                     break;
-                case DeadRayMode::Compact:
-                    launch(stage, compact_threads(f), block, cuda::k_compact_write<Op>, f, (const uint32_t*)list(in),
-                           (const uint32_t*)count(f, in), op, list(out), count(f, out), c);
+                }
+                case DeadRayMode::Compact: {
+                    const auto kernel = cuda::k_compact_write<Op>;
+                    const auto [grid, b] = filling(kernel, block);
+                    launch(stage, grid, b, kernel, f, (const uint32_t*)ex.list_[in].get(), (const uint32_t*)live(in),
+                           op, ex.list_[out].get(), live(out), c, (const FrameControl*)ctrl());
                     break;
+                }
             }
         }
-        void intersect(const FrameContext& f, int bounce) {
-            write_stage(kIntersect, ex.launch_.intersect, f, cuda::IntersectOp{}, counters(f, bounce), 2 * bounce,
-                        2 * bounce + 1);
+        void intersect(const FrameContext& f, int) {
+            write_stage(kIntersect, ex.launch_.intersect, f, cuda::IntersectOp{}, counters(), 0, 1);
         }
-        void shade(const FrameContext& f, int bounce) {
+        // Reads live set 1; clears live set 0's size, which reflect refills.
+        void shade(const FrameContext& f, int) {
             const cuda::ShadeOp op{};
-            BounceCounters* c = counters(f, bounce);
+            const int block = ex.launch_.shade;
             switch (settings.mode) {
-                case DeadRayMode::Stencil:
-                    launch(kShade, cuda::stencil_threads(f.ray_count, wpw), ex.launch_.shade, cuda::k_stencil_read<cuda::ShadeOp>, f,
-                           (const uint32_t*)ex.stencil_.get(), wpw, op, c);
+                case DeadRayMode::Stencil: {
+                    const auto kernel = cuda::k_stencil_read<cuda::ListWords, cuda::ShadeOp>;
+                    const auto [grid, b] = filling(kernel, block);
+                    launch(kShade, grid, b, kernel, f, live_words(1), op, counters(), ctrl(), live(0));
                     break;
-                case DeadRayMode::Flags:
-                    launch(kShade, f.ray_count, ex.launch_.shade, cuda::k_flags_read<cuda::ShadeOp>, f,
-                           (const uint32_t*)ex.flags_.get(), op, c);
+                }
+                case DeadRayMode::Flags: {
+                    const auto kernel = cuda::k_flags_read<cuda::ShadeOp>;
+                    const auto [grid, b] = per_ray(kernel, block, f.ray_count);
+                    launch(kShade, grid, b, kernel, f, (const uint32_t*)ex.flags_.get(), op, counters(), ctrl(),
+                           live(0));
                     break;
-                case DeadRayMode::Compact:
-                    launch(kShade, compact_threads(f), ex.launch_.shade, cuda::k_compact_read<cuda::ShadeOp>, f,
-                           (const uint32_t*)list(2 * bounce + 1), (const uint32_t*)count(f, 2 * bounce + 1), op, c);
+                }
+                case DeadRayMode::Compact: {
+                    const auto kernel = cuda::k_compact_read<cuda::ShadeOp>;
+                    const auto [grid, b] = filling(kernel, block);
+                    launch(kShade, grid, b, kernel, f, (const uint32_t*)ex.list_[1].get(), (const uint32_t*)live(1),
+                           op, counters(), ctrl(), live(0));
                     break;
+                }
             }
         }
         void reflect(const FrameContext& f, int bounce) {
-            write_stage(kReflect, ex.launch_.reflect, f, cuda::ReflectOp{bounce}, nullptr, 2 * bounce + 1,
-                        2 * bounce + 2);
-            if (ex.probe_) {
-                const int slot = 2 * bounce + 2;
-                ex.probe_(int(f.sample), bounce,
-                          ex.stencil_words(settings, f.ray_count, size_t(count(f, slot) - ex.list_count_.get()),
-                                           slot % 2));
-            }
+            write_stage(kReflect, ex.launch_.reflect, f, cuda::ReflectOp{ctrl()}, nullptr, 1, 0);
+            if (ex.probe_) ex.probe_(int(f.sample), bounce, ex.stencil_words(settings, f.ray_count));
         }
         void resolve(const FrameContext& f) {
-            launch(kResolve, f.pixel_count, ex.launch_.resolve, cuda::k_resolve, f);
+            const auto [grid, b] = per_ray(cuda::k_resolve, ex.launch_.resolve, f.pixel_count);
+            launch(kResolve, grid, b, cuda::k_resolve, f);
         }
     };
 
@@ -315,6 +462,21 @@ private:
             it = max_block_.emplace(kernel, std::max(32, (a.maxThreadsPerBlock / 32) * 32)).first;
         }
         return std::min(block, it->second);
+    }
+
+    // Blocks of `block` threads that fill the GPU once: resident blocks per SM at this
+    // kernel's occupancy, times the SMs (times SRT_FILL_WAVES, default 1, for experiments).
+    uint32_t fill_blocks(const void* kernel, int block) {
+        const auto key = std::make_pair(kernel, block);
+        auto it = fill_.find(key);
+        if (it == fill_.end()) {
+            int per_sm = 0;
+            CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0));
+            const char* env = std::getenv("SRT_FILL_WAVES");
+            const int waves = env && std::atoi(env) > 0 ? std::atoi(env) : 1;
+            it = fill_.emplace(key, uint32_t(std::max(1, per_sm) * props_.multiProcessorCount * waves)).first;
+        }
+        return it->second;
     }
 
     size_t record() {
@@ -345,12 +507,17 @@ private:
         hit_id_.allocate(n, "hit ids");
         stencil_.allocate(n / kWarpSize, "stencil");
         if (s.mode == DeadRayMode::Flags) flags_.allocate(n, "ray flags");
-        if (s.mode == DeadRayMode::Compact) {
-            list_[0].allocate(n, "live list 0");
-            list_[1].allocate(n, "live list 1");
-            list_count_.allocate(size_t(2 * s.depth + 1) * size_t(s.spp), "live counts");
+        // Live sets: stencil lists live words, compact lists live rays (kernels.cuh).
+        if (s.mode != DeadRayMode::Flags) {
+            const size_t entries = s.mode == DeadRayMode::Compact ? n : n / kWarpSize;
+            list_[0].allocate(entries, "live list 0");
+            list_[1].allocate(entries, "live list 1");
         }
-        next_event_ = 0;
+        if (offsets_.size() != size_t(2 * s.spp)) {
+            std::vector<float> o(size_t(2 * s.spp));
+            for (int k = 0; k < s.spp; ++k) sample_offset(uint32_t(k), uint32_t(s.spp), o[size_t(2 * k)], o[size_t(2 * k + 1)]);
+            offsets_.upload(o, "sample offsets");
+        }
     }
 
     // SRT_LAUNCH="intersect=128,shade=256": per-stage block sizes, for experiments
@@ -393,10 +560,10 @@ private:
         // done, so big blocks leave SMs part-empty (measured on an H100, Conference:
         // intersect 0.36 ms at 576 threads, 0.31 ms at 128; shade 0.35 -> 0.20 ms).
         constexpr int kTraversalBlockLimit = 128;
-        default_.generate = best(cuda::k_stencil_write<cuda::GenerateOp>);
-        default_.intersect = best(cuda::k_stencil_write<cuda::IntersectOp>, kTraversalBlockLimit);
-        default_.shade = best(cuda::k_stencil_read<cuda::ShadeOp>, kTraversalBlockLimit);
-        default_.reflect = best(cuda::k_stencil_write<cuda::ReflectOp>);
+        default_.generate = best(cuda::k_stencil_write<cuda::AllWords, cuda::GenerateOp>);
+        default_.intersect = best(cuda::k_stencil_write<cuda::ListWords, cuda::IntersectOp>, kTraversalBlockLimit);
+        default_.shade = best(cuda::k_stencil_read<cuda::ListWords, cuda::ShadeOp>, kTraversalBlockLimit);
+        default_.reflect = best(cuda::k_stencil_write<cuda::ListWords, cuda::ReflectOp>);
         default_.resolve = best(cuda::k_resolve);
         default_.compact = best(cuda::k_compact_write<cuda::IntersectOp>);
         launch_ = default_;
@@ -416,8 +583,17 @@ private:
     DeviceBuffer<f4> origin_, dir_, weight_, radiance_;
     DeviceBuffer<float> hit_t_;
     DeviceBuffer<int32_t> hit_id_;
-    DeviceBuffer<uint32_t> stencil_, flags_, list_[2], list_count_, out_;
+    DeviceBuffer<uint32_t> stencil_, flags_, list_[2], out_;
+    DeviceBuffer<float> offsets_;  // (dx, dy) per sample
+    DeviceBuffer<FrameControl> ctrl_;
     DeviceBuffer<BounceCounters> counters_;
+    CameraGpu camera_host_{};                  // staging for the per-frame camera upload
+    cudaStream_t side_[2] = {nullptr, nullptr};  // capture of the sample and bounce loop bodies
+    cuda::GraphExec graph_;
+    FrameKey graph_key_{};
+    uint64_t scene_generation_ = 0;
+    int captures_ = 0;
+    std::map<std::pair<const void*, int>, uint32_t> fill_;
     std::vector<std::unique_ptr<Event>> events_;
     Event frame_begin_, frame_end_;
     std::unordered_map<const void*, int> max_block_;

@@ -25,6 +25,9 @@ public:
     virtual LaunchConfig launch_config() const = 0;  // as resolved for the current device
     virtual std::string device_name() const = 0;
     virtual int sm_count() const = 0;
+    // How many times a frame has been captured into a CUDA graph (RenderSettings::launch
+    // == Graph): once per configuration; a new camera alone replays the same graph.
+    virtual int graph_captures() const = 0;
 };
 
 // Returns nullptr and sets `why_not` when no usable device exists (no device, driver

@@ -1,12 +1,17 @@
-// kernels.cuh - the wavefront stages as CUDA kernels: thin wrappers that map the
-// thread to a ray, apply the dead-ray strategy, and call the shared stage function
+// kernels.cuh - the wavefront stages as CUDA kernels: thin wrappers that map a thread
+// to a ray, apply the dead-ray strategy, and call the shared stage function
 // (render/stages.h) that the CPU executor also calls.
 //
 // One kernel template per (strategy, reads-or-writes-liveness); the stage is an `Op`
-// functor. The stencil invariant is in render/stencil.h; the two rules that matter here:
-//   * the grid covers whole warps; a warp beyond the padded ray count, or whose
-//     stencil words are all 0, returns as a whole (warp-uniform, no collective skipped);
+// functor. The stencil invariant is in render/stencil.h; the rules that matter here:
+//   * a warp whose word is 0 does no pass over it (warp-uniform, no collective skipped);
 //   * inside a live warp no lane returns before __ballot_sync: a dead lane votes 0.
+//
+// The frame runs without the host between bounces: the sample and bounce counters, the
+// live-set sizes and the camera live on the device in a FrameControl, and the kernels
+// advance them (k_end_bounce, k_end_sample). In a CUDA graph the bounce and sample loops
+// are conditional WHILE nodes that those kernels steer (cuda/frame_graph.h); with
+// stream launches the host loops and a dead bounce's kernels find nothing to do.
 #pragma once
 
 #include "render/stages.h"
@@ -24,24 +29,71 @@ struct BounceCounters {
     unsigned long long pad;
 };
 
+// The frame's state on the device. The host writes `camera` before each frame; the
+// kernels write the rest.
+//
+// Live sets: every mode keeps two, double-buffered by stage. generate and reflect
+// write set 0; intersect reads set 0 and writes set 1; shade and reflect read set 1.
+//   stencil: set k is a list of the indices of the non-zero stencil words;
+//   compact: set k is a list of live ray ids;
+//   flags:   no list; live[k] != 0 says some ray is alive.
+// live[k] is the size of set k. A set's size is cleared by the last stage that read it
+// before it is written again: shade clears live[0] (read by intersect, written by
+// reflect), k_end_bounce clears live[1] (read by shade and reflect, written by the next
+// intersect), k_end_sample clears both for the next sample's generate.
+struct FrameControl {
+    CameraGpu camera;
+    uint32_t sample;       // current sample, 0 .. spp-1
+    uint32_t bounce;       // current bounce of this sample, 0 .. depth-1
+    uint32_t live[2];      // sizes of the two live sets (above)
+    uint32_t active;       // the current bounce started with live rays
+    uint32_t bounces_run;  // bounces that started with live rays, summed over samples
+    uint32_t pad[2];
+};
+
+// The loop conditions of the frame's graph (cuda/frame_graph.h), or 0 with stream
+// launches: the host then runs the loops and nothing is set.
+struct LoopHandles {
+    cudaGraphConditionalHandle samples = 0;
+    cudaGraphConditionalHandle bounces = 0;
+};
+
 // ---------------------------------------------------------------------------
 // Stage functors
 // ---------------------------------------------------------------------------
 struct GenerateOp {
-    __device__ bool operator()(const FrameContext& f, uint32_t i) const { return stage_generate(f, i); }
+    const FrameControl* ctrl;
+    const float* sample_offsets;  // (dx, dy) per sample: render/pipeline.h's sample_offset
+    __device__ bool operator()(const FrameContext& f, uint32_t i) const {
+        FrameContext g = f;
+        g.camera = ctrl->camera;
+        g.sample = ctrl->sample;
+        g.sample_dx = sample_offsets[2 * g.sample];
+        g.sample_dy = sample_offsets[2 * g.sample + 1];
+        return stage_generate(g, i);
+    }
 };
 struct IntersectOp {
     __device__ bool operator()(const FrameContext& f, uint32_t i) const { return stage_intersect(f, i); }
 };
 struct ReflectOp {
-    int bounce;
-    __device__ bool operator()(const FrameContext& f, uint32_t i) const { return stage_reflect(f, i, bounce); }
+    const FrameControl* ctrl;
+    __device__ bool operator()(const FrameContext& f, uint32_t i) const {
+        return stage_reflect(f, i, int(ctrl->bounce));
+    }
 };
 struct ShadeOp {
     __device__ uint32_t operator()(const FrameContext& f, uint32_t i) const { return stage_shade(f, i); }
 };
 
 __device__ __forceinline__ uint32_t lane_id() { return threadIdx.x & 31u; }
+__device__ __forceinline__ uint32_t warp_global() { return (blockIdx.x * blockDim.x + threadIdx.x) >> 5; }
+__device__ __forceinline__ uint32_t warps_in_grid() { return (gridDim.x * blockDim.x) >> 5; }
+
+// This bounce's counters (stats only): one slot per bounce, summed over samples.
+__device__ __forceinline__ BounceCounters* bounce_counters(BounceCounters* base, const FrameControl* ctrl) {
+    return base ? base + ctrl->bounce : nullptr;
+}
 
 // Live rays and live warps at the entry of a stage (lane 0 adds for its warp).
 __device__ __forceinline__ void count_entry(BounceCounters* c, uint32_t live_mask) {
@@ -57,102 +109,167 @@ __device__ __forceinline__ void count_shadow(BounceCounters* c, uint32_t n) {
     if (lane_id() == 0 && n) atomicAdd(&c->shadow_rays, (unsigned long long)n);
 }
 
+// Appends `value` for every lane whose `keep` is set to out[0 .. *out_count), one
+// atomicAdd per warp. Warp-uniform: every lane must call it.
+__device__ __forceinline__ void warp_append(bool keep, uint32_t value, uint32_t* __restrict__ out,
+                                            uint32_t* __restrict__ out_count) {
+    const uint32_t mask = __ballot_sync(kFullMask, keep);
+    uint32_t base = 0;
+    if (lane_id() == 0 && mask) base = atomicAdd(out_count, uint32_t(__popc(mask)));
+    base = __shfl_sync(kFullMask, base, 0);
+    if (keep) out[base + __popc(mask & ((1u << lane_id()) - 1u))] = value;
+}
+
 // ---------------------------------------------------------------------------
-// stencil: one bit per ray, one word per warp of rays
+// stencil: one bit per ray, one word per warp of rays, and a list of the live words
 //
-// A launched warp covers `wpw` consecutive stencil words (words per warp, 1..32).
-// Lanes 0..wpw-1 load them in one instruction; a ballot says which are non-zero; the
-// warp then makes one 32-lane pass per live word, each with exactly the one-word
-// semantics of render/stencil.h (test the bit, dead lanes idle, every lane ballots,
-// lane 0 stores). Dead words cost no pass, and a warp whose words are all zero leaves
-// at once. wpw > 1 launches wpw times fewer threads, which makes dead bounces cheaper,
-// but serialises live passes: it only pays when the grid is many times larger than
-// the GPU, so stencil_words_per_warp() picks it from the grid and the SM count.
+// The grid does not grow with the rays: it is sized to fill the GPU once
+// (CudaExecutor's persistent grid), and its warps walk the live-word list that the
+// previous stage appended, so a dead bounce costs one small launch whatever the frame
+// size, and a live word costs one 32-lane pass with exactly the one-word semantics of
+// render/stencil.h (test the bit, dead lanes idle, every lane ballots).
+//
+// Each warp takes CHUNKS of up to 32 consecutive list entries, grid-stride: lane l
+// loads entry chunk*C + l and its word (coalesced), the warp makes one pass per live
+// word, and the survivors' words are stored and appended in one go (one atomicAdd per
+// chunk). C halves until there are at least as many chunks as warps, so a full bounce
+// keeps every warp busy and a nearly dead one spreads its few words over many warps.
 // ---------------------------------------------------------------------------
 
-// Words per warp for `words` stencil words on a GPU with `sms` multiprocessors of
-// `max_warps_per_sm` resident warps each (cudaDeviceProp::maxThreadsPerMultiProcessor / 32):
-// 1 until the grid would be more than 4 full waves, then enough to bring it back there
-// (at most 32).
-__host__ __device__ inline uint32_t stencil_words_per_warp(uint32_t words, uint32_t sms,
-                                                           uint32_t max_warps_per_sm) {
-    const uint32_t target_warps = sms * max_warps_per_sm * 4u;
-    uint32_t wpw = 1;
-    while (wpw < 32u && words / wpw > target_warps) wpw *= 2u;
-    return wpw;
+// Entries per chunk for `n` list entries over `warps` warps: the largest power of two
+// up to 32 that still leaves one chunk per warp (1 when n < 2 * warps).
+__host__ __device__ inline uint32_t list_chunk(uint32_t n, uint32_t warps) {
+    uint32_t c = 1;
+    while (c < 32u && n / (2u * c) >= warps) c *= 2u;
+    return c;
 }
 
-// Threads to launch for a stencil kernel over `ray_count` (a multiple of 32) rays.
-__host__ __device__ inline uint32_t stencil_threads(uint32_t ray_count, uint32_t wpw) {
-    const uint32_t words = ray_count >> 5;
-    return ((words + wpw - 1u) / wpw) * 32u;
-}
+// Where a stage's words come from: every word in order (generate: all lanes take
+// part, no stencil read), or the live-word list.
+struct AllWords {
+    uint32_t words;
+    __device__ uint32_t count() const { return words; }
+    __device__ void get(uint32_t k, uint32_t& w, uint32_t& word) const {
+        w = k;
+        word = kFullMask;
+    }
+};
+struct ListWords {
+    const uint32_t* __restrict__ list;
+    const uint32_t* count_ptr;
+    const uint32_t* __restrict__ stencil;
+    __device__ uint32_t count() const { return *count_ptr; }
+    __device__ void get(uint32_t k, uint32_t& w, uint32_t& word) const {
+        w = list[k];
+        word = stencil[w];
+    }
+};
 
-// Calls pass(word_index, word) once per non-zero word of this warp's group, in order.
-// Every lane makes the same calls (the loop is warp-uniform).
-template <class Pass>
-__device__ __forceinline__ void for_each_live_word(const uint32_t* __restrict__ stencil, uint32_t words,
-                                                   uint32_t wpw, bool all_lanes, Pass&& pass) {
-    const uint32_t first = ((blockIdx.x * blockDim.x + threadIdx.x) >> 5) * wpw;
-    if (first >= words) return;  // whole warp past the end
+// Every word in order, read from the stencil: one warp per word when launched over
+// them all (the design before the live-word list; bench --skip compares the two).
+struct ScanWords {
+    uint32_t words;
+    const uint32_t* __restrict__ stencil;
+    __device__ uint32_t count() const { return words; }
+    __device__ void get(uint32_t k, uint32_t& w, uint32_t& word) const {
+        w = k;
+        word = stencil[k];
+    }
+};
+
+// For each chunk of this warp: loads the chunk's (index, word) pairs into lanes, calls
+// pass(w, word, j) once per non-zero word in order (warp-uniform: j is the entry's lane),
+// then done(valid, w_lane, word_lane) once, every lane with its own entry.
+template <class Source, class Pass, class Done>
+__device__ __forceinline__ void for_each_word_chunk(const Source& src, Pass&& pass, Done&& done) {
+    const uint32_t n = src.count();
+    const uint32_t warps = warps_in_grid();
+    const uint32_t c = list_chunk(n, warps);
     const uint32_t lane = lane_id();
-    uint32_t mine = 0;
-    if (lane < wpw && first + lane < words) mine = all_lanes ? kFullMask : stencil[first + lane];
-    uint32_t live = __ballot_sync(kFullMask, mine != 0);  // bit k: word first + k has live rays
-    while (live) {
-        const uint32_t k = uint32_t(__ffs(live) - 1);
-        live &= live - 1u;
-        pass(first + k, __shfl_sync(kFullMask, mine, k));
+    for (uint32_t chunk = warp_global(); chunk * c < n; chunk += warps) {  // warp-uniform bound
+        const uint32_t k = chunk * c + lane;
+        const bool valid = lane < c && k < n;
+        uint32_t w = 0, word = 0;
+        if (valid) src.get(k, w, word);
+        uint32_t live = __ballot_sync(kFullMask, word != 0);
+        while (live) {
+            const uint32_t j = uint32_t(__ffs(live) - 1);
+            live &= live - 1u;
+            pass(__shfl_sync(kFullMask, w, j), __shfl_sync(kFullMask, word, j), j);
+        }
+        done(valid, w, word);
     }
 }
 
-template <class Op>
-__global__ void k_stencil_write(FrameContext f, uint32_t* __restrict__ stencil, uint32_t wpw, Op op,
-                                bool all_lanes, BounceCounters* counters) {
-    for_each_live_word(stencil, f.ray_count >> 5, wpw, all_lanes, [&](uint32_t w, uint32_t word) {
-        const uint32_t i = (w << 5) | lane_id();
-        count_entry(counters, word);
-        bool alive = stencil_test(word, i);
-        if (alive) alive = op(f, i);                           // dead lanes do no work...
-        const uint32_t out = __ballot_sync(kFullMask, alive);  // ...but still vote
-        if (lane_id() == 0) stencil[w] = out;
-    });
+// A stage that writes liveness: generate (AllWords) and intersect/reflect (ListWords).
+template <class Source, class Op>
+__global__ void k_stencil_write(FrameContext f, Source src, uint32_t* __restrict__ stencil, Op op,
+                                uint32_t* __restrict__ out_list, uint32_t* __restrict__ out_count,
+                                BounceCounters* counters, const FrameControl* ctrl) {
+    BounceCounters* c = bounce_counters(counters, ctrl);
+    uint32_t out_word = 0;  // lane j: the new word of the chunk's entry j
+    for_each_word_chunk(
+        src,
+        [&](uint32_t w, uint32_t word, uint32_t j) {
+            const uint32_t i = (w << 5) | lane_id();
+            count_entry(c, word);
+            bool alive = stencil_test(word, i);
+            if (alive) alive = op(f, i);                           // dead lanes do no work...
+            const uint32_t out = __ballot_sync(kFullMask, alive);  // ...but still vote
+            if (lane_id() == j) out_word = out;
+        },
+        [&](bool valid, uint32_t w, uint32_t /*word*/) {
+            if (valid) stencil[w] = out_word;
+            warp_append(valid && out_word != 0, w, out_list, out_count);
+            out_word = 0;
+        });
 }
 
-template <class Op>
-__global__ void k_stencil_read(FrameContext f, const uint32_t* __restrict__ stencil, uint32_t wpw, Op op,
-                               BounceCounters* counters) {
-    for_each_live_word(stencil, f.ray_count >> 5, wpw, false, [&](uint32_t w, uint32_t word) {
-        const uint32_t i = (w << 5) | lane_id();
-        uint32_t n = 0;
-        if (stencil_test(word, i)) n = op(f, i);
-        count_shadow(counters, n);
-    });
+// A stage that only reads liveness (shade). Block 0 clears `clear` (see FrameControl).
+template <class Source, class Op>
+__global__ void k_stencil_read(FrameContext f, Source src, Op op, BounceCounters* counters,
+                               FrameControl* ctrl, uint32_t* clear) {
+    if (clear && blockIdx.x == 0 && threadIdx.x == 0) *clear = 0;
+    BounceCounters* c = bounce_counters(counters, ctrl);
+    for_each_word_chunk(
+        src,
+        [&](uint32_t w, uint32_t word, uint32_t) {
+            const uint32_t i = (w << 5) | lane_id();
+            uint32_t n = 0;
+            if (stencil_test(word, i)) n = op(f, i);
+            count_shadow(c, n);
+        },
+        [](bool, uint32_t, uint32_t) {});
 }
 
 // ---------------------------------------------------------------------------
-// flags: one uint32 per ray, tested at entry (seed 004's baseline)
+// flags: one uint32 per ray, tested at entry (seed 004's baseline): one thread per
+// ray, whatever is alive. Writers also raise live[out] when a ray survives, so that
+// the bounce loop can stop.
 // ---------------------------------------------------------------------------
 template <class Op>
 __global__ void k_flags_write(FrameContext f, uint32_t* __restrict__ flags, Op op, bool all_lanes,
-                              BounceCounters* counters) {
+                              uint32_t* any_alive, BounceCounters* counters, const FrameControl* ctrl) {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if ((i >> 5) >= (f.ray_count >> 5)) return;
     const bool live_in = all_lanes || flags[i] != 0;
-    if (counters) count_entry(counters, __ballot_sync(kFullMask, live_in));
+    if (counters) count_entry(bounce_counters(counters, ctrl), __ballot_sync(kFullMask, live_in));
     if (!live_in) return;  // per-lane exit: no collective follows in this mode
-    flags[i] = op(f, i) ? 1u : 0u;
+    const bool alive = op(f, i);
+    flags[i] = alive ? 1u : 0u;
+    if (alive) *any_alive = 1u;
 }
 
 template <class Op>
 __global__ void k_flags_read(FrameContext f, const uint32_t* __restrict__ flags, Op op,
-                             BounceCounters* counters) {
+                             BounceCounters* counters, FrameControl* ctrl, uint32_t* clear) {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (clear && i == 0) *clear = 0;
     if ((i >> 5) >= (f.ray_count >> 5)) return;
     const bool live = flags[i] != 0;
     if (counters) {
         const uint32_t n = live ? op(f, i) : 0u;  // all lanes reach the shuffle
-        count_shadow(counters, n);
+        count_shadow(bounce_counters(counters, ctrl), n);
         return;
     }
     if (!live) return;
@@ -160,18 +277,9 @@ __global__ void k_flags_read(FrameContext f, const uint32_t* __restrict__ flags,
 }
 
 // ---------------------------------------------------------------------------
-// compact: live ray ids packed into a list; a stage walks the list with a grid sized
-// to the device, so dead rays cost nothing at all. Appends are warp-aggregated:
-// one atomicAdd per warp, slots by popcount of the lower lanes' votes.
+// compact: live ray ids packed into a list; a stage walks the list with the
+// persistent grid, so dead rays cost nothing at all. Appends are warp-aggregated.
 // ---------------------------------------------------------------------------
-__device__ __forceinline__ void append_alive(bool alive, uint32_t ray, uint32_t* __restrict__ out,
-                                             uint32_t* __restrict__ out_count) {
-    const uint32_t mask = __ballot_sync(kFullMask, alive);
-    uint32_t base = 0;
-    if (lane_id() == 0 && mask) base = atomicAdd(out_count, uint32_t(__popc(mask)));
-    base = __shfl_sync(kFullMask, base, 0);
-    if (alive) out[base + __popc(mask & ((1u << lane_id()) - 1u))] = ray;
-}
 
 // Generate: every ray of the padded range; live ones are appended.
 template <class Op>
@@ -180,7 +288,7 @@ __global__ void k_compact_generate(FrameContext f, Op op, uint32_t* __restrict__
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if ((i >> 5) >= (f.ray_count >> 5)) return;
     const bool alive = op(f, i);
-    append_alive(alive, i, out, out_count);
+    warp_append(alive, i, out, out_count);
 }
 
 // Calls chunk(k, valid) for this warp's warp-sized chunks of a list of n entries,
@@ -188,38 +296,70 @@ __global__ void k_compact_generate(FrameContext f, Op op, uint32_t* __restrict__
 // warp-uniform, so every lane reaches every collective inside `chunk`.
 template <class Chunk>
 __device__ __forceinline__ void for_each_list_chunk(uint32_t n, Chunk&& chunk) {
-    const uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    const uint32_t warps = (gridDim.x * blockDim.x) >> 5;
-    for (uint32_t base = warp * 32u; base < n; base += warps * 32u) {
+    const uint32_t warps = warps_in_grid();
+    for (uint32_t base = warp_global() * 32u; base < n; base += warps * 32u) {
         const uint32_t k = base + lane_id();
         chunk(k, k < n);
     }
 }
 
 template <class Op>
-__global__ void k_compact_write(FrameContext f, const uint32_t* __restrict__ in,
-                                const uint32_t* __restrict__ in_count, Op op,
-                                uint32_t* __restrict__ out, uint32_t* __restrict__ out_count,
-                                BounceCounters* counters) {
+__global__ void k_compact_write(FrameContext f, const uint32_t* __restrict__ in, const uint32_t* in_count,
+                                Op op, uint32_t* __restrict__ out, uint32_t* __restrict__ out_count,
+                                BounceCounters* counters, const FrameControl* ctrl) {
+    BounceCounters* c = bounce_counters(counters, ctrl);
     for_each_list_chunk(*in_count, [&](uint32_t k, bool valid) {
-        if (counters) count_entry(counters, __ballot_sync(kFullMask, valid));
+        if (c) count_entry(c, __ballot_sync(kFullMask, valid));
         bool alive = false;
         uint32_t ray = 0;
         if (valid) {
             ray = in[k];
             alive = op(f, ray);
         }
-        append_alive(alive, ray, out, out_count);
+        warp_append(alive, ray, out, out_count);
     });
 }
 
 template <class Op>
-__global__ void k_compact_read(FrameContext f, const uint32_t* __restrict__ in,
-                               const uint32_t* __restrict__ in_count, Op op,
-                               BounceCounters* counters) {
+__global__ void k_compact_read(FrameContext f, const uint32_t* __restrict__ in, const uint32_t* in_count, Op op,
+                               BounceCounters* counters, FrameControl* ctrl, uint32_t* clear) {
+    if (clear && blockIdx.x == 0 && threadIdx.x == 0) *clear = 0;
+    BounceCounters* c = bounce_counters(counters, ctrl);
     for_each_list_chunk(*in_count, [&](uint32_t k, bool valid) {
-        count_shadow(counters, valid ? op(f, in[k]) : 0u);
+        count_shadow(c, valid ? op(f, in[k]) : 0u);
     });
+}
+
+// ---------------------------------------------------------------------------
+// The loops' bookkeeping: one thread each
+// ---------------------------------------------------------------------------
+static __global__ void k_begin_frame(FrameControl* c) {
+    c->sample = 0;
+    c->bounce = 0;
+    c->live[0] = c->live[1] = 0;
+    c->active = 1;
+    c->bounces_run = 0;
+}
+
+// After reflect: count the bounce if it started with live rays, step to the next, and
+// say whether it is needed (some ray alive and depth left).
+static __global__ void k_end_bounce(FrameControl* c, uint32_t depth, LoopHandles loops) {
+    c->bounces_run += c->active;
+    c->bounce += 1;
+    c->live[1] = 0;
+    const bool more = c->live[0] != 0 && c->bounce < depth;
+    c->active = more ? 1u : 0u;
+    if (loops.bounces) cudaGraphSetConditional(loops.bounces, more ? 1u : 0u);
+}
+
+// After a sample's last bounce: step to the next sample and reset the bounce loop.
+static __global__ void k_end_sample(FrameControl* c, uint32_t spp, LoopHandles loops) {
+    c->sample += 1;
+    c->bounce = 0;
+    c->live[0] = c->live[1] = 0;
+    c->active = 1;
+    if (loops.samples) cudaGraphSetConditional(loops.samples, c->sample < spp ? 1u : 0u);
+    if (loops.bounces) cudaGraphSetConditional(loops.bounces, 1u);
 }
 
 // ---------------------------------------------------------------------------

@@ -127,12 +127,14 @@ SkipBenchReport run_skip_bench(const SkipBenchOptions& opt, void (*progress)(int
         ~StreamGuard() { cudaStreamDestroy(s); }
     } guard{stream};
 
-    DeviceBuffer<uint32_t> stencil, flags, list, list_count;
+    DeviceBuffer<uint32_t> stencil, flags, list, list_count, word_list, word_count;
     DeviceBuffer<float> out;
     stencil.allocate(n / kWarpSize, "skip: stencil");
     flags.allocate(n, "skip: flags");
     list.allocate(n, "skip: live list");
     list_count.allocate(1, "skip: live count");
+    word_list.allocate(n / kWarpSize, "skip: live-word list");
+    word_count.allocate(1, "skip: live-word count");
     out.allocate(n, "skip: output");
     CUDA_CHECK(cudaMemset(out.get(), 0, out.bytes()));
 
@@ -141,17 +143,25 @@ SkipBenchReport run_skip_bench(const SkipBenchOptions& opt, void (*progress)(int
     f.pixel_count = n;
     const TouchOp op{out.get()};
 
-    const int b_stencil = opt.block > 0 ? opt.block : occupancy_block(cuda::k_stencil_read<TouchOp>);
+    using StencilRead = decltype(&cuda::k_stencil_read<cuda::ListWords, TouchOp>);
+    const StencilRead k_list = cuda::k_stencil_read<cuda::ListWords, TouchOp>;
+    const auto k_scan = cuda::k_stencil_read<cuda::ScanWords, TouchOp>;
+    const int b_stencil = opt.block > 0 ? opt.block : occupancy_block(k_list);
     const int b_flags = opt.block > 0 ? opt.block : occupancy_block(cuda::k_flags_read<TouchOp>);
     const int b_compact = opt.block > 0 ? opt.block : occupancy_block(cuda::k_compact_read<TouchOp>);
     const int b_empty = opt.block > 0 ? opt.block : occupancy_block(cuda::k_empty);
     auto grid_for = [](uint32_t threads, int block) {
         return std::max<uint32_t>(1u, (threads + uint32_t(block) - 1u) / uint32_t(block));
     };
-    // Compact mode's grid, as the executor sizes it: enough warps to fill the device,
-    // each looping over the list.
-    const uint32_t compact_threads =
-        std::min(n, uint32_t(props.multiProcessorCount) * uint32_t(props.maxThreadsPerMultiProcessor));
+    // The list walkers' grid, as the executor sizes it: the blocks the GPU holds at once.
+    auto filling = [&](const void* kernel, int block) {
+        int per_sm = 0;
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0));
+        return uint32_t(std::max(1, per_sm) * props.multiProcessorCount);
+    };
+    const uint32_t stencil_grid = filling(reinterpret_cast<const void*>(k_list), b_stencil);
+    const uint32_t compact_grid =
+        filling(reinterpret_cast<const void*>(cuda::k_compact_read<TouchOp>), b_compact);
 
     Runner runner(opt, stream);
     std::map<uint32_t, double> empty_ms;  // by thread count
@@ -182,7 +192,7 @@ SkipBenchReport run_skip_bench(const SkipBenchOptions& opt, void (*progress)(int
     const int total = 2 * int(opt.live_fractions.size()) * 4;
     int done = 0;
     std::mt19937_64 rng(opt.seed);
-    std::vector<uint32_t> h_flags(n), h_words(n / kWarpSize), h_list;
+    std::vector<uint32_t> h_flags(n), h_words(n / kWarpSize), h_list, h_word_list;
     h_list.reserve(n);
     for (int pat = 0; pat < 2; ++pat) {
         for (const double p : opt.live_fractions) {
@@ -199,13 +209,20 @@ SkipBenchReport run_skip_bench(const SkipBenchOptions& opt, void (*progress)(int
                     h_list.push_back(i);
                 }
             }
-            uint64_t live_warps = 0;
-            for (uint32_t w : h_words) live_warps += w != 0;
+            h_word_list.clear();
+            for (uint32_t w = 0; w < h_words.size(); ++w)
+                if (h_words[w]) h_word_list.push_back(w);
+            const uint64_t live_warps = h_word_list.size();
             const uint32_t live = uint32_t(h_list.size());
+            const uint32_t live_words = uint32_t(h_word_list.size());
             CUDA_CHECK(cudaMemcpy(flags.get(), h_flags.data(), size_t(n) * 4, cudaMemcpyHostToDevice));
             CUDA_CHECK(cudaMemcpy(stencil.get(), h_words.data(), h_words.size() * 4, cudaMemcpyHostToDevice));
             if (live) CUDA_CHECK(cudaMemcpy(list.get(), h_list.data(), size_t(live) * 4, cudaMemcpyHostToDevice));
             CUDA_CHECK(cudaMemcpy(list_count.get(), &live, 4, cudaMemcpyHostToDevice));
+            if (live_words)
+                CUDA_CHECK(cudaMemcpy(word_list.get(), h_word_list.data(), size_t(live_words) * 4,
+                                      cudaMemcpyHostToDevice));
+            CUDA_CHECK(cudaMemcpy(word_count.get(), &live_words, 4, cudaMemcpyHostToDevice));
 
             // Correct first: after the timing, one more launch on a cleared output must
             // have written exactly the live rays.
@@ -223,11 +240,11 @@ SkipBenchReport run_skip_bench(const SkipBenchOptions& opt, void (*progress)(int
                                                  (h_flags[i] ? " (live) wrongly" : " (dead)"));
                 }
             };
-            // Modes: the stencil as the renderer launches it (words per warp chosen from
-            // the grid and the SM count), flags, compact, and the stencil at one word per
-            // warp for comparison.
-            const uint32_t wpw = cuda::stencil_words_per_warp(n >> 5, uint32_t(props.multiProcessorCount),
-                                                                uint32_t(props.maxThreadsPerMultiProcessor) / 32u);
+            // Modes: the stencil as the renderer launches it (the live-word list walked by
+            // a grid that fills the GPU once), flags, compact, and the stencil scanned one
+            // warp per word over the whole grid (the design before the list) for comparison.
+            const cuda::ListWords words_src{word_list.get(), word_count.get(), stencil.get()};
+            const cuda::ScanWords scan_src{n / kWarpSize, stencil.get()};
             for (int m = 0; m < 4; ++m) {
                 SkipResult r;
                 r.pattern = patterns[pat];
@@ -237,14 +254,23 @@ SkipBenchReport run_skip_bench(const SkipBenchOptions& opt, void (*progress)(int
                 r.dead_rays = n - live;
                 r.live_warps = live_warps;
                 std::vector<double> ms;
-                if (m == 0 || m == 3) {
-                    const uint32_t w = m == 0 ? wpw : 1u;
-                    r.mode = m == 0 ? "stencil" : "stencil-w1";
+                if (m == 0) {
+                    r.mode = "stencil";
                     r.block = b_stencil;
-                    r.grid = grid_for(cuda::stencil_threads(n, w), b_stencil);
-                    last_launch = [&, w] {
-                        cuda::k_stencil_read<TouchOp><<<r.grid, r.block, 0, stream>>>(
-                            f, stencil.get(), w, op, (cuda::BounceCounters*)nullptr);
+                    r.grid = stencil_grid;
+                    last_launch = [&] {
+                        k_list<<<r.grid, r.block, 0, stream>>>(f, words_src, op, (cuda::BounceCounters*)nullptr,
+                                                               (cuda::FrameControl*)nullptr, (uint32_t*)nullptr);
+                    };
+                    ms = runner.time(last_launch);
+                    r.empty_ms = empty_for(n);
+                } else if (m == 3) {
+                    r.mode = "stencil-scan";
+                    r.block = b_stencil;
+                    r.grid = grid_for(n, b_stencil);
+                    last_launch = [&] {
+                        k_scan<<<r.grid, r.block, 0, stream>>>(f, scan_src, op, (cuda::BounceCounters*)nullptr,
+                                                               (cuda::FrameControl*)nullptr, (uint32_t*)nullptr);
                     };
                     ms = runner.time(last_launch);
                     r.empty_ms = empty_for(n);
@@ -254,20 +280,22 @@ SkipBenchReport run_skip_bench(const SkipBenchOptions& opt, void (*progress)(int
                     r.grid = grid_for(n, b_flags);
                     last_launch = [&] {
                         cuda::k_flags_read<TouchOp><<<r.grid, r.block, 0, stream>>>(
-                            f, flags.get(), op, (cuda::BounceCounters*)nullptr);
+                            f, flags.get(), op, (cuda::BounceCounters*)nullptr, (cuda::FrameControl*)nullptr,
+                            (uint32_t*)nullptr);
                     };
                     ms = runner.time(last_launch);
                     r.empty_ms = empty_for(n);
                 } else {
                     r.mode = "compact";
                     r.block = b_compact;
-                    r.grid = grid_for(compact_threads, b_compact);
+                    r.grid = compact_grid;
                     last_launch = [&] {
                         cuda::k_compact_read<TouchOp><<<r.grid, r.block, 0, stream>>>(
-                            f, list.get(), list_count.get(), op, (cuda::BounceCounters*)nullptr);
+                            f, list.get(), list_count.get(), op, (cuda::BounceCounters*)nullptr,
+                            (cuda::FrameControl*)nullptr, (uint32_t*)nullptr);
                     };
                     ms = runner.time(last_launch);
-                    r.empty_ms = empty_for(compact_threads);
+                    r.empty_ms = empty_for(n);
                 }
                 verify(r.mode);
                 r.median_ms = percentile(ms, 0.5);

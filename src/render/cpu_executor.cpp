@@ -127,6 +127,24 @@ private:
             return true;
         }
 
+        void begin_frame(const FrameContext&) {}
+        template <class Body>
+        void for_each_sample(FrameContext& f, Body&& body) {
+            for (uint32_t s = 0; s < f.spp; ++s) {
+                f.sample = s;
+                sample_offset(s, f.spp, f.sample_dx, f.sample_dy);
+                body();
+            }
+        }
+        // Stops once every ray is dead: the CUDA executor's graph stops after the same bounce.
+        template <class Body>
+        void for_each_bounce(const FrameContext& f, Body&& body) {
+            for (int bounce = 0; bounce < f.max_depth && !all_dead(); ++bounce) {
+                body(bounce);
+                if (stats) ++stats->bounces_run;
+            }
+        }
+
         void generate(const FrameContext& f) {
             write_stage(0, f, true, [&](uint32_t i) { return stage_generate(f, i); });
         }

@@ -43,6 +43,7 @@ struct FrameContext {
     int max_depth = 1;         // the primary ray is level 1
     uint32_t sample = 0;       // current sample; sample 0 clears the radiance
     float sample_dx = 0.5f, sample_dy = 0.5f;  // sub-pixel position of this sample
+    uint32_t spp = 1;          // samples per pixel
     float inv_spp = 1.0f;
     const float* srgb_thresholds = nullptr;  // 255 linear values, see render/srgb.h
     uint32_t* out_rgba = nullptr;            // one packed RGBA8 word per pixel

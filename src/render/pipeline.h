@@ -1,18 +1,21 @@
 // pipeline.h - the frame loop, once, for every executor.
 //
-// An executor supplies the five stage launchers; this loop is the whole algorithm:
+// An executor supplies the stage launchers and the two loops; this is the whole
+// algorithm:
 //
 //   for each sample:
 //     generate camera rays                  (writes the stencil: real pixels alive)
-//     for bounce = 0 .. depth-1:
+//     for bounce = 0 .. depth-1, while some ray is alive:
 //       intersect                           (reads + writes the stencil: misses die)
 //       shade: direct light + shadow rays   (reads the stencil)
 //       reflect: mirror bounce              (reads + writes the stencil: non-mirrors die)
 //   resolve into pixels
 //
-// Executors may stop the bounce loop early when they know every ray is dead
-// (`all_dead`); the CUDA executor never knows without a sync, so it keeps launching
-// and the stencil makes the dead bounces cost only their launches.
+// The loops belong to the executor because they run in different places: the CPU
+// executor loops on the host and stops once every stencil word is 0; the CUDA executor
+// loops on the device (conditional WHILE nodes of a CUDA graph, steered by the kernels
+// themselves), or, with stream launches, on the host without knowing when the rays die.
+// Both stop the bounce loop after the same bounce, so their FrameStats::bounces_run agree.
 #pragma once
 
 #include "render/frame.h"
@@ -38,20 +41,18 @@ inline void sample_offset(uint32_t s, uint32_t n, float& dx, float& dy) {
 
 template <class Launcher>
 void run_frame(Launcher& launch, FrameContext& f, const RenderSettings& settings) {
-    const uint32_t spp = uint32_t(settings.spp);
-    f.inv_spp = 1.0f / float(spp);
+    f.spp = uint32_t(settings.spp);
+    f.inv_spp = 1.0f / float(settings.spp);
     f.max_depth = settings.depth;
-    for (uint32_t s = 0; s < spp; ++s) {
-        f.sample = s;
-        sample_offset(s, spp, f.sample_dx, f.sample_dy);
+    launch.begin_frame(f);
+    launch.for_each_sample(f, [&] {
         launch.generate(f);
-        for (int bounce = 0; bounce < settings.depth; ++bounce) {
-            if (launch.all_dead()) break;
+        launch.for_each_bounce(f, [&](int bounce) {
             launch.intersect(f, bounce);
             launch.shade(f, bounce);
             launch.reflect(f, bounce);
-        }
-    }
+        });
+    });
     launch.resolve(f);
 }
 

@@ -20,6 +20,21 @@ bool parse_mode(const std::string& s, DeadRayMode& out) {
     return true;
 }
 
+const char* to_string(LaunchMode m) {
+    switch (m) {
+        case LaunchMode::Graph: return "graph";
+        case LaunchMode::Stream: return "stream";
+    }
+    return "?";
+}
+
+bool parse_launch_mode(const std::string& s, LaunchMode& out) {
+    if (s == "graph") out = LaunchMode::Graph;
+    else if (s == "stream") out = LaunchMode::Stream;
+    else return false;
+    return true;
+}
+
 bool parse_backend(const std::string& s, Backend& out) {
     if (s == "auto") out = Backend::Auto;
     else if (s == "cuda") out = Backend::Cuda;

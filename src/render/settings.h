@@ -10,8 +10,8 @@ namespace srt {
 // How dead rays are skipped. All modes produce identical images.
 enum class DeadRayMode : uint8_t {
     Stencil,  // one bit per ray, one 32-bit word per warp, written with __ballot_sync (default);
-              // on very large grids one launched warp may cover several stencil words
-              // (cuda/kernels.cuh: stencil_words_per_warp)
+              // the GPU walks a list of the live words with a grid that fills the device
+              // once (cuda/kernels.cuh), so dead rays cost nothing
     Flags,    // one uint32 per ray, tested at entry (seed 004's baseline)
     Compact,  // live ray indices compacted between stages; later stages loop over the live list
               // with a device-filling grid, so dead rays cost nothing
@@ -19,12 +19,23 @@ enum class DeadRayMode : uint8_t {
 const char* to_string(DeadRayMode m);
 bool parse_mode(const std::string& s, DeadRayMode& out);
 
+// How the CUDA executor issues a frame's kernels. Both give identical images.
+enum class LaunchMode : uint8_t {
+    Graph,   // a CUDA graph captured once per configuration and replayed; the sample and
+             // bounce loops are conditional WHILE nodes, so the bounces after the last live
+             // ray are never launched (default)
+    Stream,  // one stream launch per kernel from the host, depth bounces every sample
+};
+const char* to_string(LaunchMode m);
+bool parse_launch_mode(const std::string& s, LaunchMode& out);
+
 struct RenderSettings {
     int width = 1920;
     int height = 1080;
     int depth = 8;  // max trace level; the primary ray is level 1
     int spp = 1;    // samples per pixel (1 = pixel centres)
     DeadRayMode mode = DeadRayMode::Stencil;
+    LaunchMode launch = LaunchMode::Graph;  // CUDA only
     int warp_width = 8;  // pixels per warp tile row: 1, 2, 4, 8, 16 or 32 (tile = warp_width x 32/warp_width)
     bool stats = false;  // count live rays/warps and time stages (costs extra work)
 };
@@ -47,6 +58,7 @@ struct FrameStats {
     std::vector<BounceStats> bounces;  // one per bounce actually traced (per sample, summed)
     std::vector<StageTime> stage_ms;   // summed over bounces and samples
     uint64_t rays_traced = 0;          // primary + reflected + shadow rays
+    uint64_t bounces_run = 0;          // bounces that started with a live ray, summed over samples
 };
 
 }  // namespace srt

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# compute-sanitizer over small renders in every mode, with an odd size so the last
-# warp is partial. Exits 77 (skipped) where no GPU or no compute-sanitizer exists.
+# compute-sanitizer (memcheck, racecheck, synccheck, initcheck) over small renders in
+# every mode and both launch kinds (a CUDA graph with device-side loops, and stream
+# launches), at odd sizes so the last warp is partial: 67x33, 1x1, 961x1, 33x17.
+# Cases run $SAN_JOBS at a time (default 6). Exits 77 (skipped) where no GPU or no
+# compute-sanitizer exists.
 set -u
 BIN=${1:?usage: sanitize.sh path/to/stencilrt}
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
@@ -8,16 +11,23 @@ if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1 ||
   echo "no GPU or no compute-sanitizer: skipped"; exit 77
 fi
 out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
-fail=0
+export BIN CS out
+one() {  # tool mode launch size
+  local log="$out/$1-$2-$3-$4.log"
+  "$CS" --tool "$1" --error-exitcode 99 "$BIN" render --backend cuda --mode "$2" --launch "$3" \
+    -W "${4%x*}" -H "${4#*x}" --depth 4 --spp 2 -o "$out/$1-$2-$3-$4.png" >"$log" 2>&1
+  local rc=$?
+  printf '%-10s %-8s %-6s %-6s rc=%d  %s\n' "$1" "$2" "$3" "$4" "$rc" \
+    "$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)"
+  [ $rc -eq 0 ] || { tail -30 "$log"; return 1; }
+}
+export -f one
 for tool in memcheck racecheck synccheck initcheck; do
   for mode in stencil flags compact; do
-    log="$out/$tool-$mode.log"
-    "$CS" --tool "$tool" --error-exitcode 99 "$BIN" render --backend cuda --mode "$mode" \
-      -W 67 -H 33 --depth 4 --spp 2 -o "$out/img.png" >"$log" 2>&1
-    rc=$?
-    summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)
-    printf '%-10s %-8s rc=%d  %s\n' "$tool" "$mode" "$rc" "$summary"
-    if [ $rc -ne 0 ]; then fail=1; tail -30 "$log"; fi
+    for launch in graph stream; do
+      for size in 67x33 1x1 961x1 33x17; do echo "$tool $mode $launch $size"; done
+    done
   done
-done
-exit $fail
+done | xargs -P "${SAN_JOBS:-6}" -L 1 bash -c 'one "$@"' _ | sort
+# xargs exits 123 when any case failed.
+exit "${PIPESTATUS[1]}"

@@ -55,12 +55,15 @@ std::vector<std::pair<std::string, Scene>> scenes() {
     return v;
 }
 
-RenderSettings settings(int w, int h, int depth, DeadRayMode mode = DeadRayMode::Stencil) {
+RenderSettings settings(int w, int h, int depth, DeadRayMode mode = DeadRayMode::Stencil,
+                        LaunchMode launch = LaunchMode::Graph, int spp = 1) {
     RenderSettings rs;
     rs.width = w;
     rs.height = h;
     rs.depth = depth;
     rs.mode = mode;
+    rs.launch = launch;
+    rs.spp = spp;
     return rs;
 }
 
@@ -180,14 +183,110 @@ TEST(Gpu, OddSizes) {
         Image ref;
         cpu->render(scene.camera, settings(w, h, 4), ref);
         for (DeadRayMode m : kModes) {
-            Image img;
-            g->render(scene.camera, settings(w, h, 4, m), img);
-            const ImageDiff d = compare_images(ref, img, 1);
-            EXPECT_GE(d.fraction_within(), 0.9999) << w << "x" << h << " " << to_string(m);
-            EXPECT_EQ(img.width, w);
-            EXPECT_EQ(img.height, h);
+            for (LaunchMode l : {LaunchMode::Graph, LaunchMode::Stream}) {
+                Image img;
+                g->render(scene.camera, settings(w, h, 4, m, l), img);
+                const ImageDiff d = compare_images(ref, img, 0);
+                EXPECT_EQ(d.exact_equal, d.channels) << w << "x" << h << " " << to_string(m) << " " << to_string(l);
+                EXPECT_EQ(img.width, w);
+                EXPECT_EQ(img.height, h);
+            }
         }
     }
+}
+
+// A graph replay and stream launches give the same image, bit for bit, in every mode,
+// with one and several samples.
+TEST(Gpu, GraphAndStreamGiveIdenticalImages) {
+    auto g = gpu();
+    ASSERT_TRUE(g);
+    for (auto& [name, scene] : scenes()) {
+        const CompiledScene cs = compile_scene(scene);
+        g->set_scene(cs);
+        for (DeadRayMode m : kModes) {
+            for (int spp : {1, 3}) {
+                Image a, b;
+                g->render(scene.camera, settings(257, 131, 8, m, LaunchMode::Stream, spp), a);
+                g->render(scene.camera, settings(257, 131, 8, m, LaunchMode::Graph, spp), b);
+                const ImageDiff d = compare_images(a, b, 0);
+                EXPECT_EQ(d.exact_equal, d.channels) << name << " " << to_string(m) << " spp " << spp;
+            }
+        }
+    }
+}
+
+// A new camera replays the captured graph (no new capture) and gives the image of a
+// fresh render from that camera; a new size, depth or mode captures again.
+TEST(Gpu, CameraChangeReplaysTheGraph) {
+    auto g = gpu();
+    ASSERT_TRUE(g);
+    const Scene scene = builtin_default_scene();
+    const CompiledScene cs = compile_scene(scene);
+    g->set_scene(cs);
+    Camera moved = scene.camera;
+    moved.from = moved.from + glm::vec3(1.5f, 0.25f, -2.0f);
+    const RenderSettings rs = settings(320, 200, 8);
+    Image first, second, again;
+    g->render(scene.camera, rs, first);
+    const int captures = g->graph_captures();
+    g->render(moved, rs, second);
+    g->render(scene.camera, rs, again);
+    EXPECT_EQ(g->graph_captures(), captures) << "a camera change must not capture again";
+    EXPECT_EQ(compare_images(first, again, 0).over_tolerance, 0u);
+
+    auto fresh = gpu();
+    fresh->set_scene(cs);
+    Image ref;
+    fresh->render(moved, settings(320, 200, 8, DeadRayMode::Stencil, LaunchMode::Stream), ref);
+    const ImageDiff d = compare_images(ref, second, 0);
+    EXPECT_EQ(d.exact_equal, d.channels);
+    EXPECT_GT(compare_images(first, second, 0).over_tolerance, 0u) << "the camera did move";
+
+    for (const RenderSettings& other : {settings(321, 200, 8), settings(320, 200, 5),
+                                         settings(320, 200, 8, DeadRayMode::Compact)}) {
+        const int before = g->graph_captures();
+        g->render(scene.camera, other, again);
+        EXPECT_EQ(g->graph_captures(), before + 1);
+    }
+}
+
+// The bounce loop stops on the device after the same bounce as the CPU executor's
+// host loop (bounces_run), in every mode, graph or stream; and the counts agree.
+TEST(Gpu, EarlyExitStopsAtTheCpusBounce) {
+    auto g = gpu();
+    ASSERT_TRUE(g);
+    auto cpu = make_cpu_executor();
+    bool some_early = false;
+    for (auto& [name, scene] : scenes()) {
+        const CompiledScene cs = compile_scene(scene);
+        g->set_scene(cs);
+        cpu->set_scene(cs);
+        for (int depth : {1, 3, 12}) {
+            for (int spp : {1, 2}) {
+                Image img;
+                FrameStats c;
+                cpu->render(scene.camera, settings(199, 97, depth, DeadRayMode::Stencil, LaunchMode::Graph, spp), img,
+                            &c);
+                ASSERT_GE(c.bounces_run, uint64_t(spp));
+                ASSERT_LE(c.bounces_run, uint64_t(depth * spp));
+                if (c.bounces_run < uint64_t(depth * spp)) some_early = true;
+                for (DeadRayMode m : kModes) {
+                    for (LaunchMode l : {LaunchMode::Graph, LaunchMode::Stream}) {
+                        FrameStats s;
+                        g->render(scene.camera, settings(199, 97, depth, m, l, spp), img, &s);
+                        EXPECT_EQ(s.bounces_run, c.bounces_run)
+                            << name << " depth " << depth << " spp " << spp << " " << to_string(m) << " "
+                            << to_string(l);
+                        EXPECT_EQ(s.rays_traced, c.rays_traced) << name << " " << to_string(m) << " " << to_string(l);
+                        ASSERT_EQ(s.bounces.size(), c.bounces.size()) << name << " " << to_string(m);
+                        for (size_t b = 0; b < c.bounces.size(); ++b)
+                            EXPECT_EQ(s.bounces[b].live_rays, c.bounces[b].live_rays) << name << " bounce " << b;
+                    }
+                }
+            }
+        }
+    }
+    EXPECT_TRUE(some_early) << "no scene ended before its depth: the early exit was not exercised";
 }
 
 TEST(Gpu, OutOfMemoryIsReported) {
