@@ -65,6 +65,7 @@ public:
         CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
         for (cudaStream_t& s : side_) CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
         ctrl_.allocate(1, "frame control");
+        CUDA_CHECK(cudaMemset(ctrl_.get(), 0, ctrl_.bytes()));  // every byte defined (initcheck)
         const auto t = make_srgb_thresholds();
         thresholds_.upload(std::vector<float>(t.begin(), t.end()), "sRGB table");
         resolve_default_launch();
@@ -237,7 +238,7 @@ private:
 
     // Records run_frame's launches into a graph, with the loops as WHILE nodes.
     cuda::GraphExec capture_frame(FrameContext& f, const RenderSettings& settings, bool counting) {
-        CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+        CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed));
         cudaGraph_t graph = nullptr;
         try {
             const cudaGraph_t root = cuda::capturing_graph(stream_);
@@ -366,15 +367,17 @@ private:
                 case DeadRayMode::Stencil: {
                     const auto kernel = cuda::k_stencil_write<cuda::AllWords, cuda::GenerateOp>;
                     const auto [grid, b] = filling(kernel, block);
+                    // No list: bounce 0's intersect reads every word (kernels.cuh).
                     launch(kGenerate, grid, b, kernel, f, cuda::AllWords{f.ray_count >> 5}, ex.stencil_.get(), op,
-                           ex.list_[0].get(), live(0), (BounceCounters*)nullptr, (const FrameControl*)ctrl());
+                           (uint32_t*)nullptr, (uint32_t*)nullptr, (BounceCounters*)nullptr,
+                           (const FrameControl*)ctrl());
                     break;
                 }
                 case DeadRayMode::Flags: {
                     const auto kernel = cuda::k_flags_write<cuda::GenerateOp>;
                     const auto [grid, b] = per_ray(kernel, block, f.ray_count);
-                    launch(kGenerate, grid, b, kernel, f, ex.flags_.get(), op, true, live(0), (BounceCounters*)nullptr,
-                           (const FrameControl*)ctrl());
+                    launch(kGenerate, grid, b, kernel, f, ex.flags_.get(), op, true, (uint32_t*)nullptr,
+                           (BounceCounters*)nullptr, (const FrameControl*)ctrl());
                     break;
                 }
                 case DeadRayMode::Compact: {
@@ -385,21 +388,24 @@ private:
                 }
             }
         }
-        // A stage that changes liveness: reads live set `in`, writes live set `out`.
-        template <class Op>
-        void write_stage(Stage stage, int block, const FrameContext& f, Op op, BounceCounters* c, int in, int out) {
+        // A stage that changes liveness: reads live set `in` (stencil: through `words`),
+        // writes live set `out`.
+        template <class Op, class Words>
+        void write_stage(Stage stage, int block, const FrameContext& f, Op op, BounceCounters* c, int in, int out,
+                         Words words) {
             switch (settings.mode) {
                 case DeadRayMode::Stencil: {
-                    const auto kernel = cuda::k_stencil_write<cuda::ListWords, Op>;
+                    const auto kernel = cuda::k_stencil_write<Words, Op>;
                     const auto [grid, b] = filling(kernel, block);
-                    launch(stage, grid, b, kernel, f, live_words(in), ex.stencil_.get(), op, ex.list_[out].get(),
-                           live(out), c, (const FrameControl*)ctrl());
+                    launch(stage, grid, b, kernel, f, words, ex.stencil_.get(), op, ex.list_[out].get(), live(out), c,
+                           (const FrameControl*)ctrl());
                     break;
                 }
                 case DeadRayMode::Flags: {
+                    // Only reflect's survivors steer the bounce loop (k_end_bounce reads live[0]).
                     const auto kernel = cuda::k_flags_write<Op>;
                     const auto [grid, b] = per_ray(kernel, block, f.ray_count);
-                    launch(stage, grid, b, kernel, f, ex.flags_.get(), op, false, live(out), c,
+                    launch(stage, grid, b, kernel, f, ex.flags_.get(), op, false, out == 0 ? live(0) : nullptr, c,
                            (const FrameControl*)ctrl());
                     break;
                 }
@@ -413,7 +419,8 @@ private:
             }
         }
         void intersect(const FrameContext& f, int) {
-            write_stage(kIntersect, ex.launch_.intersect, f, cuda::IntersectOp{}, counters(), 0, 1);
+            const cuda::BounceWords words{live_words(0), cuda::ScanWords{f.ray_count >> 5, ex.stencil_.get()}, ctrl()};
+            write_stage(kIntersect, ex.launch_.intersect, f, cuda::IntersectOp{}, counters(), 0, 1, words);
         }
         // Reads live set 1; clears live set 0's size, which reflect refills.
         void shade(const FrameContext& f, int) {
@@ -443,7 +450,7 @@ private:
             }
         }
         void reflect(const FrameContext& f, int bounce) {
-            write_stage(kReflect, ex.launch_.reflect, f, cuda::ReflectOp{ctrl()}, nullptr, 1, 0);
+            write_stage(kReflect, ex.launch_.reflect, f, cuda::ReflectOp{ctrl()}, nullptr, 1, 0, live_words(1));
             if (ex.probe_) ex.probe_(int(f.sample), bounce, ex.stencil_words(settings, f.ray_count));
         }
         void resolve(const FrameContext& f) {
@@ -561,7 +568,7 @@ private:
         // intersect 0.36 ms at 576 threads, 0.31 ms at 128; shade 0.35 -> 0.20 ms).
         constexpr int kTraversalBlockLimit = 128;
         default_.generate = best(cuda::k_stencil_write<cuda::AllWords, cuda::GenerateOp>);
-        default_.intersect = best(cuda::k_stencil_write<cuda::ListWords, cuda::IntersectOp>, kTraversalBlockLimit);
+        default_.intersect = best(cuda::k_stencil_write<cuda::BounceWords, cuda::IntersectOp>, kTraversalBlockLimit);
         default_.shade = best(cuda::k_stencil_read<cuda::ListWords, cuda::ShadeOp>, kTraversalBlockLimit);
         default_.reflect = best(cuda::k_stencil_write<cuda::ListWords, cuda::ReflectOp>);
         default_.resolve = best(cuda::k_resolve);

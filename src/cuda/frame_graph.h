@@ -98,7 +98,7 @@ void capture_while(cudaStream_t stream, cudaStream_t side, cudaGraphConditionalH
     cudaGraph_t body_graph = p.conditional.phGraph_out[0];
     CUDA_CHECK(cudaStreamUpdateCaptureDependencies(stream, &node, nullptr, 1, cudaStreamSetCaptureDependencies));
 
-    CUDA_CHECK(cudaStreamBeginCaptureToGraph(side, body_graph, nullptr, nullptr, 0, cudaStreamCaptureModeThreadLocal));
+    CUDA_CHECK(cudaStreamBeginCaptureToGraph(side, body_graph, nullptr, nullptr, 0, cudaStreamCaptureModeRelaxed));
     body(side);
     CUDA_CHECK(cudaStreamEndCapture(side, &body_graph));
 }

@@ -42,14 +42,17 @@ struct BounceCounters {
 // reflect), k_end_bounce clears live[1] (read by shade and reflect, written by the next
 // intersect), k_end_sample clears both for the next sample's generate.
 struct FrameControl {
+    // Read by every thread (uniform loads, kept in L1): one cache line...
     CameraGpu camera;
-    uint32_t sample;       // current sample, 0 .. spp-1
-    uint32_t bounce;       // current bounce of this sample, 0 .. depth-1
-    uint32_t live[2];      // sizes of the two live sets (above)
-    uint32_t active;       // the current bounce started with live rays
-    uint32_t bounces_run;  // bounces that started with live rays, summed over samples
-    uint32_t pad[2];
+    uint32_t sample;  // current sample, 0 .. spp-1
+    uint32_t bounce;  // current bounce of this sample, 0 .. depth-1
+    // ...and the counters that atomics hit on another, so that the appends do not keep
+    // evicting the line every ray reads (measured: generate 2x slower when shared).
+    alignas(128) uint32_t live[2];  // sizes of the two live sets (above)
+    uint32_t active;                // the current bounce started with live rays
+    uint32_t bounces_run;           // bounces that started with live rays, summed over samples
 };
+static_assert(sizeof(FrameControl) == 256, "FrameControl: two 128-byte lines");
 
 // The loop conditions of the frame's graph (cuda/frame_graph.h), or 0 with stream
 // launches: the host then runs the loops and nothing is set.
@@ -123,30 +126,24 @@ __device__ __forceinline__ void warp_append(bool keep, uint32_t value, uint32_t*
 // ---------------------------------------------------------------------------
 // stencil: one bit per ray, one word per warp of rays, and a list of the live words
 //
-// The grid does not grow with the rays: it is sized to fill the GPU once
-// (CudaExecutor's persistent grid), and its warps walk the live-word list that the
-// previous stage appended, so a dead bounce costs one small launch whatever the frame
-// size, and a live word costs one 32-lane pass with exactly the one-word semantics of
+// The grid does not grow with the rays: it is sized to fill the GPU
+// (CudaExecutor::fill_blocks), and its warps walk the live-word list that the previous
+// stage appended, so a dead bounce costs one small launch whatever the frame size, and
+// a live word costs one 32-lane pass with exactly the one-word semantics of
 // render/stencil.h (test the bit, dead lanes idle, every lane ballots).
 //
-// Each warp takes CHUNKS of up to 32 consecutive list entries, grid-stride: lane l
-// loads entry chunk*C + l and its word (coalesced), the warp makes one pass per live
-// word, and the survivors' words are stored and appended in one go (one atomicAdd per
-// chunk). C halves until there are at least as many chunks as warps, so a full bounce
-// keeps every warp busy and a nearly dead one spreads its few words over many warps.
+// Warp w of W takes list entries w, w+W, w+2W, ... (interleaved, so that expensive
+// words spread over all warps), 32 at a time: lane l loads entry w + (r + l) W and its
+// word in one instruction, then the warp makes one pass per live word. Survivors are
+// buffered in the warp (lane k holds the k-th pending index) and appended 32 at a time,
+// so the out list costs one atomicAdd per 32 live words, not one per word.
+//
+// Generate writes the words only; bounce 0 reads every word (a fresh sample is all
+// alive but for pad lanes), later bounces read the list.
 // ---------------------------------------------------------------------------
 
-// Entries per chunk for `n` list entries over `warps` warps: the largest power of two
-// up to 32 that still leaves one chunk per warp (1 when n < 2 * warps).
-__host__ __device__ inline uint32_t list_chunk(uint32_t n, uint32_t warps) {
-    uint32_t c = 1;
-    while (c < 32u && n / (2u * c) >= warps) c *= 2u;
-    return c;
-}
-
-// Where a stage's words come from: every word in order (generate: all lanes take
-// part, no stencil read), or the live-word list.
-struct AllWords {
+// Where a stage's words come from.
+struct AllWords {  // generate: every word, all lanes take part, no stencil read
     uint32_t words;
     __device__ uint32_t count() const { return words; }
     __device__ void get(uint32_t k, uint32_t& w, uint32_t& word) const {
@@ -154,7 +151,7 @@ struct AllWords {
         word = kFullMask;
     }
 };
-struct ListWords {
+struct ListWords {  // the live-word list of the previous stage
     const uint32_t* __restrict__ list;
     const uint32_t* count_ptr;
     const uint32_t* __restrict__ stencil;
@@ -164,10 +161,7 @@ struct ListWords {
         word = stencil[w];
     }
 };
-
-// Every word in order, read from the stencil: one warp per word when launched over
-// them all (the design before the live-word list; bench --skip compares the two).
-struct ScanWords {
+struct ScanWords {  // every word, read from the stencil
     uint32_t words;
     const uint32_t* __restrict__ stencil;
     __device__ uint32_t count() const { return words; }
@@ -176,19 +170,30 @@ struct ScanWords {
         word = stencil[k];
     }
 };
+// Intersect: every word at bounce 0 (generate made no list), the list after.
+struct BounceWords {
+    ListWords list;
+    ScanWords all;
+    const FrameControl* ctrl;
+    __device__ bool first() const { return ctrl->bounce == 0; }
+    __device__ uint32_t count() const { return first() ? all.count() : list.count(); }
+    __device__ void get(uint32_t k, uint32_t& w, uint32_t& word) const {
+        if (first()) all.get(k, w, word);
+        else list.get(k, w, word);
+    }
+};
 
-// For each chunk of this warp: loads the chunk's (index, word) pairs into lanes, calls
-// pass(w, word, j) once per non-zero word in order (warp-uniform: j is the entry's lane),
-// then done(valid, w_lane, word_lane) once, every lane with its own entry.
+// For each group of up to 32 of this warp's entries: loads them into lanes, calls
+// pass(w, word, j) once per non-zero word in order (warp-uniform; j is the entry's
+// lane), then done(valid, w_lane) once, every lane with its own entry.
 template <class Source, class Pass, class Done>
-__device__ __forceinline__ void for_each_word_chunk(const Source& src, Pass&& pass, Done&& done) {
+__device__ __forceinline__ void for_each_word_group(const Source& src, Pass&& pass, Done&& done) {
     const uint32_t n = src.count();
     const uint32_t warps = warps_in_grid();
-    const uint32_t c = list_chunk(n, warps);
     const uint32_t lane = lane_id();
-    for (uint32_t chunk = warp_global(); chunk * c < n; chunk += warps) {  // warp-uniform bound
-        const uint32_t k = chunk * c + lane;
-        const bool valid = lane < c && k < n;
+    for (uint32_t first = warp_global(); first < n; first += 32u * warps) {  // warp-uniform bound
+        const uint32_t k = first + lane * warps;
+        const bool valid = k < n && k >= first;  // k >= first: no wrap-around
         uint32_t w = 0, word = 0;
         if (valid) src.get(k, w, word);
         uint32_t live = __ballot_sync(kFullMask, word != 0);
@@ -197,32 +202,66 @@ __device__ __forceinline__ void for_each_word_chunk(const Source& src, Pass&& pa
             live &= live - 1u;
             pass(__shfl_sync(kFullMask, w, j), __shfl_sync(kFullMask, word, j), j);
         }
-        done(valid, w, word);
+        done(valid, w);
     }
 }
 
-// A stage that writes liveness: generate (AllWords) and intersect/reflect (ListWords).
+// Appends to a list 32 entries at a time: lane k holds the k-th pending value.
+// Warp-uniform: every lane calls every member.
+struct WarpAppender {
+    uint32_t* __restrict__ out;
+    uint32_t* __restrict__ out_count;
+    uint32_t pending = 0;  // same in every lane
+    uint32_t value = 0;    // this lane's pending value
+
+    __device__ void flush() {
+        if (pending == 0) return;
+        uint32_t base = 0;
+        if (lane_id() == 0) base = atomicAdd(out_count, pending);
+        base = __shfl_sync(kFullMask, base, 0);
+        if (lane_id() < pending) out[base + lane_id()] = value;
+        pending = 0;
+    }
+    __device__ void push(bool keep, uint32_t v) {
+        const uint32_t mask = __ballot_sync(kFullMask, keep);
+        const uint32_t n = uint32_t(__popc(mask));
+        if (n == 0) return;
+        if (pending + n > 32u) flush();
+        // Lane pending + r takes the value of the r-th set lane of `mask`.
+        const uint32_t lane = lane_id();
+        const uint32_t r = lane - pending;
+        const uint32_t src = (lane >= pending && r < n) ? __fns(mask, 0, r + 1) : 0u;
+        const uint32_t got = __shfl_sync(kFullMask, v, src);
+        if (lane >= pending && r < n) value = got;
+        pending += n;
+    }
+};
+
+// A stage that writes liveness: generate (AllWords, no list) and intersect
+// (BounceWords) / reflect (ListWords), which append their surviving words to out_list.
 template <class Source, class Op>
 __global__ void k_stencil_write(FrameContext f, Source src, uint32_t* __restrict__ stencil, Op op,
                                 uint32_t* __restrict__ out_list, uint32_t* __restrict__ out_count,
                                 BounceCounters* counters, const FrameControl* ctrl) {
     BounceCounters* c = bounce_counters(counters, ctrl);
-    uint32_t out_word = 0;  // lane j: the new word of the chunk's entry j
-    for_each_word_chunk(
+    WarpAppender out{out_list, out_count};
+    uint32_t out_word = 0;  // lane j: the new word of the group's entry j
+    for_each_word_group(
         src,
         [&](uint32_t w, uint32_t word, uint32_t j) {
             const uint32_t i = (w << 5) | lane_id();
             count_entry(c, word);
             bool alive = stencil_test(word, i);
             if (alive) alive = op(f, i);                           // dead lanes do no work...
-            const uint32_t out = __ballot_sync(kFullMask, alive);  // ...but still vote
-            if (lane_id() == j) out_word = out;
+            const uint32_t vote = __ballot_sync(kFullMask, alive);  // ...but still vote
+            if (lane_id() == j) out_word = vote;
         },
-        [&](bool valid, uint32_t w, uint32_t /*word*/) {
+        [&](bool valid, uint32_t w) {
             if (valid) stencil[w] = out_word;
-            warp_append(valid && out_word != 0, w, out_list, out_count);
+            if (out_list) out.push(valid && out_word != 0, w);
             out_word = 0;
         });
+    if (out_list) out.flush();
 }
 
 // A stage that only reads liveness (shade). Block 0 clears `clear` (see FrameControl).
@@ -231,7 +270,7 @@ __global__ void k_stencil_read(FrameContext f, Source src, Op op, BounceCounters
                                FrameControl* ctrl, uint32_t* clear) {
     if (clear && blockIdx.x == 0 && threadIdx.x == 0) *clear = 0;
     BounceCounters* c = bounce_counters(counters, ctrl);
-    for_each_word_chunk(
+    for_each_word_group(
         src,
         [&](uint32_t w, uint32_t word, uint32_t) {
             const uint32_t i = (w << 5) | lane_id();
@@ -239,13 +278,14 @@ __global__ void k_stencil_read(FrameContext f, Source src, Op op, BounceCounters
             if (stencil_test(word, i)) n = op(f, i);
             count_shadow(c, n);
         },
-        [](bool, uint32_t, uint32_t) {});
+        [](bool, uint32_t) {});
 }
 
 // ---------------------------------------------------------------------------
 // flags: one uint32 per ray, tested at entry (seed 004's baseline): one thread per
-// ray, whatever is alive. Writers also raise live[out] when a ray survives, so that
-// the bounce loop can stop.
+// ray, whatever is alive. Reflect also raises *any_alive when a ray survives, so that
+// the bounce loop can stop (the load first: a store per live ray to one address
+// would serialise in L2; other writers pass nullptr).
 // ---------------------------------------------------------------------------
 template <class Op>
 __global__ void k_flags_write(FrameContext f, uint32_t* __restrict__ flags, Op op, bool all_lanes,
@@ -257,7 +297,7 @@ __global__ void k_flags_write(FrameContext f, uint32_t* __restrict__ flags, Op o
     if (!live_in) return;  // per-lane exit: no collective follows in this mode
     const bool alive = op(f, i);
     flags[i] = alive ? 1u : 0u;
-    if (alive) *any_alive = 1u;
+    if (any_alive && alive && *any_alive == 0u) *any_alive = 1u;
 }
 
 template <class Op>
