@@ -28,7 +28,7 @@ b "$NEW" new-conf $CONF $CAM -W 1024 -H 768 --depths 1,2 --modes stencil,flags -
 for w in ${WAVES:-2 4 8}; do SRT_FILL_WAVES=$w b "$NEW" new-waves$w --depths 1,8,12 --modes stencil
   SRT_FILL_WAVES=$w b "$NEW" new-conf-waves$w $CONF $CAM -W 1024 -H 768 --depths 1,2 --modes stencil; done
 echo "== racecheck, one graph case, whole log"
-/usr/local/cuda/bin/compute-sanitizer --tool racecheck "$NEW" render --backend cuda --launch graph -W 67 -H 33 --depth 4 -o /tmp/rc.png 2>&1 | tail -25
+/usr/local/cuda/bin/compute-sanitizer --tool racecheck "$NEW" render --backend cuda --launch graph -W 67 -H 33 --depth 4 -o /tmp/rc.png > "$R/racecheck-graph.log" 2>&1; echo "rc=$?"; tail -5 "$R/racecheck-graph.log"
 [ "${SKIP_SAN:-0}" = 1 ] || { echo "== compute-sanitizer"; SAN_JOBS=8 timeout 240 bash tests/gpu/sanitize.sh "$NEW" > "$R/sanitize.log" 2>&1;
   echo "sanitize rc=$?"; grep -c "rc=0" "$R/sanitize.log"; grep -v "rc=0" "$R/sanitize.log" | head -20; }
 tar czf "$OUT/dead.tgz" -C "$R" --exclude cache .

@@ -632,7 +632,7 @@ int run_skip(const BenchOptions& o, Executor& ex) {
     so.iterations = o.skip_iterations;
     std::printf("skip     %u rays (padded to warps), %d timed launches per case (median), L2 flushed before each; "
                 "live rays write one float\n", padded_ray_count(o.skip_rays), so.iterations);
-    // 2 patterns x the live fractions x 4 modes (stencil, flags, compact, stencil-scan), as
+    // 2 patterns x the live fractions x 4 modes (stencil, flags, compact, stencil-dense), as
     // run_skip_bench counts them.
     Progress progress("bench --skip", 2 * int(so.live_fractions.size()) * 4, !o.no_progress);
     const SkipBenchReport rep = run_skip_bench(so, skip_progress, &progress);

@@ -242,7 +242,8 @@ private:
         cudaGraph_t graph = nullptr;
         try {
             const cudaGraph_t root = cuda::capturing_graph(stream_);
-            const LoopHandles loops{cuda::make_loop_handle(root), cuda::make_loop_handle(root)};
+            const LoopHandles loops{cuda::make_loop_handle(root), cuda::make_loop_handle(root),
+                                    cuda::make_loop_handle(root)};
             Launcher launch{*this, settings, counting, false, stream_, loops};
             run_frame(launch, f, settings);
         } catch (...) {
@@ -292,12 +293,13 @@ private:
         bool timing;    // events around every launch (stream launches only)
         cudaStream_t stream;
         LoopHandles loops;
+        bool sparse = false;  // stencil: capturing the sparse branch of a bounce
 
         bool graph() const { return loops.samples != 0; }
+        bool stencil() const { return settings.mode == DeadRayMode::Stencil; }
         FrameControl* ctrl() const { return ex.ctrl_.get(); }
         uint32_t* live(int k) const { return &ex.ctrl_.get()->live[k]; }
         BounceCounters* counters() const { return counting ? ex.counters_.get() : nullptr; }
-        cuda::ListWords live_words(int k) const { return {ex.list_[k].get(), live(k), ex.stencil_.get()}; }
 
         template <class Kernel, class... Args>
         void launch(Stage stage, uint32_t grid, int block, Kernel kernel, Args... args) {
@@ -334,20 +336,47 @@ private:
                 for (uint32_t s = 0; s < f.spp; ++s) one();
             }
         }
+        // Stencil in a graph: each bounce is IF dense (the three wavefront kernels, then
+        // the live-word list if the next bounce is sparse) ELSE sparse (one fused kernel
+        // over the list); k_end_bounce decides. With stream launches every bounce is dense.
         template <class Body>
         void for_each_bounce(const FrameContext& f, Body&& body) {
             const uint32_t depth = uint32_t(f.max_depth);
-            if (graph()) {
-                in_body(ex.side_[1], loops.bounces, [&] {
-                    body(-1);  // the bounce is FrameControl::bounce, on the device
-                    launch(kReflect, 1, 1, cuda::k_end_bounce, ctrl(), depth, loops);
-                });
-            } else {
+            const uint32_t sparse_words = graph() && stencil() ? ex.sparse_words(*this) : ~0u;
+            auto end = [&] { launch(kReflect, 1, 1, cuda::k_end_bounce, ctrl(), depth, stencil(), sparse_words, loops); };
+            if (!graph()) {
                 for (uint32_t b = 0; b < depth; ++b) {
                     body(int(b));
-                    launch(kReflect, 1, 1, cuda::k_end_bounce, ctrl(), depth, loops);
+                    end();
                 }
+                return;
             }
+            in_body(ex.side_[1], loops.bounces, [&] {
+                if (!stencil()) {
+                    body(-1);  // the bounce is FrameControl::bounce, on the device
+                    end();
+                    return;
+                }
+                const cudaStream_t outer = stream;
+                cuda::capture_if_else(
+                    outer, ex.side_[2], loops.dense,
+                    [&](cudaStream_t s) {
+                        stream = s;
+                        body(-1);
+                        end();
+                        const auto [grid, b] = filling(cuda::k_stencil_list, 256);
+                        launch(kReflect, grid, b, cuda::k_stencil_list, (const uint32_t*)ex.stencil_.get(),
+                               f.ray_count >> 5, ctrl(), ex.list_[0].get(), ex.list_[1].get());
+                    },
+                    [&](cudaStream_t s) {
+                        stream = s;
+                        sparse = true;
+                        body(-1);
+                        sparse = false;
+                        end();
+                    });
+                stream = outer;
+            });
         }
         // Captures `body` into a WHILE node's body on the side stream `side`.
         template <class Body>
@@ -365,12 +394,10 @@ private:
             const int block = ex.launch_.generate;
             switch (settings.mode) {
                 case DeadRayMode::Stencil: {
-                    const auto kernel = cuda::k_stencil_write<cuda::AllWords, cuda::GenerateOp>;
-                    const auto [grid, b] = filling(kernel, block);
-                    // No list: bounce 0's intersect reads every word (kernels.cuh).
-                    launch(kGenerate, grid, b, kernel, f, cuda::AllWords{f.ray_count >> 5}, ex.stencil_.get(), op,
-                           (uint32_t*)nullptr, (uint32_t*)nullptr, (BounceCounters*)nullptr,
-                           (const FrameControl*)ctrl());
+                    const auto kernel = cuda::k_stencil_write<cuda::GenerateOp>;
+                    const auto [grid, b] = per_ray(kernel, block, f.ray_count);
+                    launch(kGenerate, grid, b, kernel, f, ex.stencil_.get(), op, true, (uint32_t*)nullptr,
+                           (BounceCounters*)nullptr, (const FrameControl*)ctrl());
                     break;
                 }
                 case DeadRayMode::Flags: {
@@ -388,17 +415,16 @@ private:
                 }
             }
         }
-        // A stage that changes liveness: reads live set `in` (stencil: through `words`),
-        // writes live set `out`.
-        template <class Op, class Words>
-        void write_stage(Stage stage, int block, const FrameContext& f, Op op, BounceCounters* c, int in, int out,
-                         Words words) {
+        // A stage that changes liveness: reads live set `in`, writes live set `out`.
+        template <class Op>
+        void write_stage(Stage stage, int block, const FrameContext& f, Op op, BounceCounters* c, int in, int out) {
             switch (settings.mode) {
                 case DeadRayMode::Stencil: {
-                    const auto kernel = cuda::k_stencil_write<Words, Op>;
-                    const auto [grid, b] = filling(kernel, block);
-                    launch(stage, grid, b, kernel, f, words, ex.stencil_.get(), op, ex.list_[out].get(), live(out), c,
-                           (const FrameControl*)ctrl());
+                    // Dense: reflect counts the live words k_end_bounce decides by.
+                    const auto kernel = cuda::k_stencil_write<Op>;
+                    const auto [grid, b] = per_ray(kernel, block, f.ray_count);
+                    launch(stage, grid, b, kernel, f, ex.stencil_.get(), op, false,
+                           out == 0 ? &ctrl()->live_words : nullptr, c, (const FrameControl*)ctrl());
                     break;
                 }
                 case DeadRayMode::Flags: {
@@ -419,18 +445,26 @@ private:
             }
         }
         void intersect(const FrameContext& f, int) {
-            const cuda::BounceWords words{live_words(0), cuda::ScanWords{f.ray_count >> 5, ex.stencil_.get()}, ctrl()};
-            write_stage(kIntersect, ex.launch_.intersect, f, cuda::IntersectOp{}, counters(), 0, 1, words);
+            if (sparse) {  // the whole sparse bounce, one kernel
+                const auto kernel = cuda::k_stencil_sparse_bounce<cuda::IntersectOp, cuda::ShadeOp, cuda::ReflectOp>;
+                const auto [grid, b] = filling(kernel, ex.launch_.intersect);
+                launch(kIntersect, grid, b, kernel, f, ex.stencil_.get(), ex.list_[0].get(), ex.list_[1].get(),
+                       cuda::IntersectOp{}, cuda::ShadeOp{}, cuda::ReflectOp{ctrl()}, counters(), ctrl());
+                return;
+            }
+            write_stage(kIntersect, ex.launch_.intersect, f, cuda::IntersectOp{}, counters(), 0, 1);
         }
         // Reads live set 1; clears live set 0's size, which reflect refills.
         void shade(const FrameContext& f, int) {
+            if (sparse) return;  // in the fused sparse kernel
             const cuda::ShadeOp op{};
             const int block = ex.launch_.shade;
             switch (settings.mode) {
                 case DeadRayMode::Stencil: {
-                    const auto kernel = cuda::k_stencil_read<cuda::ListWords, cuda::ShadeOp>;
-                    const auto [grid, b] = filling(kernel, block);
-                    launch(kShade, grid, b, kernel, f, live_words(1), op, counters(), ctrl(), live(0));
+                    const auto kernel = cuda::k_stencil_read<cuda::ShadeOp>;
+                    const auto [grid, b] = per_ray(kernel, block, f.ray_count);
+                    launch(kShade, grid, b, kernel, f, (const uint32_t*)ex.stencil_.get(), op, counters(),
+                           (const FrameControl*)ctrl());
                     break;
                 }
                 case DeadRayMode::Flags: {
@@ -450,7 +484,8 @@ private:
             }
         }
         void reflect(const FrameContext& f, int bounce) {
-            write_stage(kReflect, ex.launch_.reflect, f, cuda::ReflectOp{ctrl()}, nullptr, 1, 0, live_words(1));
+            if (sparse) return;  // in the fused sparse kernel
+            write_stage(kReflect, ex.launch_.reflect, f, cuda::ReflectOp{ctrl()}, nullptr, 1, 0);
             if (ex.probe_) ex.probe_(int(f.sample), bounce, ex.stencil_words(settings, f.ray_count));
         }
         void resolve(const FrameContext& f) {
@@ -469,6 +504,17 @@ private:
             it = max_block_.emplace(kernel, std::max(32, (a.maxThreadsPerBlock / 32) * 32)).first;
         }
         return std::min(block, it->second);
+    }
+
+    // A bounce is sparse when its live words are no more than the warps of the sparse
+    // kernel's grid: each then gets at most one word, so the bounce costs the latency of
+    // one pass, and the dense kernels' whole-frame grids would be mostly empty.
+    template <class L>
+    uint32_t sparse_words(const L& l) {
+        const auto kernel = cuda::k_stencil_sparse_bounce<cuda::IntersectOp, cuda::ShadeOp, cuda::ReflectOp>;
+        const auto [grid, b] = l.filling(kernel, launch_.intersect);
+        if (const char* env = std::getenv("SRT_SPARSE_WORDS")) return uint32_t(std::atoi(env));
+        return grid * uint32_t(b) / 32u;
     }
 
     // Blocks of `block` threads that fill the GPU once: resident blocks per SM at this
@@ -567,10 +613,10 @@ private:
         // done, so big blocks leave SMs part-empty (measured on an H100, Conference:
         // intersect 0.36 ms at 576 threads, 0.31 ms at 128; shade 0.35 -> 0.20 ms).
         constexpr int kTraversalBlockLimit = 128;
-        default_.generate = best(cuda::k_stencil_write<cuda::AllWords, cuda::GenerateOp>);
-        default_.intersect = best(cuda::k_stencil_write<cuda::BounceWords, cuda::IntersectOp>, kTraversalBlockLimit);
-        default_.shade = best(cuda::k_stencil_read<cuda::ListWords, cuda::ShadeOp>, kTraversalBlockLimit);
-        default_.reflect = best(cuda::k_stencil_write<cuda::ListWords, cuda::ReflectOp>);
+        default_.generate = best(cuda::k_stencil_write<cuda::GenerateOp>);
+        default_.intersect = best(cuda::k_stencil_write<cuda::IntersectOp>, kTraversalBlockLimit);
+        default_.shade = best(cuda::k_stencil_read<cuda::ShadeOp>, kTraversalBlockLimit);
+        default_.reflect = best(cuda::k_stencil_write<cuda::ReflectOp>);
         default_.resolve = best(cuda::k_resolve);
         default_.compact = best(cuda::k_compact_write<cuda::IntersectOp>);
         launch_ = default_;
@@ -595,7 +641,7 @@ private:
     DeviceBuffer<FrameControl> ctrl_;
     DeviceBuffer<BounceCounters> counters_;
     CameraGpu camera_host_{};                  // staging for the per-frame camera upload
-    cudaStream_t side_[2] = {nullptr, nullptr};  // capture of the sample and bounce loop bodies
+    cudaStream_t side_[3] = {};  // capture of the sample and bounce loop bodies and the dense/sparse branches
     cuda::GraphExec graph_;
     FrameKey graph_key_{};
     uint64_t scene_generation_ = 0;

@@ -103,4 +103,34 @@ void capture_while(cudaStream_t stream, cudaStream_t side, cudaGraphConditionalH
     CUDA_CHECK(cudaStreamEndCapture(side, &body_graph));
 }
 
+// While `stream` is capturing: appends an IF/ELSE node on `handle` (then: non-zero),
+// captures then_body(side) and else_body(side) into its two branches on `side`, and
+// makes the capture on `stream` continue after the node.
+template <class Then, class Else>
+void capture_if_else(cudaStream_t stream, cudaStream_t side, cudaGraphConditionalHandle handle, Then&& then_body,
+                     Else&& else_body) {
+    cudaStreamCaptureStatus status{};
+    cudaGraph_t graph = nullptr;
+    const cudaGraphNode_t* deps = nullptr;
+    size_t ndeps = 0;
+    CUDA_CHECK(cudaStreamGetCaptureInfo(stream, &status, nullptr, &graph, &deps, nullptr, &ndeps));
+
+    cudaGraphNodeParams p{};
+    p.type = cudaGraphNodeTypeConditional;
+    p.conditional.handle = handle;
+    p.conditional.type = cudaGraphCondTypeIf;
+    p.conditional.size = 2;
+    cudaGraphNode_t node = nullptr;
+    CUDA_CHECK(cudaGraphAddNode(&node, graph, deps, nullptr, ndeps, &p));
+    cudaGraph_t branch[2] = {p.conditional.phGraph_out[0], p.conditional.phGraph_out[1]};
+    CUDA_CHECK(cudaStreamUpdateCaptureDependencies(stream, &node, nullptr, 1, cudaStreamSetCaptureDependencies));
+
+    CUDA_CHECK(cudaStreamBeginCaptureToGraph(side, branch[0], nullptr, nullptr, 0, cudaStreamCaptureModeRelaxed));
+    then_body(side);
+    CUDA_CHECK(cudaStreamEndCapture(side, &branch[0]));
+    CUDA_CHECK(cudaStreamBeginCaptureToGraph(side, branch[1], nullptr, nullptr, 0, cudaStreamCaptureModeRelaxed));
+    else_body(side);
+    CUDA_CHECK(cudaStreamEndCapture(side, &branch[1]));
+}
+
 }  // namespace srt::cuda

@@ -32,23 +32,29 @@ struct BounceCounters {
 // The frame's state on the device. The host writes `camera` before each frame; the
 // kernels write the rest.
 //
-// Live sets: every mode keeps two, double-buffered by stage. generate and reflect
-// write set 0; intersect reads set 0 and writes set 1; shade and reflect read set 1.
-//   stencil: set k is a list of the indices of the non-zero stencil words;
-//   compact: set k is a list of live ray ids;
-//   flags:   no list; live[k] != 0 says some ray is alive.
-// live[k] is the size of set k. A set's size is cleared by the last stage that read it
-// before it is written again: shade clears live[0] (read by intersect, written by
-// reflect), k_end_bounce clears live[1] (read by shade and reflect, written by the next
-// intersect), k_end_sample clears both for the next sample's generate.
+// Live sets (what the next stage walks):
+//   stencil: the stencil words themselves while a bounce is DENSE (many live words:
+//            one warp per word over the whole grid, the hardware schedules them);
+//            while it is SPARSE, a list of the live words' indices, list[parity] with
+//            live[parity] entries, walked by a grid that fills the GPU once and whose
+//            one fused kernel appends the survivors to list[parity ^ 1]. k_end_bounce
+//            picks the next bounce's kind from the live words it counted.
+//   compact: list 0 / list 1 of live ray ids: generate and reflect write list 0,
+//            intersect reads list 0 and writes list 1, shade and reflect read list 1;
+//   flags:   no list; live[0] != 0 says some ray survived reflect.
+// A list's size is cleared by the last stage that read it before it is written
+// again: shade clears live[0] (compact, flags), k_end_bounce the rest.
 struct FrameControl {
     // Read by every thread (uniform loads, kept in L1): one cache line...
     CameraGpu camera;
     uint32_t sample;  // current sample, 0 .. spp-1
     uint32_t bounce;  // current bounce of this sample, 0 .. depth-1
+    uint32_t dense;   // stencil: this bounce runs the dense kernels (else the sparse one)
+    uint32_t parity;  // stencil, sparse: list[parity] holds the live words
     // ...and the counters that atomics hit on another, so that the appends do not keep
     // evicting the line every ray reads (measured: generate 2x slower when shared).
-    alignas(128) uint32_t live[2];  // sizes of the two live sets (above)
+    alignas(128) uint32_t live[2];  // sizes of the two lists (above)
+    uint32_t live_words;            // stencil, dense: words still alive after reflect
     uint32_t active;                // the current bounce started with live rays
     uint32_t bounces_run;           // bounces that started with live rays, summed over samples
 };
@@ -59,6 +65,7 @@ static_assert(sizeof(FrameControl) == 256, "FrameControl: two 128-byte lines");
 struct LoopHandles {
     cudaGraphConditionalHandle samples = 0;
     cudaGraphConditionalHandle bounces = 0;
+    cudaGraphConditionalHandle dense = 0;  // stencil: IF dense ELSE sparse, per bounce
 };
 
 // ---------------------------------------------------------------------------
@@ -124,90 +131,54 @@ __device__ __forceinline__ void warp_append(bool keep, uint32_t value, uint32_t*
 }
 
 // ---------------------------------------------------------------------------
-// stencil: one bit per ray, one word per warp of rays, and a list of the live words
+// stencil: one bit per ray, one word per warp of rays
 //
-// The grid does not grow with the rays: it is sized to fill the GPU
-// (CudaExecutor::fill_blocks), and its warps walk the live-word list that the previous
-// stage appended, so a dead bounce costs one small launch whatever the frame size, and
-// a live word costs one 32-lane pass with exactly the one-word semantics of
-// render/stencil.h (test the bit, dead lanes idle, every lane ballots).
+// DENSE bounces (and generate): one warp per stencil word over the whole grid, as
+// render/stencil.h describes it: read the word, leave as a whole warp if it is 0, test
+// the bit, dead lanes idle, every lane ballots, lane 0 stores. The hardware's block
+// scheduler balances the uneven traversal costs of full bounces.
 //
-// Warp w of W takes list entries w, w+W, w+2W, ... (interleaved, so that expensive
-// words spread over all warps), 32 at a time: lane l loads entry w + (r + l) W and its
-// word in one instruction, then the warp makes one pass per live word. Survivors are
-// buffered in the warp (lane k holds the k-th pending index) and appended 32 at a time,
-// so the out list costs one atomicAdd per 32 live words, not one per word.
-//
-// Generate writes the words only; bounce 0 reads every word (a fresh sample is all
-// alive but for pad lanes), later bounces read the list.
+// SPARSE bounces (few live words: k_end_bounce decides): one fused kernel walks the
+// list of live words with a grid that fills the GPU once, and runs intersect, shade
+// and reflect for each live word in one pass, so a nearly dead bounce is one small
+// launch, not three over the whole frame. Per lane this is the same work in the same
+// order as the three stages (each ray's stages touch only that ray), and the word
+// written at the end is the ballot of the lanes alive after reflect, exactly as the
+// dense reflect writes it.
 // ---------------------------------------------------------------------------
-
-// Where a stage's words come from.
-struct AllWords {  // generate: every word, all lanes take part, no stencil read
-    uint32_t words;
-    __device__ uint32_t count() const { return words; }
-    __device__ void get(uint32_t k, uint32_t& w, uint32_t& word) const {
-        w = k;
-        word = kFullMask;
-    }
-};
-struct ListWords {  // the live-word list of the previous stage
-    const uint32_t* __restrict__ list;
-    const uint32_t* count_ptr;
-    const uint32_t* __restrict__ stencil;
-    __device__ uint32_t count() const { return *count_ptr; }
-    __device__ void get(uint32_t k, uint32_t& w, uint32_t& word) const {
-        w = list[k];
-        word = stencil[w];
-    }
-};
-struct ScanWords {  // every word, read from the stencil
-    uint32_t words;
-    const uint32_t* __restrict__ stencil;
-    __device__ uint32_t count() const { return words; }
-    __device__ void get(uint32_t k, uint32_t& w, uint32_t& word) const {
-        w = k;
-        word = stencil[k];
-    }
-};
-// Intersect: every word at bounce 0 (generate made no list), the list after.
-struct BounceWords {
-    ListWords list;
-    ScanWords all;
-    const FrameControl* ctrl;
-    __device__ bool first() const { return ctrl->bounce == 0; }
-    __device__ uint32_t count() const { return first() ? all.count() : list.count(); }
-    __device__ void get(uint32_t k, uint32_t& w, uint32_t& word) const {
-        if (first()) all.get(k, w, word);
-        else list.get(k, w, word);
-    }
-};
-
-// For each group of up to 32 of this warp's entries: loads them into lanes, calls
-// pass(w, word, j) once per non-zero word in order (warp-uniform; j is the entry's
-// lane), then done(valid, w_lane) once, every lane with its own entry.
-template <class Source, class Pass, class Done>
-__device__ __forceinline__ void for_each_word_group(const Source& src, Pass&& pass, Done&& done) {
-    const uint32_t n = src.count();
-    const uint32_t warps = warps_in_grid();
-    const uint32_t lane = lane_id();
-    for (uint32_t first = warp_global(); first < n; first += 32u * warps) {  // warp-uniform bound
-        const uint32_t k = first + lane * warps;
-        const bool valid = k < n && k >= first;  // k >= first: no wrap-around
-        uint32_t w = 0, word = 0;
-        if (valid) src.get(k, w, word);
-        uint32_t live = __ballot_sync(kFullMask, word != 0);
-        while (live) {
-            const uint32_t j = uint32_t(__ffs(live) - 1);
-            live &= live - 1u;
-            pass(__shfl_sync(kFullMask, w, j), __shfl_sync(kFullMask, word, j), j);
-        }
-        done(valid, w);
+template <class Op>
+__global__ void k_stencil_write(FrameContext f, uint32_t* __restrict__ stencil, Op op, bool all_lanes,
+                                uint32_t* live_words, BounceCounters* counters, const FrameControl* ctrl) {
+    const uint32_t w = warp_global();
+    if (w >= (f.ray_count >> 5)) return;  // whole warp past the end
+    const uint32_t word = all_lanes ? kFullMask : stencil[w];
+    if (word == 0) return;  // whole warp dead: leaves at once
+    count_entry(bounce_counters(counters, ctrl), word);
+    const uint32_t i = (w << 5) | lane_id();
+    bool alive = stencil_test(word, i);
+    if (alive) alive = op(f, i);                           // dead lanes do no work...
+    const uint32_t out = __ballot_sync(kFullMask, alive);  // ...but still vote
+    if (lane_id() == 0) {
+        stencil[w] = out;
+        if (live_words && out) atomicAdd(live_words, 1u);
     }
 }
 
-// Appends to a list 32 entries at a time: lane k holds the k-th pending value.
-// Warp-uniform: every lane calls every member.
+template <class Op>
+__global__ void k_stencil_read(FrameContext f, const uint32_t* __restrict__ stencil, Op op,
+                               BounceCounters* counters, const FrameControl* ctrl) {
+    const uint32_t w = warp_global();
+    if (w >= (f.ray_count >> 5)) return;
+    const uint32_t word = stencil[w];
+    if (word == 0) return;
+    const uint32_t i = (w << 5) | lane_id();
+    uint32_t n = 0;
+    if (stencil_test(word, i)) n = op(f, i);
+    count_shadow(bounce_counters(counters, ctrl), n);
+}
+
+// Appends to a list 32 entries at a time: lane k holds the k-th pending value, so a
+// list costs one atomicAdd per 32 entries. Warp-uniform: every lane calls every member.
 struct WarpAppender {
     uint32_t* __restrict__ out;
     uint32_t* __restrict__ out_count;
@@ -230,55 +201,69 @@ struct WarpAppender {
         // Lane pending + r takes the value of the r-th set lane of `mask`.
         const uint32_t lane = lane_id();
         const uint32_t r = lane - pending;
-        const uint32_t src = (lane >= pending && r < n) ? __fns(mask, 0, r + 1) : 0u;
-        const uint32_t got = __shfl_sync(kFullMask, v, src);
-        if (lane >= pending && r < n) value = got;
+        const bool mine = lane >= pending && r < n;
+        const uint32_t got = __shfl_sync(kFullMask, v, mine ? __fns(mask, 0, int(r + 1)) : 0u);
+        if (mine) value = got;
         pending += n;
     }
 };
 
-// A stage that writes liveness: generate (AllWords, no list) and intersect
-// (BounceWords) / reflect (ListWords), which append their surviving words to out_list.
-template <class Source, class Op>
-__global__ void k_stencil_write(FrameContext f, Source src, uint32_t* __restrict__ stencil, Op op,
-                                uint32_t* __restrict__ out_list, uint32_t* __restrict__ out_count,
-                                BounceCounters* counters, const FrameControl* ctrl) {
-    BounceCounters* c = bounce_counters(counters, ctrl);
-    WarpAppender out{out_list, out_count};
-    uint32_t out_word = 0;  // lane j: the new word of the group's entry j
-    for_each_word_group(
-        src,
-        [&](uint32_t w, uint32_t word, uint32_t j) {
-            const uint32_t i = (w << 5) | lane_id();
-            count_entry(c, word);
-            bool alive = stencil_test(word, i);
-            if (alive) alive = op(f, i);                           // dead lanes do no work...
-            const uint32_t vote = __ballot_sync(kFullMask, alive);  // ...but still vote
-            if (lane_id() == j) out_word = vote;
-        },
-        [&](bool valid, uint32_t w) {
-            if (valid) stencil[w] = out_word;
-            if (out_list) out.push(valid && out_word != 0, w);
-            out_word = 0;
-        });
-    if (out_list) out.flush();
+// After a dense bounce that leaves few live words: lists them for the sparse kernel.
+// Warps read 32 consecutive words in one load. Nothing to do before a dense bounce.
+static __global__ void k_stencil_list(const uint32_t* __restrict__ stencil, uint32_t words,
+                                      FrameControl* ctrl, uint32_t* list0, uint32_t* list1) {
+    if (ctrl->dense) return;
+    const uint32_t p = ctrl->parity;
+    WarpAppender out{p ? list1 : list0, &ctrl->live[p]};
+    for (uint32_t g = warp_global(); g * 32u < words; g += warps_in_grid()) {
+        const uint32_t k = g * 32u + lane_id();
+        out.push(k < words && stencil[k] != 0, k);
+    }
+    out.flush();
 }
 
-// A stage that only reads liveness (shade). Block 0 clears `clear` (see FrameControl).
-template <class Source, class Op>
-__global__ void k_stencil_read(FrameContext f, Source src, Op op, BounceCounters* counters,
-                               FrameControl* ctrl, uint32_t* clear) {
-    if (clear && blockIdx.x == 0 && threadIdx.x == 0) *clear = 0;
+// Calls pass(w, word) for the live words list[0 .. n): warp v of V takes entries v,
+// v+V, ... (so that clustered expensive words spread over the warps). Warp-uniform.
+template <class Pass>
+__device__ __forceinline__ void for_each_listed_word(const uint32_t* __restrict__ list, uint32_t n,
+                                                     const uint32_t* __restrict__ stencil, Pass&& pass) {
+    for (uint32_t k = warp_global(); k < n; k += warps_in_grid()) {
+        const uint32_t w = list[k];
+        pass(w, stencil[w]);
+    }
+}
+
+// A sparse bounce: intersect, shade and reflect for every word of list[parity], the
+// survivors' words appended to list[parity ^ 1].
+template <class Intersect, class Shade, class Reflect>
+__global__ void k_stencil_sparse_bounce(FrameContext f, uint32_t* __restrict__ stencil, uint32_t* list0,
+                                        uint32_t* list1, Intersect intersect, Shade shade, Reflect reflect,
+                                        BounceCounters* counters, FrameControl* ctrl) {
+    const uint32_t p = ctrl->parity;
+    WarpAppender out{p ? list0 : list1, &ctrl->live[p ^ 1u]};
     BounceCounters* c = bounce_counters(counters, ctrl);
-    for_each_word_group(
-        src,
-        [&](uint32_t w, uint32_t word, uint32_t) {
-            const uint32_t i = (w << 5) | lane_id();
-            uint32_t n = 0;
-            if (stencil_test(word, i)) n = op(f, i);
-            count_shadow(c, n);
-        },
-        [](bool, uint32_t) {});
+    for_each_listed_word(p ? list1 : list0, ctrl->live[p], stencil, [&](uint32_t w, uint32_t word) {
+        count_entry(c, word);
+        const uint32_t i = (w << 5) | lane_id();
+        bool alive = stencil_test(word, i);
+        if (alive) alive = intersect(f, i);
+        count_shadow(c, alive ? shade(f, i) : 0u);
+        if (alive) alive = reflect(f, i);
+        const uint32_t vote = __ballot_sync(kFullMask, alive);
+        if (lane_id() == 0) stencil[w] = vote;
+        out.push(lane_id() == 0 && vote != 0, w);
+    });
+    out.flush();
+}
+
+// The sparse read side alone (bench --skip): a read-only stage over listed words.
+template <class Op>
+__global__ void k_stencil_sparse_read(FrameContext f, const uint32_t* __restrict__ stencil,
+                                      const uint32_t* __restrict__ list, const uint32_t* count, Op op) {
+    for_each_listed_word(list, *count, stencil, [&](uint32_t w, uint32_t word) {
+        const uint32_t i = (w << 5) | lane_id();
+        if (stencil_test(word, i)) op(f, i);
+    });
 }
 
 // ---------------------------------------------------------------------------
@@ -373,33 +358,57 @@ __global__ void k_compact_read(FrameContext f, const uint32_t* __restrict__ in, 
 // ---------------------------------------------------------------------------
 // The loops' bookkeeping: one thread each
 // ---------------------------------------------------------------------------
-static __global__ void k_begin_frame(FrameControl* c) {
-    c->sample = 0;
+// Bookkeeping for the start of a sample (the whole frame is alive: a dense bounce).
+__device__ __forceinline__ void reset_sample(FrameControl* c) {
     c->bounce = 0;
+    c->dense = 1;
+    c->parity = 0;
     c->live[0] = c->live[1] = 0;
+    c->live_words = 0;
     c->active = 1;
+}
+
+static __global__ void k_begin_frame(FrameControl* c) {
+    reset_sample(c);
+    c->sample = 0;
     c->bounces_run = 0;
 }
 
-// After reflect: count the bounce if it started with live rays, step to the next, and
-// say whether it is needed (some ray alive and depth left).
-static __global__ void k_end_bounce(FrameControl* c, uint32_t depth, LoopHandles loops) {
+// After reflect: count the bounce if it started with live rays, step to the next, say
+// whether it is needed (some ray alive and depth left) and, for the stencil, whether
+// it is dense (more than `sparse_words` live words) or sparse. `stencil` is false for
+// flags and compact, whose survivors are live[0] (a flag, a list size).
+static __global__ void k_end_bounce(FrameControl* c, uint32_t depth, bool stencil, uint32_t sparse_words,
+                                    LoopHandles loops) {
     c->bounces_run += c->active;
     c->bounce += 1;
-    c->live[1] = 0;
-    const bool more = c->live[0] != 0 && c->bounce < depth;
+    uint32_t live = 0;
+    if (!stencil) {
+        live = c->live[0];
+        c->live[1] = 0;
+    } else if (c->dense) {
+        live = c->live_words;
+        c->live_words = 0;
+        c->live[c->parity] = 0;  // k_stencil_list refills it if the next bounce is sparse
+    } else {
+        live = c->live[c->parity ^ 1u];  // the sparse kernel's survivors...
+        c->live[c->parity] = 0;
+        c->parity ^= 1u;                 // ...are the next bounce's list
+    }
+    const bool more = live != 0 && c->bounce < depth;
     c->active = more ? 1u : 0u;
+    c->dense = (!stencil || live > sparse_words) ? 1u : 0u;
     if (loops.bounces) cudaGraphSetConditional(loops.bounces, more ? 1u : 0u);
+    if (loops.dense) cudaGraphSetConditional(loops.dense, c->dense);
 }
 
 // After a sample's last bounce: step to the next sample and reset the bounce loop.
 static __global__ void k_end_sample(FrameControl* c, uint32_t spp, LoopHandles loops) {
     c->sample += 1;
-    c->bounce = 0;
-    c->live[0] = c->live[1] = 0;
-    c->active = 1;
+    reset_sample(c);
     if (loops.samples) cudaGraphSetConditional(loops.samples, c->sample < spp ? 1u : 0u);
     if (loops.bounces) cudaGraphSetConditional(loops.bounces, 1u);
+    if (loops.dense) cudaGraphSetConditional(loops.dense, 1u);
 }
 
 // ---------------------------------------------------------------------------

@@ -143,9 +143,8 @@ SkipBenchReport run_skip_bench(const SkipBenchOptions& opt, void (*progress)(int
     f.pixel_count = n;
     const TouchOp op{out.get()};
 
-    using StencilRead = decltype(&cuda::k_stencil_read<cuda::ListWords, TouchOp>);
-    const StencilRead k_list = cuda::k_stencil_read<cuda::ListWords, TouchOp>;
-    const auto k_scan = cuda::k_stencil_read<cuda::ScanWords, TouchOp>;
+    const auto k_list = cuda::k_stencil_sparse_read<TouchOp>;
+    const auto k_scan = cuda::k_stencil_read<TouchOp>;
     const int b_stencil = opt.block > 0 ? opt.block : occupancy_block(k_list);
     const int b_flags = opt.block > 0 ? opt.block : occupancy_block(cuda::k_flags_read<TouchOp>);
     const int b_compact = opt.block > 0 ? opt.block : occupancy_block(cuda::k_compact_read<TouchOp>);
@@ -240,11 +239,9 @@ SkipBenchReport run_skip_bench(const SkipBenchOptions& opt, void (*progress)(int
                                                  (h_flags[i] ? " (live) wrongly" : " (dead)"));
                 }
             };
-            // Modes: the stencil as the renderer launches it (the live-word list walked by
-            // a grid that fills the GPU once), flags, compact, and the stencil scanned one
-            // warp per word over the whole grid (the design before the list) for comparison.
-            const cuda::ListWords words_src{word_list.get(), word_count.get(), stencil.get()};
-            const cuda::ScanWords scan_src{n / kWarpSize, stencil.get()};
+            // Modes: the stencil as a sparse bounce reads it (the live-word list walked by
+            // a grid that fills the GPU once), flags, compact, and the stencil as a dense
+            // bounce reads it (one warp per word over the whole grid).
             for (int m = 0; m < 4; ++m) {
                 SkipResult r;
                 r.pattern = patterns[pat];
@@ -259,18 +256,17 @@ SkipBenchReport run_skip_bench(const SkipBenchOptions& opt, void (*progress)(int
                     r.block = b_stencil;
                     r.grid = stencil_grid;
                     last_launch = [&] {
-                        k_list<<<r.grid, r.block, 0, stream>>>(f, words_src, op, (cuda::BounceCounters*)nullptr,
-                                                               (cuda::FrameControl*)nullptr, (uint32_t*)nullptr);
+                        k_list<<<r.grid, r.block, 0, stream>>>(f, stencil.get(), word_list.get(), word_count.get(), op);
                     };
                     ms = runner.time(last_launch);
                     r.empty_ms = empty_for(n);
                 } else if (m == 3) {
-                    r.mode = "stencil-scan";
+                    r.mode = "stencil-dense";
                     r.block = b_stencil;
                     r.grid = grid_for(n, b_stencil);
                     last_launch = [&] {
-                        k_scan<<<r.grid, r.block, 0, stream>>>(f, scan_src, op, (cuda::BounceCounters*)nullptr,
-                                                               (cuda::FrameControl*)nullptr, (uint32_t*)nullptr);
+                        k_scan<<<r.grid, r.block, 0, stream>>>(f, stencil.get(), op, (cuda::BounceCounters*)nullptr,
+                                                               (const cuda::FrameControl*)nullptr);
                     };
                     ms = runner.time(last_launch);
                     r.empty_ms = empty_for(n);
