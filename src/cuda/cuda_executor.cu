@@ -237,14 +237,28 @@ private:
     }
 
     // Records run_frame's launches into a graph, with the loops as WHILE nodes.
+    // The stencil's per-bounce IF/ELSE node needs a driver with conditional IF/ELSE
+    // (CUDA 12.8); where capturing or instantiating it fails, the frame is captured again
+    // with dense bounces only (the WHILE loops and the early exit stay).
     cuda::GraphExec capture_frame(FrameContext& f, const RenderSettings& settings, bool counting) {
+        const bool hybrid = settings.mode == DeadRayMode::Stencil && hybrid_ok_;
+        try {
+            return capture_frame(f, settings, counting, hybrid);
+        } catch (const CudaError& e) {
+            if (!hybrid) throw;
+            hybrid_ok_ = false;
+            std::fprintf(stderr, "note: sparse stencil bounces disabled (%s); every bounce runs dense\n", e.what());
+            return capture_frame(f, settings, counting, false);
+        }
+    }
+    cuda::GraphExec capture_frame(FrameContext& f, const RenderSettings& settings, bool counting, bool hybrid) {
         CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed));
         cudaGraph_t graph = nullptr;
         try {
             const cudaGraph_t root = cuda::capturing_graph(stream_);
-            const LoopHandles loops{cuda::make_loop_handle(root), cuda::make_loop_handle(root),
-                                    cuda::make_loop_handle(root)};
+            const LoopHandles loops{cuda::make_loop_handle(root), cuda::make_loop_handle(root)};
             Launcher launch{*this, settings, counting, false, stream_, loops};
+            launch.hybrid = hybrid;
             run_frame(launch, f, settings);
         } catch (...) {
             cudaStreamEndCapture(stream_, &graph);  // leave the stream usable
@@ -293,7 +307,8 @@ private:
         bool timing;    // events around every launch (stream launches only)
         cudaStream_t stream;
         LoopHandles loops;
-        bool sparse = false;  // stencil: capturing the sparse branch of a bounce
+        bool hybrid = false;  // stencil in a graph: dense or sparse bounces (else dense only)
+        bool sparse = false;  // capturing the sparse branch of a bounce
 
         bool graph() const { return loops.samples != 0; }
         bool stencil() const { return settings.mode == DeadRayMode::Stencil; }
@@ -331,7 +346,14 @@ private:
                 launch(kGenerate, 1, 1, cuda::k_end_sample, ctrl(), f.spp, loops);
             };
             if (graph()) {
-                in_body(ex.side_[0], loops.samples, one);
+                in_body(ex.side_[0], loops.samples, [&] {
+                    // The bounce IF node sits in the bounce loop's body, a child of this
+                    // sample body: its condition is created here (a handle serves nodes in
+                    // its graph's direct children; one made on the root graph failed to
+                    // instantiate, cudaErrorInvalidValue, on the H100's 580 driver).
+                    if (hybrid) loops.dense = cuda::make_loop_handle(cuda::capturing_graph(stream));
+                    one();
+                });
             } else {
                 for (uint32_t s = 0; s < f.spp; ++s) one();
             }
@@ -342,7 +364,7 @@ private:
         template <class Body>
         void for_each_bounce(const FrameContext& f, Body&& body) {
             const uint32_t depth = uint32_t(f.max_depth);
-            const uint32_t sparse_words = graph() && stencil() ? ex.sparse_words(*this) : ~0u;
+            const uint32_t sparse_words = hybrid ? ex.sparse_words(*this) : 0u;  // 0: every bounce dense
             auto end = [&] { launch(kReflect, 1, 1, cuda::k_end_bounce, ctrl(), depth, stencil(), sparse_words, loops); };
             if (!graph()) {
                 for (uint32_t b = 0; b < depth; ++b) {
@@ -352,7 +374,7 @@ private:
                 return;
             }
             in_body(ex.side_[1], loops.bounces, [&] {
-                if (!stencil()) {
+                if (!hybrid) {
                     body(-1);  // the bounce is FrameControl::bounce, on the device
                     end();
                     return;
@@ -646,6 +668,7 @@ private:
     FrameKey graph_key_{};
     uint64_t scene_generation_ = 0;
     int captures_ = 0;
+    bool hybrid_ok_ = true;
     std::map<std::pair<const void*, int>, uint32_t> fill_;
     std::vector<std::unique_ptr<Event>> events_;
     Event frame_begin_, frame_end_;

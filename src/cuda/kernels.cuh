@@ -376,8 +376,9 @@ static __global__ void k_begin_frame(FrameControl* c) {
 
 // After reflect: count the bounce if it started with live rays, step to the next, say
 // whether it is needed (some ray alive and depth left) and, for the stencil, whether
-// it is dense (more than `sparse_words` live words) or sparse. `stencil` is false for
-// flags and compact, whose survivors are live[0] (a flag, a list size).
+// it is dense (more than `sparse_words` live words; sparse_words == 0: always dense)
+// or sparse. `stencil` is false for flags and compact, whose survivors are live[0] (a
+// flag, a list size).
 static __global__ void k_end_bounce(FrameControl* c, uint32_t depth, bool stencil, uint32_t sparse_words,
                                     LoopHandles loops) {
     c->bounces_run += c->active;
@@ -397,7 +398,7 @@ static __global__ void k_end_bounce(FrameControl* c, uint32_t depth, bool stenci
     }
     const bool more = live != 0 && c->bounce < depth;
     c->active = more ? 1u : 0u;
-    c->dense = (!stencil || live > sparse_words) ? 1u : 0u;
+    c->dense = (!stencil || sparse_words == 0 || live > sparse_words) ? 1u : 0u;
     if (loops.bounces) cudaGraphSetConditional(loops.bounces, more ? 1u : 0u);
     if (loops.dense) cudaGraphSetConditional(loops.dense, c->dense);
 }

@@ -19,7 +19,7 @@ one() {  # tool mode launch size
   local rc=$?
   printf '%-10s %-8s %-6s %-6s rc=%d  %s\n' "$1" "$2" "$3" "$4" "$rc" \
     "$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)"
-  [ $rc -eq 0 ] || { tail -30 "$log"; return 1; }
+  [ $rc -eq 0 ] || { grep -m 30 -E "=========" "$log" | sed "s|^|  [$1 $2 $3 $4] |"; return 1; }
 }
 export -f one
 for tool in memcheck racecheck synccheck initcheck; do
@@ -28,6 +28,6 @@ for tool in memcheck racecheck synccheck initcheck; do
       for size in 67x33 1x1 961x1 33x17; do echo "$tool $mode $launch $size"; done
     done
   done
-done | xargs -P "${SAN_JOBS:-6}" -L 1 bash -c 'one "$@"' _ | sort
+done | xargs -P "${SAN_JOBS:-6}" -L 1 bash -c 'one "$@"' _ | sort -s -k1,4
 # xargs exits 123 when any case failed.
 exit "${PIPESTATUS[1]}"
