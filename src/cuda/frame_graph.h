@@ -76,61 +76,52 @@ inline cudaGraphConditionalHandle make_loop_handle(cudaGraph_t root) {
     return h;
 }
 
-// While `stream` is capturing: appends a WHILE node on `handle` after the work captured
-// so far, captures body(side) into the node's body graph on the side stream `side`
-// (a stream that is not capturing), and makes the capture on `stream` continue after
-// the node. The body must leave the condition 0 for the loop to end.
-template <class Body>
-void capture_while(cudaStream_t stream, cudaStream_t side, cudaGraphConditionalHandle handle, Body&& body) {
+// While `stream` is capturing: appends a conditional node of `type` with `size`
+// branches on `handle` after the work captured so far, makes the capture on `stream`
+// continue after it, and returns its branch graphs (owned by the node).
+inline void add_conditional(cudaStream_t stream, cudaGraphConditionalHandle handle, cudaGraphConditionalNodeType type,
+                            unsigned size, cudaGraph_t* branches) {
     cudaStreamCaptureStatus status{};
     cudaGraph_t graph = nullptr;
     const cudaGraphNode_t* deps = nullptr;
     size_t ndeps = 0;
     CUDA_CHECK(cudaStreamGetCaptureInfo(stream, &status, nullptr, &graph, &deps, nullptr, &ndeps));
-
     cudaGraphNodeParams p{};
     p.type = cudaGraphNodeTypeConditional;
     p.conditional.handle = handle;
-    p.conditional.type = cudaGraphCondTypeWhile;
-    p.conditional.size = 1;
+    p.conditional.type = type;
+    p.conditional.size = size;
     cudaGraphNode_t node = nullptr;
     CUDA_CHECK(cudaGraphAddNode(&node, graph, deps, nullptr, ndeps, &p));
-    cudaGraph_t body_graph = p.conditional.phGraph_out[0];
+    for (unsigned k = 0; k < size; ++k) branches[k] = p.conditional.phGraph_out[k];
     CUDA_CHECK(cudaStreamUpdateCaptureDependencies(stream, &node, nullptr, 1, cudaStreamSetCaptureDependencies));
-
-    CUDA_CHECK(cudaStreamBeginCaptureToGraph(side, body_graph, nullptr, nullptr, 0, cudaStreamCaptureModeRelaxed));
-    body(side);
-    CUDA_CHECK(cudaStreamEndCapture(side, &body_graph));
 }
 
-// While `stream` is capturing: appends an IF/ELSE node on `handle` (then: non-zero),
-// captures then_body(side) and else_body(side) into its two branches on `side`, and
-// makes the capture on `stream` continue after the node.
+// Captures body(side) into `branch` on the side stream `side` (not capturing).
+template <class Body>
+void capture_into(cudaStream_t side, cudaGraph_t branch, Body&& body) {
+    CUDA_CHECK(cudaStreamBeginCaptureToGraph(side, branch, nullptr, nullptr, 0, cudaStreamCaptureModeRelaxed));
+    body(side);
+    CUDA_CHECK(cudaStreamEndCapture(side, &branch));
+}
+
+// A WHILE node on `handle` whose body is body(side). The body must leave the condition
+// 0 for the loop to end.
+template <class Body>
+void capture_while(cudaStream_t stream, cudaStream_t side, cudaGraphConditionalHandle handle, Body&& body) {
+    cudaGraph_t branch[1];
+    add_conditional(stream, handle, cudaGraphCondTypeWhile, 1, branch);
+    capture_into(side, branch[0], body);
+}
+
+// An IF/ELSE node on `handle`: then_body(side) when it is non-zero, else_body(side) when 0.
 template <class Then, class Else>
 void capture_if_else(cudaStream_t stream, cudaStream_t side, cudaGraphConditionalHandle handle, Then&& then_body,
                      Else&& else_body) {
-    cudaStreamCaptureStatus status{};
-    cudaGraph_t graph = nullptr;
-    const cudaGraphNode_t* deps = nullptr;
-    size_t ndeps = 0;
-    CUDA_CHECK(cudaStreamGetCaptureInfo(stream, &status, nullptr, &graph, &deps, nullptr, &ndeps));
-
-    cudaGraphNodeParams p{};
-    p.type = cudaGraphNodeTypeConditional;
-    p.conditional.handle = handle;
-    p.conditional.type = cudaGraphCondTypeIf;
-    p.conditional.size = 2;
-    cudaGraphNode_t node = nullptr;
-    CUDA_CHECK(cudaGraphAddNode(&node, graph, deps, nullptr, ndeps, &p));
-    cudaGraph_t branch[2] = {p.conditional.phGraph_out[0], p.conditional.phGraph_out[1]};
-    CUDA_CHECK(cudaStreamUpdateCaptureDependencies(stream, &node, nullptr, 1, cudaStreamSetCaptureDependencies));
-
-    CUDA_CHECK(cudaStreamBeginCaptureToGraph(side, branch[0], nullptr, nullptr, 0, cudaStreamCaptureModeRelaxed));
-    then_body(side);
-    CUDA_CHECK(cudaStreamEndCapture(side, &branch[0]));
-    CUDA_CHECK(cudaStreamBeginCaptureToGraph(side, branch[1], nullptr, nullptr, 0, cudaStreamCaptureModeRelaxed));
-    else_body(side);
-    CUDA_CHECK(cudaStreamEndCapture(side, &branch[1]));
+    cudaGraph_t branch[2];
+    add_conditional(stream, handle, cudaGraphCondTypeIf, 2, branch);
+    capture_into(side, branch[0], then_body);
+    capture_into(side, branch[1], else_body);
 }
 
 }  // namespace srt::cuda
