@@ -308,7 +308,6 @@ private:
         cudaStream_t stream;
         LoopHandles loops;
         bool hybrid = false;  // stencil in a graph: dense or sparse bounces (else dense only)
-        bool sparse = false;  // capturing the sparse branch of a bounce
 
         bool graph() const { return loops.samples != 0; }
         bool stencil() const { return settings.mode == DeadRayMode::Stencil; }
@@ -355,26 +354,31 @@ private:
                     one();
                 });
             } else {
-                for (uint32_t s = 0; s < f.spp; ++s) one();
+                for (f.sample = 0; f.sample < f.spp; ++f.sample) one();  // f.sample: for the probe
             }
         }
-        // Stencil in a graph: each bounce is IF dense (the three wavefront kernels, then
-        // the live-word list if the next bounce is sparse) ELSE sparse (one fused kernel
-        // over the list); k_end_bounce decides. With stream launches every bounce is dense.
+        // Stencil: each bounce is dense (the three wavefront kernels, then the live-word
+        // list if the next bounce is sparse) or sparse (one fused kernel over the list);
+        // k_end_bounce decides. A graph holds an IF/ELSE node per bounce; stream launches
+        // issue both kinds and each kernel checks FrameControl::dense.
         template <class Body>
         void for_each_bounce(const FrameContext& f, Body&& body) {
             const uint32_t depth = uint32_t(f.max_depth);
-            const uint32_t sparse_words = hybrid ? ex.sparse_words(*this) : 0u;  // 0: every bounce dense
+            const bool both = stencil() && (hybrid || !graph());
+            const uint32_t sparse_words = both ? ex.sparse_words(*this) : 0u;  // 0: every bounce dense
             auto end = [&] { launch(kReflect, 1, 1, cuda::k_end_bounce, ctrl(), depth, stencil(), sparse_words, loops); };
             if (!graph()) {
                 for (uint32_t b = 0; b < depth; ++b) {
                     body(int(b));
+                    if (both) sparse_bounce(f);
+                    if (ex.probe_) ex.probe_(int(f.sample), int(b), ex.stencil_words(settings, f.ray_count));
                     end();
+                    if (both) list_words(f);
                 }
                 return;
             }
             in_body(ex.side_[1], loops.bounces, [&] {
-                if (!hybrid) {
+                if (!both) {
                     body(-1);  // the bounce is FrameControl::bounce, on the device
                     end();
                     return;
@@ -386,19 +390,26 @@ private:
                         stream = s;
                         body(-1);
                         end();
-                        const auto [grid, b] = filling(cuda::k_stencil_list, 256);
-                        launch(kReflect, grid, b, cuda::k_stencil_list, (const uint32_t*)ex.stencil_.get(),
-                               f.ray_count >> 5, ctrl(), ex.list_[0].get(), ex.list_[1].get());
+                        list_words(f);
                     },
                     [&](cudaStream_t s) {
                         stream = s;
-                        sparse = true;
-                        body(-1);
-                        sparse = false;
+                        sparse_bounce(f);
                         end();
                     });
                 stream = outer;
             });
+        }
+        void sparse_bounce(const FrameContext& f) {
+            const auto kernel = cuda::k_stencil_sparse_bounce<cuda::IntersectOp, cuda::ShadeOp, cuda::ReflectOp>;
+            const auto [grid, b] = filling(kernel, ex.launch_.intersect);
+            launch(kIntersect, grid, b, kernel, f, ex.stencil_.get(), ex.list_[0].get(), ex.list_[1].get(),
+                   cuda::IntersectOp{}, cuda::ShadeOp{}, cuda::ReflectOp{ctrl()}, counters(), ctrl());
+        }
+        void list_words(const FrameContext& f) {
+            const auto [grid, b] = filling(cuda::k_stencil_list, 256);
+            launch(kReflect, grid, b, cuda::k_stencil_list, (const uint32_t*)ex.stencil_.get(), f.ray_count >> 5,
+                   ctrl(), ex.list_[0].get(), ex.list_[1].get());
         }
         // Captures `body` into a WHILE node's body on the side stream `side`.
         template <class Body>
@@ -467,18 +478,10 @@ private:
             }
         }
         void intersect(const FrameContext& f, int) {
-            if (sparse) {  // the whole sparse bounce, one kernel
-                const auto kernel = cuda::k_stencil_sparse_bounce<cuda::IntersectOp, cuda::ShadeOp, cuda::ReflectOp>;
-                const auto [grid, b] = filling(kernel, ex.launch_.intersect);
-                launch(kIntersect, grid, b, kernel, f, ex.stencil_.get(), ex.list_[0].get(), ex.list_[1].get(),
-                       cuda::IntersectOp{}, cuda::ShadeOp{}, cuda::ReflectOp{ctrl()}, counters(), ctrl());
-                return;
-            }
             write_stage(kIntersect, ex.launch_.intersect, f, cuda::IntersectOp{}, counters(), 0, 1);
         }
         // Reads live set 1; clears live set 0's size, which reflect refills.
         void shade(const FrameContext& f, int) {
-            if (sparse) return;  // in the fused sparse kernel
             const cuda::ShadeOp op{};
             const int block = ex.launch_.shade;
             switch (settings.mode) {
@@ -505,10 +508,8 @@ private:
                 }
             }
         }
-        void reflect(const FrameContext& f, int bounce) {
-            if (sparse) return;  // in the fused sparse kernel
+        void reflect(const FrameContext& f, int) {
             write_stage(kReflect, ex.launch_.reflect, f, cuda::ReflectOp{ctrl()}, nullptr, 1, 0);
-            if (ex.probe_) ex.probe_(int(f.sample), bounce, ex.stencil_words(settings, f.ray_count));
         }
         void resolve(const FrameContext& f) {
             const auto [grid, b] = per_ray(cuda::k_resolve, ex.launch_.resolve, f.pixel_count);

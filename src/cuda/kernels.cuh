@@ -49,8 +49,9 @@ struct FrameControl {
     CameraGpu camera;
     uint32_t sample;  // current sample, 0 .. spp-1
     uint32_t bounce;  // current bounce of this sample, 0 .. depth-1
-    uint32_t dense;   // stencil: this bounce runs the dense kernels (else the sparse one)
-    uint32_t parity;  // stencil, sparse: list[parity] holds the live words
+    uint32_t dense;      // stencil: this bounce runs the dense kernels (else the sparse one)
+    uint32_t parity;     // stencil, sparse: list[parity] holds the live words
+    uint32_t need_list;  // stencil: a dense bounce is followed by a sparse one: list its words
     // ...and the counters that atomics hit on another, so that the appends do not keep
     // evicting the line every ray reads (measured: generate 2x slower when shared).
     alignas(128) uint32_t live[2];  // sizes of the two lists (above)
@@ -146,9 +147,13 @@ __device__ __forceinline__ void warp_append(bool keep, uint32_t value, uint32_t*
 // written at the end is the ballot of the lanes alive after reflect, exactly as the
 // dense reflect writes it.
 // ---------------------------------------------------------------------------
+//
+// Each kernel checks FrameControl::dense itself, so stream launches can issue both kinds
+// every bounce and only the right one works (a graph launches only the right one).
 template <class Op>
 __global__ void k_stencil_write(FrameContext f, uint32_t* __restrict__ stencil, Op op, bool all_lanes,
                                 uint32_t* live_words, BounceCounters* counters, const FrameControl* ctrl) {
+    if (!ctrl->dense) return;
     const uint32_t w = warp_global();
     if (w >= (f.ray_count >> 5)) return;  // whole warp past the end
     const uint32_t word = all_lanes ? kFullMask : stencil[w];
@@ -167,6 +172,7 @@ __global__ void k_stencil_write(FrameContext f, uint32_t* __restrict__ stencil, 
 template <class Op>
 __global__ void k_stencil_read(FrameContext f, const uint32_t* __restrict__ stencil, Op op,
                                BounceCounters* counters, const FrameControl* ctrl) {
+    if (ctrl && !ctrl->dense) return;  // (bench --skip passes no FrameControl)
     const uint32_t w = warp_global();
     if (w >= (f.ray_count >> 5)) return;
     const uint32_t word = stencil[w];
@@ -209,10 +215,10 @@ struct WarpAppender {
 };
 
 // After a dense bounce that leaves few live words: lists them for the sparse kernel.
-// Warps read 32 consecutive words in one load. Nothing to do before a dense bounce.
+// Warps read 32 consecutive words in one load. Nothing to do otherwise.
 static __global__ void k_stencil_list(const uint32_t* __restrict__ stencil, uint32_t words,
                                       FrameControl* ctrl, uint32_t* list0, uint32_t* list1) {
-    if (ctrl->dense) return;
+    if (!ctrl->need_list) return;
     const uint32_t p = ctrl->parity;
     WarpAppender out{p ? list1 : list0, &ctrl->live[p]};
     for (uint32_t g = warp_global(); g * 32u < words; g += warps_in_grid()) {
@@ -239,6 +245,7 @@ template <class Intersect, class Shade, class Reflect>
 __global__ void k_stencil_sparse_bounce(FrameContext f, uint32_t* __restrict__ stencil, uint32_t* list0,
                                         uint32_t* list1, Intersect intersect, Shade shade, Reflect reflect,
                                         BounceCounters* counters, FrameControl* ctrl) {
+    if (ctrl->dense) return;
     const uint32_t p = ctrl->parity;
     WarpAppender out{p ? list0 : list1, &ctrl->live[p ^ 1u]};
     BounceCounters* c = bounce_counters(counters, ctrl);
@@ -363,6 +370,7 @@ __device__ __forceinline__ void reset_sample(FrameControl* c) {
     c->bounce = 0;
     c->dense = 1;
     c->parity = 0;
+    c->need_list = 0;
     c->live[0] = c->live[1] = 0;
     c->live_words = 0;
     c->active = 1;
@@ -383,6 +391,7 @@ static __global__ void k_end_bounce(FrameControl* c, uint32_t depth, bool stenci
                                     LoopHandles loops) {
     c->bounces_run += c->active;
     c->bounce += 1;
+    const bool was_dense = c->dense != 0;
     uint32_t live = 0;
     if (!stencil) {
         live = c->live[0];
@@ -399,6 +408,7 @@ static __global__ void k_end_bounce(FrameControl* c, uint32_t depth, bool stenci
     const bool more = live != 0 && c->bounce < depth;
     c->active = more ? 1u : 0u;
     c->dense = (!stencil || sparse_words == 0 || live > sparse_words) ? 1u : 0u;
+    c->need_list = (was_dense && !c->dense) ? 1u : 0u;
     if (loops.bounces) cudaGraphSetConditional(loops.bounces, more ? 1u : 0u);
     if (loops.dense) cudaGraphSetConditional(loops.dense, c->dense);
 }
