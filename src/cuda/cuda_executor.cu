@@ -145,10 +145,10 @@ public:
         f.srgb_thresholds = thresholds_.get();
         f.out_rgba = device_rgba;
 
-        // The camera is the one per-frame value: the kernels read it from FrameControl.
-        camera_host_ = f.camera;
-        CUDA_CHECK(cudaMemcpyAsync(&ctrl_.get()->camera, &camera_host_, sizeof camera_host_,
-                                   cudaMemcpyHostToDevice, stream_));
+        // The camera is the one per-frame value: the kernels read it from FrameControl,
+        // which starts each frame in one copy (no kernel resets it).
+        frame_start_ = cuda::frame_start(f.camera);
+        CUDA_CHECK(cudaMemcpyAsync(ctrl_.get(), &frame_start_, sizeof frame_start_, cudaMemcpyHostToDevice, stream_));
 
         const bool counting = stats != nullptr;
         // Per-stage times need events between the kernels, and the probe a copy after
@@ -336,25 +336,32 @@ private:
             return {ex.fill_blocks(reinterpret_cast<const void*>(kernel), block), block};
         }
 
-        void begin_frame(const FrameContext&) { launch(kGenerate, 1, 1, cuda::k_begin_frame, ctrl()); }
+        void begin_frame(const FrameContext&) {}  // FrameControl is uploaded before the frame (render_device)
 
         template <class Body>
         void for_each_sample(FrameContext& f, Body&& body) {
-            auto one = [&] {
-                body();
-                launch(kGenerate, 1, 1, cuda::k_end_sample, ctrl(), f.spp, loops);
+            // The bounce IF node sits in the bounce loop's body: its condition is made on
+            // the graph one level up (a handle serves the nodes of its graph's direct
+            // children; one made two levels up failed to instantiate, cudaErrorInvalidValue,
+            // on the H100's 580 driver).
+            auto dense_here = [&] {
+                if (hybrid) loops.dense = cuda::make_loop_handle(cuda::capturing_graph(stream));
             };
-            if (graph()) {
-                in_body(ex.side_[0], loops.samples, [&] {
-                    // The bounce IF node sits in the bounce loop's body, a child of this
-                    // sample body: its condition is created here (a handle serves nodes in
-                    // its graph's direct children; one made on the root graph failed to
-                    // instantiate, cudaErrorInvalidValue, on the H100's 580 driver).
-                    if (hybrid) loops.dense = cuda::make_loop_handle(cuda::capturing_graph(stream));
-                    one();
-                });
+            auto end_sample = [&] { launch(kGenerate, 1, 1, cuda::k_end_sample, ctrl(), f.spp, loops); };
+            if (!graph()) {
+                for (f.sample = 0; f.sample < f.spp; ++f.sample) {  // f.sample: for the probe
+                    body();
+                    if (f.sample + 1 < f.spp) end_sample();
+                }
+            } else if (f.spp == 1) {  // one sample: no loop
+                dense_here();
+                body();
             } else {
-                for (f.sample = 0; f.sample < f.spp; ++f.sample) one();  // f.sample: for the probe
+                in_body(ex.side_[0], loops.samples, [&] {
+                    dense_here();
+                    body();
+                    end_sample();
+                });
             }
         }
         // Stencil: each bounce is dense (the three wavefront kernels, then the live-word
@@ -663,7 +670,7 @@ private:
     DeviceBuffer<float> offsets_;  // (dx, dy) per sample
     DeviceBuffer<FrameControl> ctrl_;
     DeviceBuffer<BounceCounters> counters_;
-    CameraGpu camera_host_{};                  // staging for the per-frame camera upload
+    FrameControl frame_start_{};               // staging for the per-frame upload (camera, reset state)
     cudaStream_t side_[3] = {};  // capture of the sample and bounce loop bodies and the dense/sparse branches
     cuda::GraphExec graph_;
     FrameKey graph_key_{};

@@ -366,20 +366,22 @@ __global__ void k_compact_read(FrameContext f, const uint32_t* __restrict__ in, 
 // The loops' bookkeeping: one thread each
 // ---------------------------------------------------------------------------
 // Bookkeeping for the start of a sample (the whole frame is alive: a dense bounce).
-__device__ __forceinline__ void reset_sample(FrameControl* c) {
-    c->bounce = 0;
-    c->dense = 1;
-    c->parity = 0;
-    c->need_list = 0;
-    c->live[0] = c->live[1] = 0;
-    c->live_words = 0;
-    c->active = 1;
+__host__ __device__ inline void reset_sample(FrameControl& c) {
+    c.bounce = 0;
+    c.dense = 1;
+    c.parity = 0;
+    c.need_list = 0;
+    c.live[0] = c.live[1] = 0;
+    c.live_words = 0;
+    c.active = 1;
 }
 
-static __global__ void k_begin_frame(FrameControl* c) {
+// The state a frame starts from: the host uploads it with the camera, in one copy.
+inline FrameControl frame_start(const CameraGpu& camera) {
+    FrameControl c{};
+    c.camera = camera;
     reset_sample(c);
-    c->sample = 0;
-    c->bounces_run = 0;
+    return c;
 }
 
 // After reflect: count the bounce if it started with live rays, step to the next, say
@@ -416,7 +418,7 @@ static __global__ void k_end_bounce(FrameControl* c, uint32_t depth, bool stenci
 // After a sample's last bounce: step to the next sample and reset the bounce loop.
 static __global__ void k_end_sample(FrameControl* c, uint32_t spp, LoopHandles loops) {
     c->sample += 1;
-    reset_sample(c);
+    reset_sample(*c);
     if (loops.samples) cudaGraphSetConditional(loops.samples, c->sample < spp ? 1u : 0u);
     if (loops.bounces) cudaGraphSetConditional(loops.bounces, 1u);
     if (loops.dense) cudaGraphSetConditional(loops.dense, 1u);
