@@ -246,6 +246,7 @@ private:
             return capture_frame(f, settings, counting, hybrid);
         } catch (const CudaError& e) {
             if (!hybrid) throw;
+            cudaGetLastError();  // the failed call's error must not surface at the next launch check
             hybrid_ok_ = false;
             std::fprintf(stderr, "note: sparse stencil bounces disabled (%s); every bounce runs dense\n", e.what());
             return capture_frame(f, settings, counting, false);
@@ -340,10 +341,11 @@ private:
 
         template <class Body>
         void for_each_sample(FrameContext& f, Body&& body) {
-            // The bounce IF node sits in the bounce loop's body: its condition is made on
-            // the graph one level up (a handle serves the nodes of its graph's direct
-            // children; one made two levels up failed to instantiate, cudaErrorInvalidValue,
-            // on the H100's 580 driver).
+            // The bounce IF node sits in the bounce loop's body, and its condition is made
+            // on the sample loop's body, where k_end_sample also sets it. On the H100's 580
+            // driver the graph failed to instantiate (cudaErrorInvalidValue) with that
+            // condition made on the root graph, both below a sample loop and, for one
+            // sample, without one; so one sample is a loop of one too.
             auto dense_here = [&] {
                 if (hybrid) loops.dense = cuda::make_loop_handle(cuda::capturing_graph(stream));
             };
@@ -353,9 +355,6 @@ private:
                     body();
                     if (f.sample + 1 < f.spp) end_sample();
                 }
-            } else if (f.spp == 1) {  // one sample: no loop
-                dense_here();
-                body();
             } else {
                 in_body(ex.side_[0], loops.samples, [&] {
                     dense_here();
