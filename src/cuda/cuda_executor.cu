@@ -179,6 +179,7 @@ public:
     }
 
     int graph_captures() const override { return captures_; }
+    bool sparse_bounces() const override { return hybrid_ok_; }
 
     // The stencil words as they are now, for the stencil probe. For flags and compact
     // the same words are derived on the host from the per-ray flags / the live list.

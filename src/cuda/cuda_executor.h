@@ -28,6 +28,9 @@ public:
     // How many times a frame has been captured into a CUDA graph (RenderSettings::launch
     // == Graph): once per configuration; a new camera alone replays the same graph.
     virtual int graph_captures() const = 0;
+    // Whether stencil graphs may hold sparse bounces (false once capturing the per-bounce
+    // IF/ELSE node failed on this driver, and every bounce runs dense).
+    virtual bool sparse_bounces() const = 0;
 };
 
 // Returns nullptr and sets `why_not` when no usable device exists (no device, driver

@@ -287,6 +287,7 @@ TEST(Gpu, EarlyExitStopsAtTheCpusBounce) {
         }
     }
     EXPECT_TRUE(some_early) << "no scene ended before its depth: the early exit was not exercised";
+    EXPECT_TRUE(g->sparse_bounces()) << "the stencil graphs fell back to dense bounces only";
 }
 
 TEST(Gpu, OutOfMemoryIsReported) {
