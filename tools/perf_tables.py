@@ -14,13 +14,22 @@ def load(d, name):
     return json.load(open(p)) if os.path.exists(p) else None
 
 
+SEED_FPS = [30.0, 25.0, 23.7, 20.0, 19.4, 18.8]  # seed 004, GTX 560, depths 1..6
+
+
+def label(r):
+    """The mode, and the launch kind where it is not the default graph."""
+    launch = r.get("launch", "graph")
+    return r["mode"] if launch == "graph" else f"{r['mode']} ({launch})"
+
+
 def sweep(doc, title):
     if not doc:
         return
     res = doc["results"]
-    modes = list(dict.fromkeys(r["mode"] for r in res))
+    modes = list(dict.fromkeys(label(r) for r in res))
     depths = sorted(set(r["depth"] for r in res))
-    by = {(r["mode"], r["depth"]): r for r in res}
+    by = {(label(r), r["depth"]): r for r in res}
     s = doc["settings"]
     print(f"**{title}** ({s['width']}x{s['height']}, median of {res[0]['frames']} frames; "
           "FPS and G rays/s, all rays incl. shadow rays)\n")
@@ -45,6 +54,25 @@ def sweep(doc, title):
             cells += [str(bs[b]["live_rays"]), str(bs[b]["live_warps"])] if b < len(bs) else ["", ""]
         print(f"| {b} | " + " | ".join(cells) + " |")
     print()
+    if 1 in depths:
+        shown = [d for d in depths if d <= 6]
+        print("FPS at each depth over FPS at depth 1, beside seed 004's (GTX 560):\n")
+        print("| | " + " | ".join(str(d) for d in shown) + " |")
+        print("|---|" + "---:|" * len(shown))
+        for m in modes:
+            print(f"| {m} | " + " | ".join(f"{by[(m, d)]['fps'] / by[(m, 1)]['fps']:.2f}" for d in shown) + " |")
+        print("| seed 004 | " + " | ".join(f"{SEED_FPS[d - 1] / SEED_FPS[0]:.2f}" for d in shown) + " |\n")
+    if doc.get("dead_bounce"):
+        print("Cost of a bounce once live rays are under 0.1% of the primary rays (slope over 4 bounces), "
+              "and FPS kept at depth 12:\n")
+        print("| mode | launch | depths | µs per bounce | FPS depth 12 / depth 1 |")
+        print("|---|---|---|---:|---:|")
+        for c in doc["dead_bounce"]:
+            span = f"{c['from_depth']}..{c['to_depth']}" if c["ok"] else "-"
+            us = f"{c['us_per_bounce']:.1f}" if c["ok"] else "-"
+            r12 = f"{c['fps_ratio_d12']:.2f}" if c.get("fps_ratio_d12") else "-"
+            print(f"| {c['mode']} | {c['launch']} | {span} | {us} | {r12} |")
+        print()
 
 
 def skip(doc):

@@ -26,8 +26,20 @@ STYLE = {
 }
 
 
-def style(mode):
-    return STYLE.get(mode, dict(marker="x", linestyle=":"))
+def label(r):
+    """The mode, and the launch kind where it is not the default graph."""
+    launch = r.get("launch", "graph")
+    return r["mode"] if launch == "graph" else f"{r['mode']} ({launch})"
+
+
+def style(name):
+    base = STYLE.get(name.split(" ")[0], dict(marker="x", linestyle=":"))
+    return dict(base, linestyle=":", alpha=0.7) if "(" in name else base
+
+
+# Seed 004's FPS by depth on a GTX 560 (its simplest reflective scene), drawn as a
+# share of its depth-1 FPS scaled to the stencil's depth-1 FPS: how the curve falls.
+SEED_FPS = [30.0, 25.0, 23.7, 20.0, 19.4, 18.8]
 
 
 def main():
@@ -45,14 +57,14 @@ def main():
 
     modes = []
     for r in results:
-        if r["mode"] not in modes:
-            modes.append(r["mode"])
+        if label(r) not in modes:
+            modes.append(label(r))
 
     fig, (ax_fps, ax_warps) = plt.subplots(1, 2, figsize=(13, 5.2))
 
     # FPS against depth.
     for m in modes:
-        rs = sorted((r for r in results if r["mode"] == m), key=lambda r: r["depth"])
+        rs = sorted((r for r in results if label(r) == m), key=lambda r: r["depth"])
         depths = [r["depth"] for r in rs]
         fps = [r["fps"] for r in rs]
         # p10/p90 of frame time -> the FPS band (slow frames give the low FPS).
@@ -60,6 +72,11 @@ def main():
         hi = [1000.0 / r["frame_ms"]["p10"] if r["frame_ms"]["p10"] > 0 else 0 for r in rs]
         ax_fps.plot(depths, fps, label=m, **style(m))
         ax_fps.fill_between(depths, lo, hi, alpha=0.15, color=style(m).get("color"))
+    ref = next((r for r in results if label(r) == "stencil" and r["depth"] == 1), None)
+    if ref:
+        seed = [ref["fps"] * f / SEED_FPS[0] for f in SEED_FPS]
+        ax_fps.plot(range(1, len(seed) + 1), seed, color="grey", linestyle="--", marker=".",
+                    label="seed 004's fall (GTX 560), scaled to stencil at depth 1")
     ax_fps.set_xlabel("max trace depth (1 = primary rays only)")
     ax_fps.set_ylabel("frames per second (median)")
     ax_fps.set_title("FPS against depth")
@@ -73,7 +90,9 @@ def main():
     ax_rays = ax_warps.twinx()
     grid_warps = None
     for m in modes:
-        deepest = max((r for r in results if r["mode"] == m), key=lambda r: r["depth"])
+        if "(" in m:
+            continue  # the same rays as the graph launches
+        deepest = max((r for r in results if label(r) == m), key=lambda r: r["depth"])
         b = deepest.get("bounces") or []
         if not b:
             continue

@@ -410,7 +410,7 @@ static __global__ void k_end_bounce(FrameControl* c, uint32_t depth, bool stenci
     const bool more = live != 0 && c->bounce < depth;
     c->active = more ? 1u : 0u;
     c->dense = (!stencil || sparse_words == 0 || live > sparse_words) ? 1u : 0u;
-    c->need_list = (was_dense && !c->dense) ? 1u : 0u;
+    c->need_list = (more && was_dense && !c->dense) ? 1u : 0u;
     if (loops.bounces) cudaGraphSetConditional(loops.bounces, more ? 1u : 0u);
     if (loops.dense) cudaGraphSetConditional(loops.dense, c->dense);
 }
