@@ -96,6 +96,21 @@ def main():
     sweep(load(d, "conference"), "Conference, untuned")
     sweep(load(d, "conference-tuned"), "Conference, tuned")
     skip(load(d, "skip"))
+    skip(load(d, "skip-1080p"))
+    sizes = [(n, load(d, n)) for n in ("default-3840x2160", "default-7680x4320")]
+    if any(doc for _, doc in sizes):
+        print("`stencil` against `flags` frame time at depth 8 (graph launches):\n")
+        print("| size | stencil ms | flags ms | stencil / flags |")
+        print("|---|---:|---:|---:|")
+        for n, doc in [("default", load(d, "default"))] + sizes:
+            if not doc:
+                continue
+            ms = {label(r): r["frame_ms"]["median"] for r in doc["results"] if r["depth"] == 8}
+            s = doc["settings"]
+            if "stencil" in ms and "flags" in ms:
+                print(f"| {s['width']}x{s['height']} | {ms['stencil']:.3f} | {ms['flags']:.3f} | "
+                      f"{ms['stencil'] / ms['flags']:.2f} |")
+        print()
 
 
 if __name__ == "__main__":
