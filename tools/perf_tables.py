@@ -62,7 +62,7 @@ def sweep(doc, title):
         for m in modes:
             print(f"| {m} | " + " | ".join(f"{by[(m, d)]['fps'] / by[(m, 1)]['fps']:.2f}" for d in shown) + " |")
         print("| seed 004 | " + " | ".join(f"{SEED_FPS[d - 1] / SEED_FPS[0]:.2f}" for d in shown) + " |\n")
-    if doc.get("dead_bounce"):
+    if any(c["ok"] for c in doc.get("dead_bounce") or []):
         print("Cost of a bounce once live rays are under 0.1% of the primary rays (slope over 4 bounces), "
               "and FPS kept at depth 12:\n")
         print("| mode | launch | depths | µs per bounce | FPS depth 12 / depth 1 |")

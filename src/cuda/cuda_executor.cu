@@ -10,9 +10,12 @@
 //            nodes that k_end_sample / k_end_bounce steer, so the bounce loop stops on the
 //            device once every ray is dead. The camera is read from device memory
 //            (FrameControl), so a new camera needs no new capture.
-//   stream - the same launches go straight to the stream; the host runs the loops, all
-//            `depth` bounces, and a dead bounce's kernels find empty live sets. Per-stage
-//            times (stats) and the stencil probe (tests) need this mode.
+//   stream - the same kernels go straight to the stream; the host runs the loops, all
+//            `depth` bounces, and issues both the dense and the sparse stencil kernels
+//            (each checks FrameControl::dense), so a dead bounce's kernels find nothing
+//            to do but are still launched. Per-stage times (stats), the stencil probe
+//            (tests) and Nsight Compute (which cannot profile kernels in graphs with
+//            conditional nodes) need this mode.
 #include "cuda/cuda_executor.h"
 
 #include "cuda/check.h"
