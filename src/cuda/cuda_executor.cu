@@ -2,7 +2,8 @@
 //
 // Ray state lives in device memory as SoA (render/frame.h); the frame loop is
 // render/pipeline.h's run_frame, shared with the CPU executor. This file owns the
-// buffers, chooses launch sizes, and is the one place where kernels are launched.
+// buffers and the captured graph; cuda/frame_launcher.cuh issues the kernels (the
+// renderer's only <<<>>>) and cuda/launch_sizes.h sizes them.
 //
 // A frame is issued in one of two ways (RenderSettings::launch):
 //   graph  - run_frame's launches are captured into a CUDA graph once per configuration
@@ -20,8 +21,11 @@
 
 #include "cuda/check.h"
 #include "cuda/device_buffer.h"
+#include "cuda/event.h"
 #include "cuda/frame_graph.h"
+#include "cuda/frame_launcher.cuh"
 #include "cuda/kernels.cuh"
+#include "cuda/launch_sizes.h"
 #include "render/pipeline.h"
 #include "render/srgb.h"
 
@@ -43,22 +47,10 @@ using cuda::BounceCounters;
 using cuda::FrameControl;
 using cuda::LoopHandles;
 
-constexpr int kStages = 5;
-constexpr const char* kStageNames[kStages] = {"generate", "intersect", "shade", "reflect", "resolve"};
-enum Stage { kGenerate = 0, kIntersect, kShade, kReflect, kResolve };
+using cuda::kStageNames;
+using cuda::kStages;
 
-// Owns a cudaEvent_t.
-class Event {
-public:
-    Event() { CUDA_CHECK(cudaEventCreate(&e_)); }
-    ~Event() { cudaEventDestroy(e_); }
-    Event(const Event&) = delete;
-    Event& operator=(const Event&) = delete;
-    cudaEvent_t get() const { return e_; }
-
-private:
-    cudaEvent_t e_{};
-};
+using cuda::Event;
 
 class CudaExecutorImpl final : public CudaExecutor {
 public:
@@ -71,8 +63,7 @@ public:
         CUDA_CHECK(cudaMemset(ctrl_.get(), 0, ctrl_.bytes()));  // every byte defined (initcheck)
         const auto t = make_srgb_thresholds();
         thresholds_.upload(std::vector<float>(t.begin(), t.end()), "sRGB table");
-        resolve_default_launch();
-        apply_launch_env();
+        sizes_.set_defaults(default_launch(), props_.multiProcessorCount);
     }
     ~CudaExecutorImpl() override {
         graph_.reset();
@@ -85,16 +76,8 @@ public:
     std::string device_name() const override { return props_.name; }
     int sm_count() const override { return props_.multiProcessorCount; }
 
-    void set_launch_config(const LaunchConfig& c) override {
-        auto pick = [](int want, int def) { return want > 0 ? ((want + 31) / 32) * 32 : def; };
-        launch_.generate = pick(c.generate, default_.generate);
-        launch_.intersect = pick(c.intersect, default_.intersect);
-        launch_.shade = pick(c.shade, default_.shade);
-        launch_.reflect = pick(c.reflect, default_.reflect);
-        launch_.resolve = pick(c.resolve, default_.resolve);
-        launch_.compact = pick(c.compact, default_.compact);
-    }
-    LaunchConfig launch_config() const override { return launch_; }
+    void set_launch_config(const LaunchConfig& c) override { sizes_.set(c); }
+    LaunchConfig launch_config() const override { return sizes_.config(); }
 
     void set_scene(const CompiledScene& s) override {
         nodes_.upload(s.nodes, "BVH nodes");
@@ -207,10 +190,6 @@ public:
     }
 
 private:
-    struct Timing {
-        int stage;
-        size_t begin, end;
-    };
 
     // Everything a captured graph bakes in: when any of it changes, the frame is
     // captured again. (The camera is not here: it is read from FrameControl.)
@@ -233,7 +212,7 @@ private:
         k.warp_width = s.warp_width;
         k.mode = s.mode;
         k.counting = counting;
-        k.launch = launch_;
+        k.launch = sizes_.config();
         const void* b[8] = {device_rgba,    origin_.get(),   stencil_.get(),  flags_.get(),
                             list_[0].get(), list_[1].get(), counters_.get(), offsets_.get()};
         std::memcpy(k.buffers, b, sizeof b);
@@ -294,7 +273,7 @@ private:
         stats.bounces_run = c.bounces_run;
         if (!timing) return;
         std::array<double, kStages> ms{};
-        for (const Timing& t : timings_) {
+        for (const cuda::StageTiming& t : timings_) {
             float e = 0.0f;
             CUDA_CHECK(cudaEventElapsedTime(&e, events_[t.begin]->get(), events_[t.end]->get()));
             ms[size_t(t.stage)] += double(e);
@@ -302,242 +281,8 @@ private:
         for (int s = 0; s < kStages; ++s) stats.stage_ms.push_back({kStageNames[s], ms[size_t(s)]});
     }
 
-    // The stage launchers and loops run_frame calls. Every <<<>>> of the renderer is in
-    // launch(). While a graph is captured, `stream` is the stream capturing the current
-    // loop body, and `loops` hold the WHILE nodes' conditions (0 with stream launches).
-    struct Launcher {
-        CudaExecutorImpl& ex;
-        const RenderSettings& settings;
-        bool counting;  // stats counters
-        bool timing;    // events around every launch (stream launches only)
-        cudaStream_t stream;
-        LoopHandles loops;
-        bool hybrid = false;  // stencil in a graph: dense or sparse bounces (else dense only)
-
-        bool graph() const { return loops.samples != 0; }
-        bool stencil() const { return settings.mode == DeadRayMode::Stencil; }
-        FrameControl* ctrl() const { return ex.ctrl_.get(); }
-        uint32_t* live(int k) const { return &ex.ctrl_.get()->live[k]; }
-        BounceCounters* counters() const { return counting ? ex.counters_.get() : nullptr; }
-
-        template <class Kernel, class... Args>
-        void launch(Stage stage, uint32_t grid, int block, Kernel kernel, Args... args) {
-            size_t begin = 0;
-            if (timing) begin = ex.record();
-            kernel<<<grid, block, 0, stream>>>(args...);
-            CUDA_CHECK_LAUNCH(kStageNames[stage]);
-            if (timing) ex.timings_.push_back({stage, begin, ex.record()});
-        }
-        // One thread per ray (flags, compact's generate).
-        template <class Kernel>
-        std::pair<uint32_t, int> per_ray(Kernel kernel, int block, uint32_t threads) const {
-            block = ex.clamp_block(reinterpret_cast<const void*>(kernel), block);
-            return {std::max<uint32_t>(1u, (threads + uint32_t(block) - 1u) / uint32_t(block)), block};
-        }
-        // The persistent grid: as many blocks as the GPU holds at once (list walkers).
-        template <class Kernel>
-        std::pair<uint32_t, int> filling(Kernel kernel, int block) const {
-            block = ex.clamp_block(reinterpret_cast<const void*>(kernel), block);
-            return {ex.fill_blocks(reinterpret_cast<const void*>(kernel), block), block};
-        }
-
-        void begin_frame(const FrameContext&) {}  // FrameControl is uploaded before the frame (render_device)
-
-        template <class Body>
-        void for_each_sample(FrameContext& f, Body&& body) {
-            // The bounce IF node sits in the bounce loop's body, and its condition is made
-            // on the sample loop's body, where k_end_sample also sets it. On the H100's 580
-            // driver the graph failed to instantiate (cudaErrorInvalidValue) with that
-            // condition made on the root graph, both below a sample loop and, for one
-            // sample, without one; so one sample is a loop of one too.
-            auto dense_here = [&] {
-                if (hybrid) loops.dense = cuda::make_loop_handle(cuda::capturing_graph(stream));
-            };
-            auto end_sample = [&] { launch(kGenerate, 1, 1, cuda::k_end_sample, ctrl(), f.spp, loops); };
-            if (!graph()) {
-                for (f.sample = 0; f.sample < f.spp; ++f.sample) {  // f.sample: for the probe
-                    body();
-                    if (f.sample + 1 < f.spp) end_sample();
-                }
-            } else {
-                in_body(ex.side_[0], loops.samples, [&] {
-                    dense_here();
-                    body();
-                    end_sample();
-                });
-            }
-        }
-        // Stencil: each bounce is dense (the three wavefront kernels, then the live-word
-        // list if the next bounce is sparse) or sparse (one fused kernel over the list);
-        // k_end_bounce decides. A graph holds an IF/ELSE node per bounce; stream launches
-        // issue both kinds and each kernel checks FrameControl::dense.
-        template <class Body>
-        void for_each_bounce(const FrameContext& f, Body&& body) {
-            const uint32_t depth = uint32_t(f.max_depth);
-            const bool both = stencil() && (hybrid || !graph());
-            const uint32_t sparse_words = both ? ex.sparse_words(*this) : 0u;  // 0: every bounce dense
-            auto end = [&] { launch(kReflect, 1, 1, cuda::k_end_bounce, ctrl(), depth, stencil(), sparse_words, loops); };
-            if (!graph()) {
-                for (uint32_t b = 0; b < depth; ++b) {
-                    body(int(b));
-                    if (both) sparse_bounce(f);
-                    if (ex.probe_) ex.probe_(int(f.sample), int(b), ex.stencil_words(settings, f.ray_count));
-                    end();
-                    if (both) list_words(f);
-                }
-                return;
-            }
-            in_body(ex.side_[1], loops.bounces, [&] {
-                if (!both) {
-                    body(-1);  // the bounce is FrameControl::bounce, on the device
-                    end();
-                    return;
-                }
-                const cudaStream_t outer = stream;
-                cuda::capture_if_else(
-                    outer, ex.side_[2], loops.dense,
-                    [&](cudaStream_t s) {
-                        stream = s;
-                        body(-1);
-                        end();
-                        list_words(f);
-                    },
-                    [&](cudaStream_t s) {
-                        stream = s;
-                        sparse_bounce(f);
-                        end();
-                    });
-                stream = outer;
-            });
-        }
-        void sparse_bounce(const FrameContext& f) {
-            const auto kernel = cuda::k_stencil_sparse_bounce<cuda::IntersectOp, cuda::ShadeOp, cuda::ReflectOp>;
-            const auto [grid, b] = filling(kernel, ex.launch_.intersect);
-            launch(kIntersect, grid, b, kernel, f, ex.stencil_.get(), ex.list_[0].get(), ex.list_[1].get(),
-                   cuda::IntersectOp{}, cuda::ShadeOp{}, cuda::ReflectOp{ctrl()}, counters(), ctrl());
-        }
-        void list_words(const FrameContext& f) {
-            const auto [grid, b] = filling(cuda::k_stencil_list, 256);
-            launch(kReflect, grid, b, cuda::k_stencil_list, (const uint32_t*)ex.stencil_.get(), f.ray_count >> 5,
-                   ctrl(), ex.list_[0].get(), ex.list_[1].get());
-        }
-        // Captures `body` into a WHILE node's body on the side stream `side`.
-        template <class Body>
-        void in_body(cudaStream_t side, cudaGraphConditionalHandle h, Body&& body) {
-            const cudaStream_t outer = stream;
-            cuda::capture_while(outer, side, h, [&](cudaStream_t s) {
-                stream = s;
-                body();
-            });
-            stream = outer;
-        }
-
-        void generate(const FrameContext& f) {
-            const cuda::GenerateOp op{ctrl(), ex.offsets_.get()};
-            const int block = ex.launch_.generate;
-            switch (settings.mode) {
-                case DeadRayMode::Stencil: {
-                    const auto kernel = cuda::k_stencil_write<cuda::GenerateOp>;
-                    const auto [grid, b] = per_ray(kernel, block, f.ray_count);
-                    launch(kGenerate, grid, b, kernel, f, ex.stencil_.get(), op, true, (uint32_t*)nullptr,
-                           (BounceCounters*)nullptr, (const FrameControl*)ctrl());
-                    break;
-                }
-                case DeadRayMode::Flags: {
-                    const auto kernel = cuda::k_flags_write<cuda::GenerateOp>;
-                    const auto [grid, b] = per_ray(kernel, block, f.ray_count);
-                    launch(kGenerate, grid, b, kernel, f, ex.flags_.get(), op, true, (uint32_t*)nullptr,
-                           (BounceCounters*)nullptr, (const FrameControl*)ctrl());
-                    break;
-                }
-                case DeadRayMode::Compact: {
-                    const auto kernel = cuda::k_compact_generate<cuda::GenerateOp>;
-                    const auto [grid, b] = per_ray(kernel, block, f.ray_count);
-                    launch(kGenerate, grid, b, kernel, f, op, ex.list_[0].get(), live(0));
-                    break;
-                }
-            }
-        }
-        // A stage that changes liveness: reads live set `in`, writes live set `out`.
-        template <class Op>
-        void write_stage(Stage stage, int block, const FrameContext& f, Op op, BounceCounters* c, int in, int out) {
-            switch (settings.mode) {
-                case DeadRayMode::Stencil: {
-                    // Dense: reflect counts the live words k_end_bounce decides by.
-                    const auto kernel = cuda::k_stencil_write<Op>;
-                    const auto [grid, b] = per_ray(kernel, block, f.ray_count);
-                    launch(stage, grid, b, kernel, f, ex.stencil_.get(), op, false,
-                           out == 0 ? &ctrl()->live_words : nullptr, c, (const FrameControl*)ctrl());
-                    break;
-                }
-                case DeadRayMode::Flags: {
-                    // Only reflect's survivors steer the bounce loop (k_end_bounce reads live[0]).
-                    const auto kernel = cuda::k_flags_write<Op>;
-                    const auto [grid, b] = per_ray(kernel, block, f.ray_count);
-                    launch(stage, grid, b, kernel, f, ex.flags_.get(), op, false, out == 0 ? live(0) : nullptr, c,
-                           (const FrameControl*)ctrl());
-                    break;
-                }
-                case DeadRayMode::Compact: {
-                    const auto kernel = cuda::k_compact_write<Op>;
-                    const auto [grid, b] = filling(kernel, block);
-                    launch(stage, grid, b, kernel, f, (const uint32_t*)ex.list_[in].get(), (const uint32_t*)live(in),
-                           op, ex.list_[out].get(), live(out), c, (const FrameControl*)ctrl());
-                    break;
-                }
-            }
-        }
-        void intersect(const FrameContext& f, int) {
-            write_stage(kIntersect, ex.launch_.intersect, f, cuda::IntersectOp{}, counters(), 0, 1);
-        }
-        // Reads live set 1; clears live set 0's size, which reflect refills.
-        void shade(const FrameContext& f, int) {
-            const cuda::ShadeOp op{};
-            const int block = ex.launch_.shade;
-            switch (settings.mode) {
-                case DeadRayMode::Stencil: {
-                    const auto kernel = cuda::k_stencil_read<cuda::ShadeOp>;
-                    const auto [grid, b] = per_ray(kernel, block, f.ray_count);
-                    launch(kShade, grid, b, kernel, f, (const uint32_t*)ex.stencil_.get(), op, counters(),
-                           (const FrameControl*)ctrl());
-                    break;
-                }
-                case DeadRayMode::Flags: {
-                    const auto kernel = cuda::k_flags_read<cuda::ShadeOp>;
-                    const auto [grid, b] = per_ray(kernel, block, f.ray_count);
-                    launch(kShade, grid, b, kernel, f, (const uint32_t*)ex.flags_.get(), op, counters(), ctrl(),
-                           live(0));
-                    break;
-                }
-                case DeadRayMode::Compact: {
-                    const auto kernel = cuda::k_compact_read<cuda::ShadeOp>;
-                    const auto [grid, b] = filling(kernel, block);
-                    launch(kShade, grid, b, kernel, f, (const uint32_t*)ex.list_[1].get(), (const uint32_t*)live(1),
-                           op, counters(), ctrl(), live(0));
-                    break;
-                }
-            }
-        }
-        void reflect(const FrameContext& f, int) {
-            write_stage(kReflect, ex.launch_.reflect, f, cuda::ReflectOp{ctrl()}, nullptr, 1, 0);
-        }
-        void resolve(const FrameContext& f) {
-            const auto [grid, b] = per_ray(cuda::k_resolve, ex.launch_.resolve, f.pixel_count);
-            launch(kResolve, grid, b, cuda::k_resolve, f);
-        }
-    };
-
-    // A configured block size may exceed what a kernel can launch (its registers):
-    // clamp to the kernel's limit, in whole warps.
-    int clamp_block(const void* kernel, int block) {
-        auto it = max_block_.find(kernel);
-        if (it == max_block_.end()) {
-            cudaFuncAttributes a{};
-            CUDA_CHECK(cudaFuncGetAttributes(&a, kernel));
-            it = max_block_.emplace(kernel, std::max(32, (a.maxThreadsPerBlock / 32) * 32)).first;
-        }
-        return std::min(block, it->second);
-    }
+    template <class> friend struct cuda::FrameLauncher;
+    using Launcher = cuda::FrameLauncher<CudaExecutorImpl>;
 
     // A bounce is sparse when its live words are no more than the warps of the sparse
     // kernel's grid: each then gets at most one word, so the bounce costs the latency of
@@ -545,24 +290,9 @@ private:
     template <class L>
     uint32_t sparse_words(const L& l) {
         const auto kernel = cuda::k_stencil_sparse_bounce<cuda::IntersectOp, cuda::ShadeOp, cuda::ReflectOp>;
-        const auto [grid, b] = l.filling(kernel, launch_.intersect);
+        const auto [grid, b] = l.filling(kernel, sizes_.config().intersect);
         if (const char* env = std::getenv("SRT_SPARSE_WORDS")) return uint32_t(std::atoi(env));
         return grid * uint32_t(b) / 32u;
-    }
-
-    // Blocks of `block` threads that fill the GPU once: resident blocks per SM at this
-    // kernel's occupancy, times the SMs (times SRT_FILL_WAVES, default 1, for experiments).
-    uint32_t fill_blocks(const void* kernel, int block) {
-        const auto key = std::make_pair(kernel, block);
-        auto it = fill_.find(key);
-        if (it == fill_.end()) {
-            int per_sm = 0;
-            CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0));
-            const char* env = std::getenv("SRT_FILL_WAVES");
-            const int waves = env && std::atoi(env) > 0 ? std::atoi(env) : 1;
-            it = fill_.emplace(key, uint32_t(std::max(1, per_sm) * props_.multiProcessorCount * waves)).first;
-        }
-        return it->second;
     }
 
     size_t record() {
@@ -606,35 +336,7 @@ private:
         }
     }
 
-    // SRT_LAUNCH="intersect=128,shade=256": per-stage block sizes, for experiments
-    // (bench --tune stores measured ones in the tuning cache instead).
-    void apply_launch_env() {
-        const char* env = std::getenv("SRT_LAUNCH");
-        if (!env || !*env) return;
-        LaunchConfig c{};
-        std::string spec(env);
-        size_t pos = 0;
-        while (pos < spec.size()) {
-            const size_t end = std::min(spec.find(',', pos), spec.size());
-            const std::string item = spec.substr(pos, end - pos);
-            const size_t eq = item.find('=');
-            const int v = eq == std::string::npos ? 0 : std::atoi(item.c_str() + eq + 1);
-            const std::string k = item.substr(0, eq);
-            if (k == "generate") c.generate = v;
-            else if (k == "intersect") c.intersect = v;
-            else if (k == "shade") c.shade = v;
-            else if (k == "reflect") c.reflect = v;
-            else if (k == "resolve") c.resolve = v;
-            else if (k == "compact") c.compact = v;
-            else std::fprintf(stderr, "SRT_LAUNCH: unknown stage '%s' ignored\n", k.c_str());
-            pos = end + 1;
-        }
-        set_launch_config(c);
-        std::fprintf(stderr, "SRT_LAUNCH: block sizes generate=%d intersect=%d shade=%d reflect=%d resolve=%d\n",
-                     launch_.generate, launch_.intersect, launch_.shade, launch_.reflect, launch_.resolve);
-    }
-
-    void resolve_default_launch() {
+    static LaunchConfig default_launch() {
         // The smallest block that reaches the kernel's best occupancy, up to `limit`.
         auto best = [](auto kernel, int limit = 0) {
             int min_grid = 0, block = 0;
@@ -646,19 +348,19 @@ private:
         // done, so big blocks leave SMs part-empty (measured on an H100, Conference:
         // intersect 0.36 ms at 576 threads, 0.31 ms at 128; shade 0.35 -> 0.20 ms).
         constexpr int kTraversalBlockLimit = 128;
-        default_.generate = best(cuda::k_stencil_write<cuda::GenerateOp>);
-        default_.intersect = best(cuda::k_stencil_write<cuda::IntersectOp>, kTraversalBlockLimit);
-        default_.shade = best(cuda::k_stencil_read<cuda::ShadeOp>, kTraversalBlockLimit);
-        default_.reflect = best(cuda::k_stencil_write<cuda::ReflectOp>);
-        default_.resolve = best(cuda::k_resolve);
-        default_.compact = best(cuda::k_compact_write<cuda::IntersectOp>);
-        launch_ = default_;
+        LaunchConfig d;
+        d.generate = best(cuda::k_stencil_write<cuda::GenerateOp>);
+        d.intersect = best(cuda::k_stencil_write<cuda::IntersectOp>, kTraversalBlockLimit);
+        d.shade = best(cuda::k_stencil_read<cuda::ShadeOp>, kTraversalBlockLimit);
+        d.reflect = best(cuda::k_stencil_write<cuda::ReflectOp>);
+        d.resolve = best(cuda::k_resolve);
+        d.compact = best(cuda::k_compact_write<cuda::IntersectOp>);
+        return d;
     }
 
     int device_;
     cudaDeviceProp props_{};
-    cudaStream_t stream_ = nullptr;
-    LaunchConfig default_, launch_;
+    cuda::LaunchSizes sizes_;    cudaStream_t stream_ = nullptr;
     SceneView view_;
     DeviceBuffer<BvhNode> nodes_;
     DeviceBuffer<PrimGpu> prims_;
@@ -680,12 +382,10 @@ private:
     uint64_t scene_generation_ = 0;
     int captures_ = 0;
     bool hybrid_ok_ = true;
-    std::map<std::pair<const void*, int>, uint32_t> fill_;
     std::vector<std::unique_ptr<Event>> events_;
     Event frame_begin_, frame_end_;
-    std::unordered_map<const void*, int> max_block_;
     size_t next_event_ = 0;
-    std::vector<Timing> timings_;
+    std::vector<cuda::StageTiming> timings_;
 };
 
 }  // namespace

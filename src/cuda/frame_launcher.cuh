@@ -1,0 +1,256 @@
+// frame_launcher.cuh - how the CUDA executor issues a frame: the stage launchers and
+// the sample and bounce loops that render/pipeline.h's run_frame calls.
+//
+// With stream launches every call launches its kernel at once and the loops run on the
+// host. While a graph is captured the same calls are recorded, and the loops become
+// conditional WHILE nodes (and, for the stencil, an IF/ELSE node per bounce) whose
+// bodies are captured on side streams (cuda/frame_graph.h). The executor owns the
+// buffers; this is a friend that reads them.
+#pragma once
+
+#include "cuda/frame_graph.h"
+#include "cuda/kernels.cuh"
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+
+namespace srt::cuda {
+
+constexpr int kStages = 5;
+constexpr const char* kStageNames[kStages] = {"generate", "intersect", "shade", "reflect", "resolve"};
+enum Stage { kGenerate = 0, kIntersect, kShade, kReflect, kResolve };
+
+// Events around one launch, for per-stage times (stats, stream launches).
+struct StageTiming {
+    int stage;
+    size_t begin, end;
+};
+
+// The stage launchers and loops run_frame calls. Every <<<>>> of the renderer is in
+// launch(). While a graph is captured, `stream` is the stream capturing the current
+// loop body, and `loops` hold the WHILE nodes' conditions (0 with stream launches).
+template <class Executor>
+struct FrameLauncher {
+    Executor& ex;
+    const RenderSettings& settings;
+    bool counting;  // stats counters
+    bool timing;    // events around every launch (stream launches only)
+    cudaStream_t stream;
+    LoopHandles loops;
+    bool hybrid = false;  // stencil in a graph: dense or sparse bounces (else dense only)
+
+    bool graph() const { return loops.samples != 0; }
+    bool stencil() const { return settings.mode == DeadRayMode::Stencil; }
+    FrameControl* ctrl() const { return ex.ctrl_.get(); }
+    uint32_t* live(int k) const { return &ex.ctrl_.get()->live[k]; }
+    BounceCounters* counters() const { return counting ? ex.counters_.get() : nullptr; }
+
+    template <class Kernel, class... Args>
+    void launch(Stage stage, uint32_t grid, int block, Kernel kernel, Args... args) {
+        size_t begin = 0;
+        if (timing) begin = ex.record();
+        kernel<<<grid, block, 0, stream>>>(args...);
+        CUDA_CHECK_LAUNCH(kStageNames[stage]);
+        if (timing) ex.timings_.push_back({stage, begin, ex.record()});
+    }
+    // One thread per ray (flags, compact's generate).
+    template <class Kernel>
+    std::pair<uint32_t, int> per_ray(Kernel kernel, int block, uint32_t threads) const {
+        block = ex.sizes_.clamp_block(reinterpret_cast<const void*>(kernel), block);
+        return {std::max<uint32_t>(1u, (threads + uint32_t(block) - 1u) / uint32_t(block)), block};
+    }
+    // The persistent grid: as many blocks as the GPU holds at once (list walkers).
+    template <class Kernel>
+    std::pair<uint32_t, int> filling(Kernel kernel, int block) const {
+        block = ex.sizes_.clamp_block(reinterpret_cast<const void*>(kernel), block);
+        return {ex.sizes_.fill_blocks(reinterpret_cast<const void*>(kernel), block), block};
+    }
+
+    void begin_frame(const FrameContext&) {}  // FrameControl is uploaded before the frame (render_device)
+
+    template <class Body>
+    void for_each_sample(FrameContext& f, Body&& body) {
+        // The bounce IF node sits in the bounce loop's body, and its condition is made
+        // on the sample loop's body, where k_end_sample also sets it. On the H100's 580
+        // driver the graph failed to instantiate (cudaErrorInvalidValue) with that
+        // condition made on the root graph, both below a sample loop and, for one
+        // sample, without one; so one sample is a loop of one too.
+        auto dense_here = [&] {
+            if (hybrid) loops.dense = cuda::make_loop_handle(cuda::capturing_graph(stream));
+        };
+        auto end_sample = [&] { launch(kGenerate, 1, 1, cuda::k_end_sample, ctrl(), f.spp, loops); };
+        if (!graph()) {
+            for (f.sample = 0; f.sample < f.spp; ++f.sample) {  // f.sample: for the probe
+                body();
+                if (f.sample + 1 < f.spp) end_sample();
+            }
+        } else {
+            in_body(ex.side_[0], loops.samples, [&] {
+                dense_here();
+                body();
+                end_sample();
+            });
+        }
+    }
+    // Stencil: each bounce is dense (the three wavefront kernels, then the live-word
+    // list if the next bounce is sparse) or sparse (one fused kernel over the list);
+    // k_end_bounce decides. A graph holds an IF/ELSE node per bounce; stream launches
+    // issue both kinds and each kernel checks FrameControl::dense.
+    template <class Body>
+    void for_each_bounce(const FrameContext& f, Body&& body) {
+        const uint32_t depth = uint32_t(f.max_depth);
+        const bool both = stencil() && (hybrid || !graph());
+        const uint32_t sparse_words = both ? ex.sparse_words(*this) : 0u;  // 0: every bounce dense
+        auto end = [&] { launch(kReflect, 1, 1, cuda::k_end_bounce, ctrl(), depth, stencil(), sparse_words, loops); };
+        if (!graph()) {
+            for (uint32_t b = 0; b < depth; ++b) {
+                body(int(b));
+                if (both) sparse_bounce(f);
+                if (ex.probe_) ex.probe_(int(f.sample), int(b), ex.stencil_words(settings, f.ray_count));
+                end();
+                if (both) list_words(f);
+            }
+            return;
+        }
+        in_body(ex.side_[1], loops.bounces, [&] {
+            if (!both) {
+                body(-1);  // the bounce is FrameControl::bounce, on the device
+                end();
+                return;
+            }
+            const cudaStream_t outer = stream;
+            cuda::capture_if_else(
+                outer, ex.side_[2], loops.dense,
+                [&](cudaStream_t s) {
+                    stream = s;
+                    body(-1);
+                    end();
+                    list_words(f);
+                },
+                [&](cudaStream_t s) {
+                    stream = s;
+                    sparse_bounce(f);
+                    end();
+                });
+            stream = outer;
+        });
+    }
+    void sparse_bounce(const FrameContext& f) {
+        const auto kernel = cuda::k_stencil_sparse_bounce<cuda::IntersectOp, cuda::ShadeOp, cuda::ReflectOp>;
+        const auto [grid, b] = filling(kernel, ex.sizes_.config().intersect);
+        launch(kIntersect, grid, b, kernel, f, ex.stencil_.get(), ex.list_[0].get(), ex.list_[1].get(),
+               cuda::IntersectOp{}, cuda::ShadeOp{}, cuda::ReflectOp{ctrl()}, counters(), ctrl());
+    }
+    void list_words(const FrameContext& f) {
+        const auto [grid, b] = filling(cuda::k_stencil_list, 256);
+        launch(kReflect, grid, b, cuda::k_stencil_list, (const uint32_t*)ex.stencil_.get(), f.ray_count >> 5,
+               ctrl(), ex.list_[0].get(), ex.list_[1].get());
+    }
+    // Captures `body` into a WHILE node's body on the side stream `side`.
+    template <class Body>
+    void in_body(cudaStream_t side, cudaGraphConditionalHandle h, Body&& body) {
+        const cudaStream_t outer = stream;
+        cuda::capture_while(outer, side, h, [&](cudaStream_t s) {
+            stream = s;
+            body();
+        });
+        stream = outer;
+    }
+
+    void generate(const FrameContext& f) {
+        const cuda::GenerateOp op{ctrl(), ex.offsets_.get()};
+        const int block = ex.sizes_.config().generate;
+        switch (settings.mode) {
+            case DeadRayMode::Stencil: {
+                const auto kernel = cuda::k_stencil_write<cuda::GenerateOp>;
+                const auto [grid, b] = per_ray(kernel, block, f.ray_count);
+                launch(kGenerate, grid, b, kernel, f, ex.stencil_.get(), op, true, (uint32_t*)nullptr,
+                       (BounceCounters*)nullptr, (const FrameControl*)ctrl());
+                break;
+            }
+            case DeadRayMode::Flags: {
+                const auto kernel = cuda::k_flags_write<cuda::GenerateOp>;
+                const auto [grid, b] = per_ray(kernel, block, f.ray_count);
+                launch(kGenerate, grid, b, kernel, f, ex.flags_.get(), op, true, (uint32_t*)nullptr,
+                       (BounceCounters*)nullptr, (const FrameControl*)ctrl());
+                break;
+            }
+            case DeadRayMode::Compact: {
+                const auto kernel = cuda::k_compact_generate<cuda::GenerateOp>;
+                const auto [grid, b] = per_ray(kernel, block, f.ray_count);
+                launch(kGenerate, grid, b, kernel, f, op, ex.list_[0].get(), live(0));
+                break;
+            }
+        }
+    }
+    // A stage that changes liveness: reads live set `in`, writes live set `out`.
+    template <class Op>
+    void write_stage(Stage stage, int block, const FrameContext& f, Op op, BounceCounters* c, int in, int out) {
+        switch (settings.mode) {
+            case DeadRayMode::Stencil: {
+                // Dense: reflect counts the live words k_end_bounce decides by.
+                const auto kernel = cuda::k_stencil_write<Op>;
+                const auto [grid, b] = per_ray(kernel, block, f.ray_count);
+                launch(stage, grid, b, kernel, f, ex.stencil_.get(), op, false,
+                       out == 0 ? &ctrl()->live_words : nullptr, c, (const FrameControl*)ctrl());
+                break;
+            }
+            case DeadRayMode::Flags: {
+                // Only reflect's survivors steer the bounce loop (k_end_bounce reads live[0]).
+                const auto kernel = cuda::k_flags_write<Op>;
+                const auto [grid, b] = per_ray(kernel, block, f.ray_count);
+                launch(stage, grid, b, kernel, f, ex.flags_.get(), op, false, out == 0 ? live(0) : nullptr, c,
+                       (const FrameControl*)ctrl());
+                break;
+            }
+            case DeadRayMode::Compact: {
+                const auto kernel = cuda::k_compact_write<Op>;
+                const auto [grid, b] = filling(kernel, block);
+                launch(stage, grid, b, kernel, f, (const uint32_t*)ex.list_[in].get(), (const uint32_t*)live(in),
+                       op, ex.list_[out].get(), live(out), c, (const FrameControl*)ctrl());
+                break;
+            }
+        }
+    }
+    void intersect(const FrameContext& f, int) {
+        write_stage(kIntersect, ex.sizes_.config().intersect, f, cuda::IntersectOp{}, counters(), 0, 1);
+    }
+    // Reads live set 1; clears live set 0's size, which reflect refills.
+    void shade(const FrameContext& f, int) {
+        const cuda::ShadeOp op{};
+        const int block = ex.sizes_.config().shade;
+        switch (settings.mode) {
+            case DeadRayMode::Stencil: {
+                const auto kernel = cuda::k_stencil_read<cuda::ShadeOp>;
+                const auto [grid, b] = per_ray(kernel, block, f.ray_count);
+                launch(kShade, grid, b, kernel, f, (const uint32_t*)ex.stencil_.get(), op, counters(),
+                       (const FrameControl*)ctrl());
+                break;
+            }
+            case DeadRayMode::Flags: {
+                const auto kernel = cuda::k_flags_read<cuda::ShadeOp>;
+                const auto [grid, b] = per_ray(kernel, block, f.ray_count);
+                launch(kShade, grid, b, kernel, f, (const uint32_t*)ex.flags_.get(), op, counters(), ctrl(),
+                       live(0));
+                break;
+            }
+            case DeadRayMode::Compact: {
+                const auto kernel = cuda::k_compact_read<cuda::ShadeOp>;
+                const auto [grid, b] = filling(kernel, block);
+                launch(kShade, grid, b, kernel, f, (const uint32_t*)ex.list_[1].get(), (const uint32_t*)live(1),
+                       op, counters(), ctrl(), live(0));
+                break;
+            }
+        }
+    }
+    void reflect(const FrameContext& f, int) {
+        write_stage(kReflect, ex.sizes_.config().reflect, f, cuda::ReflectOp{ctrl()}, nullptr, 1, 0);
+    }
+    void resolve(const FrameContext& f) {
+        const auto [grid, b] = per_ray(cuda::k_resolve, ex.sizes_.config().resolve, f.pixel_count);
+        launch(kResolve, grid, b, cuda::k_resolve, f);
+    }
+};
+
+}  // namespace srt::cuda
