@@ -8,6 +8,8 @@
 // source file is compiled into this test directly.
 #include "app/memory_check.cpp"
 
+#include "support/process.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -25,10 +27,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char** environ;
-
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+using namespace srt::test;
 
 namespace {
 
@@ -36,89 +37,8 @@ const std::string kBinary = SRT_BINARY;
 const std::string kData = SRT_TEST_DATA;
 const std::string kSource = SRT_SOURCE_DIR;
 
-// A fresh directory per test, removed at the end.
-class TempDir {
-public:
-    TempDir() {
-        std::string tmpl = (fs::temp_directory_path() / "srt-robust-XXXXXX").string();
-        if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-        path_ = tmpl;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-    const fs::path& path() const { return path_; }
-    // Names of everything in the directory, sorted.
-    std::vector<std::string> entries() const {
-        std::vector<std::string> v;
-        for (const auto& e : fs::directory_iterator(path_)) v.push_back(e.path().filename().string());
-        std::sort(v.begin(), v.end());
-        return v;
-    }
-
-private:
-    fs::path path_;
-};
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-// Starts `args` with stdout and stderr sent to files; returns the pid.
-pid_t spawn(const std::vector<std::string>& args, const std::string& out_file,
-            const std::string& err_file, const std::vector<std::string>& extra_env = {}) {
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    std::vector<char*> argv;
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    std::vector<std::string> env_store;
-    for (char** e = environ; *e; ++e) env_store.emplace_back(*e);
-    for (const std::string& e : extra_env) env_store.push_back(e);
-    std::vector<char*> envp;
-    for (std::string& e : env_store) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    pid_t pid = -1;
-    const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), envp.data());
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) throw std::runtime_error("posix_spawn " + args[0] + " failed");
-    return pid;
-}
-
-struct Result {
-    int exit_code = -1;  // -1 when killed by a signal
-    int signal = 0;
-    std::string out, err;
-};
-
-Result wait_for(pid_t pid, const std::string& out_file, const std::string& err_file) {
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    Result r;
-    if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-    if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
-    r.out = slurp(out_file);
-    r.err = slurp(err_file);
-    return r;
-}
-
 // Runs the binary to completion; its stdout/stderr files go into `logs`.
-Result run(const TempDir& logs, std::vector<std::string> args) {
-    args.insert(args.begin(), kBinary);
-    const std::string o = logs / "stdout.txt", e = logs / "stderr.txt";
-    const Result r = wait_for(spawn(args, o, e), o, e);
-    fs::remove(o);
-    fs::remove(e);
-    return r;
-}
+Result run(const TempDir& logs, std::vector<std::string> args) { return run_binary(kBinary, logs, std::move(args)); }
 
 // The process's resident set in KiB and thread count, from /proc/PID/status.
 void proc_status(pid_t pid, long& rss_kib, long& threads) {
@@ -132,9 +52,6 @@ void proc_status(pid_t pid, long& rss_kib, long& threads) {
     }
 }
 
-void write_text(const std::string& path, const std::string& text) {
-    std::ofstream(path, std::ios::binary) << text;
-}
 
 }  // namespace
 
@@ -213,7 +130,7 @@ TEST(Robust, InterruptedRenderLeavesNoPartialFile) {
     EXPECT_EQ(dir.entries(), std::vector<std::string>{"out.png"}) << "a temporary file was left";
 }
 
-// The window that matters for the handler in core/atomic_file.cpp: the temporary file exists.
+// The window that matters for the handler in core/output_file.cpp: the temporary file exists.
 // A child process writes PNGs in a loop (RobustHelper.WriteLoop) and is killed at
 // varying moments; whenever it dies, no temporary file may remain.
 TEST(RobustHelper, WriteLoop) {

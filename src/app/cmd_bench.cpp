@@ -13,7 +13,7 @@
 #include "app/tuning.h"
 #include "bench/dead_bounce.h"
 
-#include "core/atomic_file.h"
+#include "core/output_file.h"
 #include "core/error.h"
 #include "render/scene_gpu.h"
 #include "render/stencil.h"
@@ -515,7 +515,7 @@ ojson result_json(const Result& r, uint32_t warps_per_sample, int spp) {
 }
 
 void write_output(const std::string& path, const std::string& text, const char* what) {
-    write_file_atomic(path, text);
+    write_output_file(path, text);
     std::printf("%-8s %s\n", what, std::filesystem::absolute(path).string().c_str());
 }
 
@@ -551,7 +551,7 @@ int write_json_and_plot(const BenchOptions& o, const ojson& doc) {
     const std::string tmp(name.data());
     int rc = 1;
     try {
-        write_file_atomic(tmp, text);
+        write_output_file(tmp, text);
         rc = run_plot(tmp, o.plot);
     } catch (...) {
         std::remove(tmp.c_str());
@@ -986,6 +986,8 @@ int cmd_bench(int argc, char** argv) {
         return 2;
     }
     if (o.skip && o.tune) throw InputError("bench: --skip and --tune are separate runs; give one of them");
+    for (const std::string* f : {&o.csv, &o.json, &o.plot})
+        if (*f == "-") throw InputError("bench: '-' (standard output) carries the tables; give --csv, --json and --plot a file");
 
     o.depths = parse_depths(o.depths_text);
     o.modes = parse_modes(o.modes_text);

@@ -14,25 +14,27 @@
 namespace srt::app {
 namespace {
 
-// Refuses to write the output over an input file.
+// Refuses to write the output over an input file. ("-" is standard output.)
 void check_output_path(const std::string& out, const std::string& scene) {
     namespace fs = std::filesystem;
+    if (out == "-") return;
     std::error_code ec;
     if (!scene.empty() && fs::exists(out, ec) && fs::equivalent(out, scene, ec))
         throw InputError("-o " + out + ": refusing to write the image over the scene file");
+    if (fs::is_directory(out, ec)) throw InputError("-o " + out + ": is a directory");
     const fs::path parent = fs::absolute(out, ec).parent_path();
     if (!fs::is_directory(parent, ec))
         throw InputError("-o " + out + ": directory '" + parent.string() + "' does not exist");
 }
 
-void print_stats(const FrameStats& st) {
-    std::printf("%-7s %12s %12s %8s\n", "bounce", "live rays", "live warps", "SIMD");
+void print_stats(std::FILE* info, const FrameStats& st) {
+    std::fprintf(info, "%-7s %12s %12s %8s\n", "bounce", "live rays", "live warps", "SIMD");
     for (size_t b = 0; b < st.bounces.size(); ++b) {
         const BounceStats& s = st.bounces[b];
-        std::printf("%-7zu %12llu %12llu %7.1f%%\n", b, (unsigned long long)s.live_rays,
+        std::fprintf(info, "%-7zu %12llu %12llu %7.1f%%\n", b, (unsigned long long)s.live_rays,
                     (unsigned long long)s.live_warps, 100.0 * s.simd_efficiency());
     }
-    for (const StageTime& t : st.stage_ms) std::printf("  %-10s %9.3f ms\n", t.stage.c_str(), t.ms);
+    for (const StageTime& t : st.stage_ms) std::fprintf(info, "  %-10s %9.3f ms\n", t.stage.c_str(), t.ms);
 }
 
 }  // namespace
@@ -41,6 +43,8 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
                const std::string& out, bool stats) {
     using Clock = std::chrono::steady_clock;
     check_output_path(out, so.scene);
+    // With -o - the image goes to standard output, so the text goes to standard error.
+    std::FILE* info = out == "-" ? stderr : stdout;
 
     const auto t_load = Clock::now();
     const Scene scene = load_with_overrides(so);
@@ -56,10 +60,10 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
     check_host_memory(rs.width, rs.height, rs.warp_width, !gpu, host_memory_available());
     apply_cached_tuning(*ex, rs.width, rs.height);
     ex->set_scene(compiled);
-    std::printf("scene    %s: %zu spheres, %zu planes, %zu triangles, %zu lights (load %.1f ms, BVH %.1f ms, %u nodes)\n",
+    std::fprintf(info, "scene    %s: %zu spheres, %zu planes, %zu triangles, %zu lights (load %.1f ms, BVH %.1f ms, %u nodes)\n",
                 scene.name.c_str(), scene.spheres.size(), scene.planes.size(), scene.triangles.size(),
                 scene.lights.size(), load_ms, compiled.bvh_stats.build_ms, compiled.bvh_stats.nodes);
-    std::printf("backend  %s, mode %s\n", ex->name().c_str(), to_string(rs.mode));
+    std::fprintf(info, "backend  %s, mode %s\n", ex->name().c_str(), to_string(rs.mode));
 
     Image img;
     FrameStats st;
@@ -71,7 +75,10 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
         // on the GPU, to keep timed frames clean).
         ex->render(scene.camera, rs, img);
         ms = ex->timed_frame(scene.camera, rs);
-        ex->render(scene.camera, rs, img, &st);
+        // Per-stage times need events between the kernels: stream launches for --stats.
+        RenderSettings counted = rs;
+        if (stats) counted.launch = LaunchMode::Stream;
+        ex->render(scene.camera, counted, img, &st);
     } else {
         // The CPU executor counts as it goes: one frame, timed on the host clock.
         const auto t0 = Clock::now();
@@ -79,13 +86,13 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
         ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     }
     const double rays = double(st.rays_traced), rate = rays / (ms * 1e-3);
-    std::printf("frame    %dx%d, depth %d, %d spp: %.3f ms (%s), %.2f M rays, %.3g %s rays/s incl. shadow rays\n",
+    std::fprintf(info, "frame    %dx%d, depth %d, %d spp: %.3f ms (%s), %.2f M rays, %.3g %s rays/s incl. shadow rays\n",
                 rs.width, rs.height, rs.depth, rs.spp, ms, gpu ? "CUDA events" : "host clock", rays * 1e-6,
                 rate >= 1e9 ? rate * 1e-9 : rate * 1e-6, rate >= 1e9 ? "G" : "M");
-    if (stats) print_stats(st);
+    if (stats) print_stats(info, st);
 
     write_png_atomic(out, img);
-    std::printf("%s\n", std::filesystem::absolute(out).string().c_str());
+    if (out != "-") std::printf("%s\n", std::filesystem::absolute(out).string().c_str());
     return 0;
 }
 

@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
     bool stats = false;
     so.add_to(*render);
     fo.add_to(*render);
-    render->add_option("-o,--output", out, "Output PNG (written atomically)")->capture_default_str();
+    render->add_option("-o,--output", out, "Output PNG: a file (replaced atomically; a symlink is followed), a device or FIFO (written in place), or - for standard output")->capture_default_str();
     render->add_flag("--stats", stats, "Print live rays, live warps and SIMD efficiency per bounce, and stage times");
 
     CLI::App* view = cli.add_subcommand("view", "Open the interactive viewer");
@@ -160,6 +160,9 @@ int main(int argc, char** argv) {
         }
         if (*bench) return cmd_bench(argc, argv);
     } catch (const InputError& e) {
+        std::fprintf(stderr, "stencilrt: %s\n", e.what());
+        return 2;
+    } catch (const OutputError& e) {
         std::fprintf(stderr, "stencilrt: %s\n", e.what());
         return 2;
     } catch (const BackendUnavailable& e) {

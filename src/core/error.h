@@ -43,4 +43,12 @@ private:
     std::string message_;
 };
 
+// A file could not be written where the user asked (-o, --json, a screenshot): the path
+// and the reason, e.g. "/tmp/full: write failed: No space left on device". Like
+// InputError, the front end turns it into exit code 2.
+class OutputError : public std::runtime_error {
+public:
+    explicit OutputError(const std::string& message) : std::runtime_error(message) {}
+};
+
 }  // namespace srt

@@ -1,8 +1,8 @@
 // png.cpp - PNG in and out through stb (libstb-dev), with atomic replacement
-// (core/atomic_file.h).
+// (core/output_file.h).
 #include "core/image.h"
 
-#include "core/atomic_file.h"
+#include "core/output_file.h"
 
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #define STB_IMAGE_IMPLEMENTATION
@@ -40,7 +40,7 @@ void write_png_atomic(const std::string& path, const Image& img) {
                                 img.width * 3))
         throw std::runtime_error(path + ": PNG encoding failed");
 
-    write_file_atomic(path, std::string_view(reinterpret_cast<const char*>(png.data()), png.size()));
+    write_output_file(path, std::string_view(reinterpret_cast<const char*>(png.data()), png.size()));
 }
 
 Image read_png(const std::string& path) {

@@ -1,7 +1,7 @@
 // tuning_cache.cpp - reading and writing the tuned launch sizes (see tuning_cache.h).
 #include "render/tuning_cache.h"
 
-#include "core/atomic_file.h"
+#include "core/output_file.h"
 
 #include <nlohmann/json.hpp>
 
@@ -223,7 +223,7 @@ void TuningCache::save(const std::string& path) const {
     const std::filesystem::path dir = std::filesystem::path(path).parent_path();
     if (!dir.empty()) std::filesystem::create_directories(dir, ec);
     if (ec) throw std::runtime_error(dir.string() + ": cannot create directory: " + ec.message());
-    write_file_atomic(path, to_json());
+    write_output_file(path, to_json());
 }
 
 }  // namespace srt
