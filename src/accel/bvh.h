@@ -23,7 +23,7 @@
 //
 // Primitives are stored in BVH order (leaves point to contiguous ranges), 48 bytes each,
 // see PrimGpu. Infinite planes are NOT in the BVH (they have no bounds); they live in a
-// short separate list tested brute force (render/scene_gpu.h).
+// short separate list tested brute force (accel/scene_view.h).
 #pragma once
 
 #include "core/hd.h"

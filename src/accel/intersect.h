@@ -9,7 +9,7 @@
 
 #include "accel/bvh.h"
 #include "core/hd.h"
-#include "render/scene_gpu.h"
+#include "accel/scene_view.h"
 
 #include <glm/glm.hpp>
 

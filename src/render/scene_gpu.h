@@ -1,12 +1,9 @@
-// scene_gpu.h - the scene as the stage functions see it: flat arrays of small PODs.
-//
-// `CompiledScene` owns host copies; `SceneView` is a bundle of raw pointers into host
-// memory (CPU executor) or device memory (CUDA executor). Stage code only sees
-// SceneView, so it cannot tell which side it runs on.
+// scene_gpu.h - a Scene compiled for rendering: the flat arrays of accel/scene_view.h,
+// owned on the host (`CompiledScene`), ready for the CPU executor or an upload.
 #pragma once
 
 #include "accel/bvh.h"
-#include "core/hd.h"
+#include "accel/scene_view.h"
 #include "scene/scene.h"
 
 #include <glm/glm.hpp>
@@ -15,53 +12,6 @@
 #include <vector>
 
 namespace srt {
-
-// 32 bytes.
-struct alignas(16) MaterialGpu {
-    f4 colour;  // xyz = linear colour, w = kd
-    f4 kr;      // xyz = mirror reflectance, w unused
-};
-static_assert(sizeof(MaterialGpu) == 32, "MaterialGpu must be 32 bytes");
-
-// 64 bytes. The checker is laid out on the plane's own axes u, v.
-struct alignas(16) PlaneGpu {
-    f4 point_mat;   // xyz = point on plane, w = bit-cast material index
-    f4 normal;      // xyz = unit normal, w = checker size (0 = no checker)
-    f4 u;           // xyz = first in-plane axis (unit), w unused
-    f4 checker;     // xyz = second checker colour; w = bit-cast original primitive id
-};
-static_assert(sizeof(PlaneGpu) == 64, "PlaneGpu must be 64 bytes");
-
-// 32 bytes.
-struct alignas(16) LightGpu {
-    f4 pos_or_dir;  // point: position; directional: direction TO the light (unit). w: 1 = point, 0 = directional
-    f4 colour;      // xyz colour, w unused
-};
-static_assert(sizeof(LightGpu) == 32, "LightGpu must be 32 bytes");
-
-// The pinhole camera, precomputed for a given image size.
-// Ray through pixel (x, y), sample offset (sx, sy) in [0,1):
-//   dir = normalize(forward + ((x + sx) * 2/W - 1) * right + (1 - (y + sy) * 2/H) * up)
-// where |right| = tan(fov/2) and |up| = |right| * H / W, so row 0 is the top row.
-struct CameraGpu {
-    glm::vec3 origin;
-    glm::vec3 forward;
-    glm::vec3 right;
-    glm::vec3 up;
-};
-
-struct SceneView {
-    const BvhNode* nodes = nullptr;
-    const PrimGpu* prims = nullptr;
-    const PlaneGpu* planes = nullptr;
-    const MaterialGpu* materials = nullptr;
-    const LightGpu* lights = nullptr;
-    uint32_t node_count = 0;
-    uint32_t prim_count = 0;
-    uint32_t plane_count = 0;
-    uint32_t light_count = 0;
-    glm::vec3 background{0.0f};
-};
 
 // Everything needed to render a Scene, on the host, ready to upload.
 struct CompiledScene {
