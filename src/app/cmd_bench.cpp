@@ -11,6 +11,7 @@
 // more frame is rendered with stats for the counts, the rays traced and the stage times.
 #include "app/app.h"
 #include "app/tuning.h"
+#include "revision.h"  // generated: SRT_REVISION
 #include "bench/dead_bounce.h"
 
 #include "core/output_file.h"
@@ -231,30 +232,6 @@ std::string shell_quote(const std::string& s) {
     std::string q = "'";
     for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
     return q + "'";
-}
-
-// First line of a command's stdout, or "" (popen: no CMake step embeds the revision,
-// so it is asked of the source tree at run time).
-std::string run_line(const std::string& cmd) {
-    FILE* p = ::popen(cmd.c_str(), "r");
-    if (!p) return "";
-    char buf[256];
-    std::string out;
-    if (std::fgets(buf, sizeof buf, p)) out = buf;
-    while (std::fgets(buf, sizeof buf, p)) {}  // drain, so pclose does not SIGPIPE the child
-    ::pclose(p);
-    while (!out.empty() && (out.back() == '\n' || out.back() == '\r' || out.back() == ' ')) out.pop_back();
-    return out;
-}
-
-std::string git_revision() {
-    const std::string dir = shell_quote(SRT_SOURCE_DIR);
-    const std::string rev = run_line("git -C " + dir + " rev-parse --short HEAD 2>/dev/null");
-    if (rev.empty()) return "unknown";
-    // Numbers from a tree with uncommitted changes should say so.
-    const std::string dirty =
-        run_line("git -C " + dir + " status --porcelain --untracked-files=no 2>/dev/null | head -n 1");
-    return dirty.empty() ? rev : rev + "-dirty";
 }
 
 std::string cpu_model() {
@@ -567,7 +544,7 @@ ojson record_head(const std::string& kind, Executor& ex, const BenchOptions& o) 
     doc["format"] = "stencilrt-bench/1";
     doc["kind"] = kind;
     doc["stencilrt_version"] = SRT_VERSION;
-    doc["git_revision"] = git_revision();
+    doc["git_revision"] = std::string(SRT_REVISION);
     doc["date"] = utc_now();
     doc["machine"] = machine_json(ex);
     ojson s;
@@ -830,7 +807,7 @@ int run_tune(const BenchOptions& o, CudaExecutor& cx, const Scene& scene, const 
     e.launch = best;
     e.defaults = defaults;
     e.created = utc_now();
-    e.revision = git_revision();
+    e.revision = std::string(SRT_REVISION);
     e.scene = scene.name;
     e.width = o.width;
     e.height = o.height;
@@ -1036,7 +1013,7 @@ int cmd_bench(int argc, char** argv) {
     }
 
     const ojson machine = machine_json(*ex);
-    std::printf("bench    stencilrt %s (%s)\n", SRT_VERSION, git_revision().c_str());
+    std::printf("bench    stencilrt %s (%s)\n", SRT_VERSION, std::string(SRT_REVISION).c_str());
     std::printf("device   %s\n", machine_line(machine).c_str());
 
     ojson scene_json;
