@@ -1,7 +1,7 @@
 // cmd_render.cpp - `stencilrt render`: one frame to a PNG.
 #include "app/app.h"
 #include "app/memory_check.h"
-#include "app/tuning.h"
+#include "bench/tuning.h"
 
 #include "core/error.h"
 #include "core/image.h"
@@ -58,7 +58,7 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
     // Before any frame buffer exists: a clear message (exit 2) instead of bad_alloc or
     // the OOM killer. The CUDA executor checks its own ray buffers against the device.
     check_host_memory(rs.width, rs.height, rs.warp_width, !gpu, host_memory_available());
-    apply_cached_tuning(*ex, rs.width, rs.height);
+    bench::apply_cached_tuning(*ex, rs.width, rs.height);
     ex->set_scene(compiled);
     std::fprintf(info, "scene    %s: %zu spheres, %zu planes, %zu triangles, %zu lights (load %.1f ms, BVH %.1f ms, %u nodes)\n",
                 scene.name.c_str(), scene.spheres.size(), scene.planes.size(), scene.triangles.size(),

@@ -1,7 +1,7 @@
 // cmd_view.cpp - `stencilrt view`: the scene, the settings and the executor, then the
 // viewer (src/viewer/) when it is built.
 #include "app/app.h"
-#include "app/tuning.h"
+#include "bench/tuning.h"
 
 #include "core/error.h"
 
@@ -62,7 +62,7 @@ int cmd_view(const SceneOptions& so, const FrameOptions& fo, const CLI::App& cmd
         ex = make_executor(b);  // prints its own notice under auto without CUDA
         if (b == Backend::Auto) vo.backend_notice = "built without CUDA; rendering on the CPU";
     }
-    apply_cached_tuning(*ex, rs.width, rs.height);  // launch sizes from `bench --tune`, if any
+    bench::apply_cached_tuning(*ex, rs.width, rs.height);  // launch sizes from `bench --tune`, if any
     return viewer::run(scene, rs, std::move(ex), vo);
 #else
     (void)so; (void)fo; (void)cmd; (void)extra;

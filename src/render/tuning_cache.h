@@ -1,7 +1,7 @@
 // tuning_cache.h - the per-user table of tuned launch sizes (seeds 002 and 003: launch
 // parameters are measured per GPU, kept, and used by later runs).
 //
-// `stencilrt bench --tune` writes it; render, view and bench read it (app/tuning.h).
+// `stencilrt bench --tune` writes it; render, view and bench read it (bench/tuning.h).
 // The file is $XDG_CACHE_HOME/stencilrt/tuning.json (or ~/.cache/stencilrt/tuning.json),
 // one entry per (GPU name, SM count, resolution class). Host-only, no CUDA: the CPU
 // build reads and writes it too (tests), it just has no GPU to apply it to.

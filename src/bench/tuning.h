@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-namespace srt::app {
+namespace srt::bench {
 
 // Applies the cached launch sizes for this executor's GPU at width x height, if the
 // cache has them, and says so on stderr in one line:
@@ -28,4 +28,4 @@ struct AppliedTuning {
 // As apply_cached_tuning(); `quiet` leaves out the stderr line (warnings still print).
 AppliedTuning apply_cached_tuning_ex(Executor& ex, int width, int height, bool quiet = false);
 
-}  // namespace srt::app
+}  // namespace srt::bench

@@ -1,5 +1,5 @@
 // tuning.cpp - applying the cached launch sizes to a CUDA executor.
-#include "app/tuning.h"
+#include "bench/tuning.h"
 
 #if defined(SRT_HAVE_CUDA)
 #include "cuda/cuda_executor.h"
@@ -7,7 +7,7 @@
 
 #include <cstdio>
 
-namespace srt::app {
+namespace srt::bench {
 
 AppliedTuning apply_cached_tuning_ex(Executor& ex, int width, int height, bool quiet) {
     AppliedTuning a;
@@ -58,4 +58,4 @@ void apply_cached_tuning(Executor& ex, int width, int height) {
     apply_cached_tuning_ex(ex, width, height, false);
 }
 
-}  // namespace srt::app
+}  // namespace srt::bench

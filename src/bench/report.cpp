@@ -1,0 +1,334 @@
+// report.cpp - terminal tables, CSV and JSON from one result model, and the plot (bench.h).
+#include "bench/bench.h"
+
+#include "bench/dead_bounce.h"
+#include "core/error.h"
+#include "core/output_file.h"
+#include "render/scene_gpu.h"
+#include "render/stencil.h"
+#include "render/tuning_cache.h"
+#include "revision.h"  // generated: SRT_REVISION
+
+#if defined(SRT_HAVE_CUDA)
+#include "cuda/cuda_executor.h"
+#include "cuda/device_info.h"
+#include "cuda/skip_bench.h"
+#endif
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace srt::bench {
+
+// ---------------------------------------------------------------------------
+// Output: terminal tables, CSV, JSON
+// ---------------------------------------------------------------------------
+std::string fmt(const char* f, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+
+std::vector<std::string> stage_names(const std::vector<Result>& rs) {
+    std::vector<std::string> names;
+    for (const Result& r : rs)
+        for (const StageTime& t : r.stats.stage_ms)
+            if (std::find(names.begin(), names.end(), t.stage) == names.end()) names.push_back(t.stage);
+    return names;
+}
+
+double stage_ms(const FrameStats& st, const std::string& name) {
+    for (const StageTime& t : st.stage_ms)
+        if (t.stage == name) return t.ms;
+    return 0.0;
+}
+
+void print_tables(const std::vector<Result>& results, const std::vector<DeadRayMode>& modes) {
+    std::printf("\n%-8s %-6s %5s %10s %9s %9s %9s %9s %9s %9s %9s %12s %11s %8s\n", "mode", "launch", "depth",
+                "median ms", "p10", "p90", "min", "max", "FPS", "Grays/s", "Mrays", "last live", "last warps",
+                "bounces");
+    for (const Result& r : results) {
+        const BounceStats last = r.stats.bounces.empty() ? BounceStats{} : r.stats.bounces.back();
+        std::printf("%-8s %-6s %5d %10.3f %9.3f %9.3f %9.3f %9.3f %9.1f %9.3f %9.2f %12llu %11llu %8llu\n",
+                    to_string(r.mode), to_string(r.launch), r.depth, r.frame.median, r.frame.p10, r.frame.p90,
+                    r.frame.min, r.frame.max, r.fps(), r.rays_per_s() * 1e-9, double(r.stats.rays_traced) * 1e-6,
+                    (unsigned long long)last.live_rays, (unsigned long long)last.live_warps,
+                    (unsigned long long)r.stats.bounces_run);
+    }
+
+    const std::vector<std::string> names = stage_names(results);
+    std::printf("\nstage ms (the counted frame, stream launches; counting adds time)\n%-8s %-6s %5s", "mode",
+                "launch", "depth");
+    for (const std::string& n : names) std::printf(" %10s", n.c_str());
+    std::printf("\n");
+    for (const Result& r : results) {
+        std::printf("%-8s %-6s %5d", to_string(r.mode), to_string(r.launch), r.depth);
+        for (const std::string& n : names) std::printf(" %10.3f", stage_ms(r.stats, n));
+        std::printf("\n");
+    }
+
+    // Per bounce at each mode's deepest run (a bounce's counts do not depend on how
+    // much deeper the frame goes, so the shallower runs repeat a prefix of these).
+    std::vector<const Result*> deepest;
+    for (DeadRayMode m : modes) {
+        const Result* best = nullptr;
+        for (const Result& r : results)
+            if (r.mode == m && (!best || r.depth > best->depth)) best = &r;
+        if (best) deepest.push_back(best);
+    }
+    if (deepest.empty()) return;
+    size_t bounces = 0;
+    for (const Result* r : deepest) bounces = std::max(bounces, r->stats.bounces.size());
+    std::printf("\nlive rays / live warps per bounce (depth %d; SIMD = live rays / (32 x live warps))\n%-6s",
+                deepest.front()->depth, "bounce");
+    for (const Result* r : deepest) std::printf(" | %-8s %12s %10s %6s", to_string(r->mode), "rays", "warps", "SIMD");
+    std::printf("\n");
+    for (size_t b = 0; b < bounces; ++b) {
+        std::printf("%-6zu", b);
+        for (const Result* r : deepest) {
+            if (b < r->stats.bounces.size()) {
+                const BounceStats& s = r->stats.bounces[b];
+                std::printf(" | %-8s %12llu %10llu %5.1f%%", "", (unsigned long long)s.live_rays,
+                            (unsigned long long)s.live_warps, 100.0 * s.simd_efficiency());
+            } else {
+                std::printf(" | %-8s %12s %10s %6s", "", "-", "-", "-");
+            }
+        }
+        std::printf("\n");
+    }
+}
+
+std::string results_csv(const std::vector<Result>& results, const RenderSettings& base, int frames, int warmup) {
+    const std::vector<std::string> names = stage_names(results);
+    size_t bounces = 0;
+    for (const Result& r : results) bounces = std::max(bounces, size_t(r.depth));
+    std::ostringstream o;
+    o << "mode,depth,width,height,spp,frames,warmup,median_ms,mean_ms,min_ms,max_ms,p10_ms,p90_ms,mad_ms,fps,"
+         "rays_traced,rays_per_s,launch,bounces_run";
+    for (const std::string& n : names) o << ",stage_" << n << "_ms";
+    for (size_t b = 0; b < bounces; ++b) o << ",live_rays_b" << b;
+    for (size_t b = 0; b < bounces; ++b) o << ",live_warps_b" << b;
+    o << "\n";
+    char buf[512];
+    for (const Result& r : results) {
+        std::snprintf(buf, sizeof buf, "%s,%d,%d,%d,%d,%d,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.3f,%llu,%.6g",
+                      to_string(r.mode), r.depth, base.width, base.height, base.spp, frames, warmup, r.frame.median,
+                      r.frame.mean, r.frame.min, r.frame.max, r.frame.p10, r.frame.p90, r.frame.mad, r.fps(),
+                      (unsigned long long)r.stats.rays_traced, r.rays_per_s());
+        o << buf << "," << to_string(r.launch) << "," << r.stats.bounces_run;
+        for (const std::string& n : names) o << "," << fmt("%.6f", stage_ms(r.stats, n));
+        // Bounces not traced (past the depth, or all rays dead) are left empty.
+        for (size_t b = 0; b < bounces; ++b)
+            o << "," << (b < r.stats.bounces.size() ? std::to_string(r.stats.bounces[b].live_rays) : "");
+        for (size_t b = 0; b < bounces; ++b)
+            o << "," << (b < r.stats.bounces.size() ? std::to_string(r.stats.bounces[b].live_warps) : "");
+        o << "\n";
+    }
+    return o.str();
+}
+
+ojson result_json(const Result& r, uint32_t warps_per_sample, int spp) {
+    ojson j;
+    j["mode"] = to_string(r.mode);
+    j["launch"] = to_string(r.launch);
+    j["depth"] = r.depth;
+    j["bounces_run"] = r.stats.bounces_run;
+    j["frames"] = r.ms.size();
+    j["frame_ms"] = spread_json(r.frame);
+    j["frame_ms_samples"] = r.ms;
+    j["fps"] = r.fps();
+    j["rays_traced"] = r.stats.rays_traced;
+    j["rays_per_s"] = r.rays_per_s();
+    ojson st = ojson::object();
+    for (const StageTime& t : r.stats.stage_ms) st[t.stage] = t.ms;
+    j["stage_ms"] = st;
+    ojson b = ojson::array();
+    for (size_t k = 0; k < r.stats.bounces.size(); ++k) {
+        const BounceStats& s = r.stats.bounces[k];
+        b.push_back({{"bounce", k},
+                     {"live_rays", s.live_rays},
+                     {"live_warps", s.live_warps},
+                     {"warps", uint64_t(warps_per_sample) * uint64_t(spp)},
+                     {"simd_efficiency", s.simd_efficiency()}});
+    }
+    j["bounces"] = b;
+    return j;
+}
+
+void write_output(const std::string& path, const std::string& text, const char* what) {
+    write_output_file(path, text);
+    std::printf("%-8s %s\n", what, std::filesystem::absolute(path).string().c_str());
+}
+
+// Runs tools/plot_bench.py on `json_path` (matplotlib from the Debian package, hence
+// /usr/bin/python3 first).
+int run_plot(const std::string& json_path, const std::string& png) {
+    const std::string script = std::string(SRT_SOURCE_DIR) + "/tools/plot_bench.py";
+    const std::string python = ::access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+    const std::string cmd = python + " " + shell_quote(script) + " " + shell_quote(json_path) + " -o " + shell_quote(png);
+    const int rc = std::system(cmd.c_str());
+    if (rc != 0) {
+        std::fprintf(stderr, "stencilrt: bench --plot: %s failed (exit %d)\n", cmd.c_str(),
+                     WIFEXITED(rc) ? WEXITSTATUS(rc) : -1);
+        return 1;
+    }
+    std::printf("%-8s %s\n", "plot", std::filesystem::absolute(png).string().c_str());
+    return 0;
+}
+
+// Writes --json (and, for --plot, a JSON for the script: the --json file itself or a
+// temporary one) and runs the plot.
+int write_json_and_plot(const BenchOptions& o, const ojson& doc) {
+    const std::string text = doc.dump(2) + "\n";
+    if (!o.json.empty()) write_output(o.json, text, "json");
+    if (o.plot.empty()) return 0;
+    if (!o.json.empty()) return run_plot(o.json, o.plot);
+    std::string tmpl = (std::filesystem::temp_directory_path() / "stencilrt-bench-XXXXXX.json").string();
+    std::vector<char> name(tmpl.begin(), tmpl.end());
+    name.push_back('\0');
+    const int fd = ::mkstemps(name.data(), 5);
+    if (fd < 0) throw std::runtime_error("bench --plot: cannot create a temporary JSON file");
+    ::close(fd);
+    const std::string tmp(name.data());
+    int rc = 1;
+    try {
+        write_output_file(tmp, text);
+        rc = run_plot(tmp, o.plot);
+    } catch (...) {
+        std::remove(tmp.c_str());
+        throw;
+    }
+    std::remove(tmp.c_str());
+    return rc;
+}
+
+// The common head of every JSON record.
+ojson record_head(const std::string& kind, Executor& ex, const BenchOptions& o) {
+    ojson doc;
+    doc["format"] = "stencilrt-bench/1";
+    doc["kind"] = kind;
+    doc["stencilrt_version"] = SRT_VERSION;
+    doc["git_revision"] = std::string(SRT_REVISION);
+    doc["date"] = utc_now();
+    doc["machine"] = machine_json(ex);
+    ojson s;
+    s["width"] = o.width;
+    s["height"] = o.height;
+    s["spp"] = o.spp;
+    s["warp_shape"] = o.warp_shape;
+    s["depths"] = o.depths;
+    ojson modes = ojson::array();
+    for (DeadRayMode m : o.modes) modes.push_back(to_string(m));
+    s["modes"] = modes;
+    s["modes_requested"] = o.modes_text;
+    ojson launches = ojson::array();
+    for (LaunchMode l : o.launches) launches.push_back(to_string(l));
+    s["launches"] = launches;
+    s["frames"] = o.frames;
+    s["warmup"] = o.warmup;
+    s["backend_requested"] = o.backend;
+    s["timing"] = is_cuda(ex) ? "cuda events around generate..resolve (Executor::timed_frame)"
+                              : "host steady_clock around generate..resolve (Executor::timed_frame)";
+    s["camera_overrides"] = o.camera_overrides;
+    doc["settings"] = s;
+    return doc;
+}
+
+ojson launch_json(Executor& ex) {
+#if defined(SRT_HAVE_CUDA)
+    if (auto* cx = dynamic_cast<CudaExecutor*>(&ex)) {
+        const LaunchConfig c = cx->launch_config();
+        return {{"generate", c.generate}, {"intersect", c.intersect}, {"shade", c.shade},
+                {"reflect", c.reflect},   {"resolve", c.resolve},     {"compact", c.compact}};
+    }
+#endif
+    (void)ex;
+    return nullptr;
+}
+
+ojson tuning_json(const AppliedTuning& t) {
+    ojson j;
+    j["applied"] = t.applied;
+    j["resolution_class"] = t.res_class;
+    j["cache_path"] = t.path;
+    if (!t.applied) j["reason"] = t.reason;
+    else j["entry_created"] = t.entry.created;
+    return j;
+}
+
+
+// ---------------------------------------------------------------------------
+// Dead bounces: per mode and launch, the cost of a bounce once nearly every ray is
+// dead, the FPS kept at depth, and graph against stream launches (issue #9).
+// ---------------------------------------------------------------------------
+ojson print_dead_bounce_summary(const std::vector<Result>& results, const BenchOptions& o, bool gpu) {
+    ojson out = ojson::array();
+    std::printf("\ndead bounces (slope of the median frame time from the depth where live rays fall below 0.1%% "
+                "of the primary rays, over 4 bounces)\n%-8s %-6s %8s %14s %12s %12s %12s\n",
+                "mode", "launch", "depths", "us per bounce", "FPS d6/d1", "FPS d12/d1", "seed d6/d1");
+    const auto& seed = bench::seed_fps_by_depth();
+    for (DeadRayMode m : o.modes) {
+        for (LaunchMode l : o.launches) {
+            std::vector<bench::DepthTime> times;
+            const Result* deepest = nullptr;
+            for (const Result& r : results) {
+                if (r.mode != m || r.launch != l) continue;
+                times.push_back({r.depth, r.frame.median});
+                if (!deepest || r.depth > deepest->depth) deepest = &r;
+            }
+            if (!deepest) continue;
+            std::vector<uint64_t> live;
+            for (const BounceStats& b : deepest->stats.bounces) live.push_back(b.live_rays);
+            const bench::DeadBounceCost c = bench::dead_bounce_cost(times, live);
+            const double r6 = bench::fps_ratio(times, 6), r12 = bench::fps_ratio(times, 12);
+            char depths[32] = "-";
+            if (c.ok) std::snprintf(depths, sizeof depths, "%d..%d", c.from_depth, c.to_depth);
+            std::printf("%-8s %-6s %8s %14s %12s %12s %12.2f\n", to_string(m), gpu ? to_string(l) : "-", depths,
+                        c.ok ? fmt("%.2f", c.ms_per_bounce * 1e3).c_str() : "-", r6 > 0 ? fmt("%.2f", r6).c_str() : "-",
+                        r12 > 0 ? fmt("%.2f", r12).c_str() : "-", seed[5] / seed[0]);
+            if (!c.ok) std::printf("         (%s)\n", c.why_not.c_str());
+            ojson j = {{"mode", to_string(m)}, {"launch", to_string(l)}, {"ok", c.ok}};
+            if (c.ok) {
+                j["from_depth"] = c.from_depth;
+                j["to_depth"] = c.to_depth;
+                j["us_per_bounce"] = c.ms_per_bounce * 1e3;
+            } else {
+                j["why_not"] = c.why_not;
+            }
+            j["fps_ratio_d6"] = r6 > 0 ? ojson(r6) : ojson(nullptr);
+            j["fps_ratio_d12"] = r12 > 0 ? ojson(r12) : ojson(nullptr);
+            j["seed_fps_ratio_d6"] = seed[5] / seed[0];
+            out.push_back(j);
+        }
+    }
+    if (gpu && o.launches.size() > 1) {
+        std::printf("\ngraph / stream frame time (median)\n%-8s %5s %10s %10s %8s\n", "mode", "depth", "graph ms",
+                    "stream ms", "ratio");
+        for (const Result& g : results) {
+            if (g.launch != LaunchMode::Graph) continue;
+            for (const Result& s : results)
+                if (s.launch == LaunchMode::Stream && s.mode == g.mode && s.depth == g.depth)
+                    std::printf("%-8s %5d %10.4f %10.4f %8.3f\n", to_string(g.mode), g.depth, g.frame.median,
+                                s.frame.median, s.frame.median > 0 ? g.frame.median / s.frame.median : 0.0);
+        }
+    }
+    return out;
+}
+
+}  // namespace srt::bench
