@@ -42,28 +42,6 @@ namespace srt::bench {
 // timed (the counted frame's stage times include the counting atomics and the events
 // between kernels, so they would mislead a choice between close sizes).
 // ---------------------------------------------------------------------------
-namespace {
-LaunchConfig to_config(const LaunchSizes& s) {
-    LaunchConfig c;
-    c.generate = s.generate;
-    c.intersect = s.intersect;
-    c.shade = s.shade;
-    c.reflect = s.reflect;
-    c.resolve = s.resolve;
-    c.compact = s.compact;
-    return c;
-}
-LaunchSizes to_sizes(const LaunchConfig& c) {
-    LaunchSizes s;
-    s.generate = c.generate;
-    s.intersect = c.intersect;
-    s.shade = c.shade;
-    s.reflect = c.reflect;
-    s.resolve = c.resolve;
-    s.compact = c.compact;
-    return s;
-}
-}  // namespace
 
 int run_tune(const BenchOptions& o, CudaExecutor& cx, const Scene& scene, const ojson& scene_json) {
     constexpr int kSizes[] = {32, 64, 96, 128, 192, 256, 384, 512, 768, 1024};
@@ -73,7 +51,7 @@ int run_tune(const BenchOptions& o, CudaExecutor& cx, const Scene& scene, const 
     const int deep = o.depths.back(), shallow = o.depths.front();
 
     cx.set_launch_config(LaunchConfig{});  // from the defaults, whatever the cache says
-    const LaunchSizes defaults = to_sizes(cx.launch_config());
+    const LaunchSizes defaults = cx.launch_config();
     LaunchSizes best = defaults;
 
     RenderSettings rs;
@@ -98,7 +76,7 @@ int run_tune(const BenchOptions& o, CudaExecutor& cx, const Scene& scene, const 
     auto measure = [&](int s, int size, std::string& why) -> double {
         LaunchSizes c = best;
         launch_size(c, s) = size;
-        cx.set_launch_config(to_config(c));
+        cx.set_launch_config(c);
         try {
             const std::vector<double> ms = time_frames(cx, scene.camera, rs, o.warmup, o.frames);
             return spread_of(ms).median;
@@ -164,10 +142,10 @@ int run_tune(const BenchOptions& o, CudaExecutor& cx, const Scene& scene, const 
         for (int d : gain_depths) {
             rs.mode = m;
             rs.depth = d;
-            cx.set_launch_config(to_config(defaults));
+            cx.set_launch_config(defaults);
             const double def_ms = spread_of(time_frames(cx, scene.camera, rs, o.warmup, o.frames)).median;
             progress.step(std::string(to_string(m)) + " d" + std::to_string(d) + " default");
-            cx.set_launch_config(to_config(best));
+            cx.set_launch_config(best);
             const double tuned_ms = spread_of(time_frames(cx, scene.camera, rs, o.warmup, o.frames)).median;
             progress.step(std::string(to_string(m)) + " d" + std::to_string(d) + " tuned");
             const double gain = def_ms > 0 ? (def_ms - tuned_ms) / def_ms * 100.0 : 0.0;
@@ -209,7 +187,7 @@ int run_tune(const BenchOptions& o, CudaExecutor& cx, const Scene& scene, const 
     doc["scene"] = scene_json;
     doc["tune"] = {{"resolution_class", e.key.res_class}, {"cache_path", path}, {"min_gain", kMinGain},
                    {"stages", stages_json}, {"gain", gains}};
-    cx.set_launch_config(to_config(best));
+    cx.set_launch_config(best);
     doc["tune"]["chosen"] = launch_json(cx);
     doc["tune"]["defaults"] = ojson{{"generate", defaults.generate}, {"intersect", defaults.intersect},
                                     {"shade", defaults.shade},       {"reflect", defaults.reflect},

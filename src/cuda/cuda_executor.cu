@@ -3,7 +3,7 @@
 // Ray state lives in device memory as SoA (render/frame.h); the frame loop is
 // render/pipeline.h's run_frame, shared with the CPU executor. This file owns the
 // buffers and the captured graph; cuda/frame_launcher.cuh issues the kernels (the
-// renderer's only <<<>>>) and cuda/launch_sizes.h sizes them.
+// renderer's only <<<>>>) and cuda/launch_sizer.h sizes them.
 //
 // A frame is issued in one of two ways (RenderSettings::launch):
 //   graph  - run_frame's launches are captured into a CUDA graph once per configuration
@@ -25,7 +25,7 @@
 #include "cuda/frame_graph.h"
 #include "cuda/frame_launcher.cuh"
 #include "cuda/kernels.cuh"
-#include "cuda/launch_sizes.h"
+#include "cuda/launch_sizer.h"
 #include "render/pipeline.h"
 #include "render/srgb.h"
 
@@ -360,7 +360,8 @@ private:
 
     int device_;
     cudaDeviceProp props_{};
-    cuda::LaunchSizes sizes_;    cudaStream_t stream_ = nullptr;
+    cuda::LaunchSizer sizes_;
+    cudaStream_t stream_ = nullptr;
     SceneView view_;
     DeviceBuffer<BvhNode> nodes_;
     DeviceBuffer<PrimGpu> prims_;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "render/executor.h"
+#include "render/tuning_cache.h"
 
 #include <cstdint>
 #include <memory>
@@ -10,10 +11,9 @@
 
 namespace srt {
 
-// Per-kernel launch configuration (block size); 0 = from occupancy.
-struct LaunchConfig {
-    int generate = 0, intersect = 0, shade = 0, reflect = 0, resolve = 0, compact = 0;
-};
+// Per-kernel launch configuration (block size); 0 = from occupancy. The same struct as
+// the tuning cache keeps.
+using LaunchConfig = LaunchSizes;
 
 class CudaExecutor : public Executor {
 public:

@@ -16,8 +16,8 @@
 
 namespace srt {
 
-// Block sizes per kernel stage (mirrors cuda/cuda_executor.h's LaunchConfig, which this
-// host-only layer does not include); 0 = the executor's occupancy default.
+// Block sizes per kernel stage (the CUDA executor's LaunchConfig is this struct); 0 = the
+// executor's occupancy default.
 struct LaunchSizes {
     int generate = 0, intersect = 0, shade = 0, reflect = 0, resolve = 0, compact = 0;
 };

@@ -1,4 +1,4 @@
-#include "cuda/launch_sizes.h"
+#include "cuda/launch_sizer.h"
 
 #include "cuda/check.h"
 
@@ -11,7 +11,7 @@
 
 namespace srt::cuda {
 
-void LaunchSizes::set_defaults(const LaunchConfig& defaults, int sm_count) {
+void LaunchSizer::set_defaults(const LaunchConfig& defaults, int sm_count) {
     sm_count_ = sm_count;
     default_ = launch_ = defaults;
     const char* env = std::getenv("SRT_LAUNCH");
@@ -39,7 +39,7 @@ void LaunchSizes::set_defaults(const LaunchConfig& defaults, int sm_count) {
                  launch_.generate, launch_.intersect, launch_.shade, launch_.reflect, launch_.resolve);
 }
 
-void LaunchSizes::set(const LaunchConfig& c) {
+void LaunchSizer::set(const LaunchConfig& c) {
     auto pick = [](int want, int def) { return want > 0 ? ((want + 31) / 32) * 32 : def; };
     launch_.generate = pick(c.generate, default_.generate);
     launch_.intersect = pick(c.intersect, default_.intersect);
@@ -49,7 +49,7 @@ void LaunchSizes::set(const LaunchConfig& c) {
     launch_.compact = pick(c.compact, default_.compact);
 }
 
-int LaunchSizes::clamp_block(const void* kernel, int block) {
+int LaunchSizer::clamp_block(const void* kernel, int block) {
     auto it = max_block_.find(kernel);
     if (it == max_block_.end()) {
         cudaFuncAttributes a{};
@@ -59,7 +59,7 @@ int LaunchSizes::clamp_block(const void* kernel, int block) {
     return std::min(block, it->second);
 }
 
-uint32_t LaunchSizes::fill_blocks(const void* kernel, int block) {
+uint32_t LaunchSizer::fill_blocks(const void* kernel, int block) {
     const auto key = std::make_pair(kernel, block);
     auto it = fill_.find(key);
     if (it == fill_.end()) {

@@ -1,4 +1,4 @@
-// launch_sizes.h - block and grid sizes for the CUDA executor's kernels.
+// launch_sizer.h - block and grid sizes for the CUDA executor's kernels.
 //
 // Block sizes per stage start from occupancy (the executor computes the defaults), may
 // be overridden by the tuning cache (set) or, for experiments, by SRT_LAUNCH, and are
@@ -14,7 +14,7 @@
 
 namespace srt::cuda {
 
-class LaunchSizes {
+class LaunchSizer {
 public:
     // The occupancy-derived sizes for a GPU of `sm_count` multiprocessors; then
     // SRT_LAUNCH="intersect=128,shade=256" is applied.
