@@ -214,3 +214,60 @@ TEST(Viewer, BadScriptLineIsReportedWithFileAndLine) {
     EXPECT_NE(out.find(script.string() + ":1:"), std::string::npos) << out;
     fs::remove_all(dir);
 }
+
+// The shaders are compiled into the binary: a copy of stencilrt alone in another folder
+// opens the viewer (it used to look for shaders/ in the source tree or the install
+// prefix), and the binary holds the GLSL of shaders/.
+TEST(Viewer, BinaryCopiedAloneRunsTheViewer) {
+    const fs::path dir = temp_dir("relocated");
+    std::string why;
+    const std::string prefix = display_prefix(dir, why);
+    if (!why.empty()) GTEST_SKIP() << why;
+    const fs::path copy = dir / "bin" / "stencilrt";
+    fs::create_directories(copy.parent_path());
+    fs::copy_file(binary(), copy);
+    std::string out;
+    const int rc = run("cd " + quote(dir.string()) + " && " + prefix + quote(copy.string()) +
+                           " view --backend cpu --width 64 --height 48 --frames 2 --no-vsync --screenshot shot.png",
+                       dir, out);
+    if (viewer_missing(out)) GTEST_SKIP() << "stencilrt was built without the viewer";
+    EXPECT_EQ(rc, 0) << out;
+    EXPECT_TRUE(fs::exists(dir / "shot.png")) << out;
+    const std::string bin = read_file(copy);
+    const std::string frag = read_file(fs::path(SRT_SOURCE_DIR) / "shaders" / "display.frag");
+    EXPECT_NE(bin.find(frag.substr(0, 200)), std::string::npos) << "display.frag is not in the binary";
+    fs::remove_all(dir);
+}
+
+// --shader-dir loads the GLSL from disk: a broken copy there is what the driver sees.
+TEST(Viewer, ShaderDirIsReadInsteadOfTheEmbeddedCopies) {
+    const fs::path dir = temp_dir("shaderdir");
+    std::string why;
+    const std::string prefix = display_prefix(dir, why);
+    if (!why.empty()) GTEST_SKIP() << why;
+    const fs::path shaders = dir / "shaders";
+    fs::create_directories(shaders);
+    const fs::path src = fs::path(SRT_SOURCE_DIR) / "shaders";
+    fs::copy_file(src / "fullscreen.vert", shaders / "fullscreen.vert");
+    write_file(shaders / "display.frag", read_file(src / "display.frag") + "\nthis is not GLSL;\n");
+    std::string out;
+    const int rc = run(prefix + quote(binary()) + " view --backend cpu --width 64 --height 48 --frames 1 --shader-dir " +
+                           quote(shaders.string()),
+                       dir, out);
+    if (viewer_missing(out)) GTEST_SKIP() << "stencilrt was built without the viewer";
+    EXPECT_NE(rc, 0) << out;
+    EXPECT_NE(out.find((shaders / "display.frag").string() + "' does not compile"), std::string::npos) << out;
+
+    fs::copy_file(src / "display.frag", shaders / "display.frag", fs::copy_options::overwrite_existing);
+    EXPECT_EQ(run(prefix + quote(binary()) + " view --backend cpu --width 64 --height 48 --frames 1 --shader-dir " +
+                      quote(shaders.string()),
+                  dir, out),
+              0)
+        << out;
+    EXPECT_EQ(run(quote(binary()) + " view --backend cpu --frames 1 --shader-dir " + quote((dir / "nope").string()),
+                  dir, out),
+              2)
+        << out;
+    EXPECT_NE(out.find("--shader-dir"), std::string::npos) << out;
+    fs::remove_all(dir);
+}

@@ -130,6 +130,9 @@ int main(int argc, char** argv) {
     view->add_option("--screenshot", screenshot, "With --frames: save the final framebuffer here");
     view->add_flag("--no-vsync", no_vsync, "Start with vsync off");
     view->add_option("--input-script", script, "Replay scripted key presses (tests)");
+    std::string shader_dir;
+    view->add_option("--shader-dir", shader_dir,
+                     "Load fullscreen.vert and display.frag from this folder instead of the copies built in (to edit them)");
 
     // bench parses its own options (app/cmd_bench.cpp), --help included: everything
     // after the word "bench" is handed over unparsed.
@@ -155,7 +158,7 @@ int main(int argc, char** argv) {
         if (*render) return cmd_render(so, fo, *render, out, stats);
         if (*view) {
             std::vector<std::string> extra = {std::to_string(frames), screenshot,
-                                              no_vsync ? "1" : "0", script};
+                                              no_vsync ? "1" : "0", script, shader_dir};
             return cmd_view(vso, vfo, *view, extra);
         }
         if (*bench) return cmd_bench(argc, argv);

@@ -70,14 +70,11 @@ using GlVertexArray = GlObject<VertexArrayTraits>;
 using GlShader = GlObject<ShaderTraits>;
 using GlProgram = GlObject<ProgramTraits>;
 
-// Finds a shader file: SRT_SHADER_DIR (the source tree), then SRT_INSTALLED_SHADER_DIR,
-// then ../share/stencilrt/shaders and ./shaders next to the executable. Throws
-// std::runtime_error listing every place it looked.
-std::string find_shader(const std::string& name);
-
-// Compiles and links a program from two files found by find_shader. Throws
-// std::runtime_error with the file name and the driver's info log on failure.
-GlProgram load_program(const std::string& vert_name, const std::string& frag_name);
+// Compiles and links a program from two shaders of shaders/: the copies compiled into
+// the binary, or, when `dir` is not empty, the files of that name in `dir` (view
+// --shader-dir, to edit them live). Throws std::runtime_error with the shader's name or
+// path and the driver's info log on failure.
+GlProgram load_program(const std::string& vert_name, const std::string& frag_name, const std::string& dir = "");
 
 // Throws std::runtime_error("what: GL error 0x...") when glGetError reports one.
 void check_gl(const char* what);

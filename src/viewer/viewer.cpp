@@ -296,7 +296,7 @@ void Viewer::init_gl() {
                  GLAD_VERSION_MAJOR(version), GLAD_VERSION_MINOR(version));
     glfwSwapInterval(vsync_ ? 1 : 0);
 
-    program_ = load_program("fullscreen.vert", "display.frag");
+    program_ = load_program("fullscreen.vert", "display.frag", options_.shader_dir);
     u_image_ = glGetUniformLocation(program_.get(), "u_image");
     u_mask_ = glGetUniformLocation(program_.get(), "u_mask");
     u_overlay_ = glGetUniformLocation(program_.get(), "u_overlay");

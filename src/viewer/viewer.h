@@ -20,6 +20,7 @@ struct Options {
     bool vsync = true;
     std::string input_script;    // scripted events (docs/viewer.md)
     std::string backend_notice;  // why the CPU renders, when it does; shown in the HUD
+    std::string shader_dir;      // load the GLSL from here instead of the embedded copies
 };
 
 // The companion of a --screenshot path: "out.png" -> "out.hud.png" (the same frame
