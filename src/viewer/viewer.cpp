@@ -8,40 +8,7 @@
 //   draw the texture 1:1 with a full-screen triangle (shaders/display.frag);
 //   [--screenshot, last frame: read the framebuffer]; draw the HUD;
 //   [and read it again, HUD included]; swap.
-#include "viewer/gl.h"  // GLAD first: GLFW and CUDA's interop header must not bring their own GL
-
-#include "viewer/viewer.h"
-
-#include "render/frame.h"
-
-#include "core/error.h"
-#include "core/image.h"
-#include "render/scene_gpu.h"
-#include "viewer/input_script.h"
-#include "viewer/interop.h"
-
-#if defined(SRT_HAVE_CUDA)
-#include "cuda/cuda_executor.h"
-#endif
-
-#define GLFW_INCLUDE_NONE
-#include <GLFW/glfw3.h>
-
-#include <imgui.h>
-#include <backends/imgui_impl_glfw.h>
-#include <backends/imgui_impl_opengl3.h>
-
-#include <glm/glm.hpp>
-
-#include <algorithm>
-#include <chrono>
-#include <cmath>
-#include <cstdio>
-#include <filesystem>
-#include <set>
-#include <stdexcept>
-#include <string>
-#include <vector>
+#include "viewer/viewer_impl.h"
 
 namespace srt::viewer {
 
@@ -53,213 +20,7 @@ std::string hud_screenshot_path(const std::string& screenshot) {
     return screenshot + ".hud.png";
 }
 
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-// GLFW reports errors through a callback; the last one goes into the messages.
-std::string g_glfw_error;
-void on_glfw_error(int code, const char* text) {
-    g_glfw_error = std::string(text ? text : "?") + " (GLFW error 0x" +
-                   [](int c) { char b[16]; std::snprintf(b, sizeof b, "%05x", c); return std::string(b); }(code) + ")";
-}
-
-// glfwInit / glfwTerminate, scoped.
-struct GlfwLibrary {
-    bool ok = false;
-    GlfwLibrary() {
-        glfwSetErrorCallback(on_glfw_error);
-        ok = glfwInit() == GLFW_TRUE;
-    }
-    ~GlfwLibrary() {
-        if (ok) glfwTerminate();
-    }
-    GlfwLibrary(const GlfwLibrary&) = delete;
-    GlfwLibrary& operator=(const GlfwLibrary&) = delete;
-};
-
-struct GlfwWindow {
-    GLFWwindow* w = nullptr;
-    GlfwWindow() = default;
-    ~GlfwWindow() {
-        if (w) glfwDestroyWindow(w);
-    }
-    GlfwWindow(const GlfwWindow&) = delete;
-    GlfwWindow& operator=(const GlfwWindow&) = delete;
-};
-
-// Dear ImGui's context and its two backends, scoped (shut down while GL is current).
-struct ImGuiSession {
-    bool glfw = false, gl = false;
-    ImGuiSession(GLFWwindow* w, const char* glsl_version) {
-        IMGUI_CHECKVERSION();
-        ImGui::CreateContext();
-        ImGui::GetIO().IniFilename = nullptr;  // never write imgui.ini into the user's directory
-        ImGui::StyleColorsDark();
-        // install_callbacks: ImGui chains to the callbacks the viewer set before.
-        glfw = ImGui_ImplGlfw_InitForOpenGL(w, true);
-        gl = glfw && ImGui_ImplOpenGL3_Init(glsl_version);
-        if (!gl) throw std::runtime_error("Dear ImGui: backend initialisation failed");
-    }
-    ~ImGuiSession() {
-        if (gl) ImGui_ImplOpenGL3_Shutdown();
-        if (glfw) ImGui_ImplGlfw_Shutdown();
-        ImGui::DestroyContext();
-    }
-    ImGuiSession(const ImGuiSession&) = delete;
-    ImGuiSession& operator=(const ImGuiSession&) = delete;
-};
-
-// A fly camera over srt::Camera. It edits `from` and `at` only when the user moves,
-// so an untouched (or reset) camera is bit-for-bit the scene's, and the viewer's
-// image equals the headless render's.
-class FlyCamera {
-public:
-    FlyCamera(const Camera& home, float speed) : home_(home), cam_(home), home_speed_(speed), speed_(speed) {}
-
-    const Camera& camera() const { return cam_; }
-    void reset() {
-        cam_ = home_;
-        speed_ = home_speed_;
-    }
-    float speed() const { return speed_; }
-    void scale_speed(double wheel) { speed_ = std::clamp(speed_ * std::pow(1.2f, float(wheel)), 1e-4f, 1e6f); }
-
-    // `dir`: x = right, y = up, z = forward, each -1..1.
-    void move(const glm::vec3& dir, float dt) {
-        if (dir == glm::vec3(0.0f)) return;
-        glm::vec3 f, r, u;
-        basis(f, r, u);
-        const glm::vec3 d = (dir.x * r + dir.y * u + dir.z * f) * (speed_ * dt);
-        cam_.from += d;
-        cam_.at += d;
-    }
-
-    // Mouse-look: yaw about the camera's up vector, pitch about its right vector;
-    // pitch stops short of the up vector, where the basis would degenerate.
-    void look(double dx, double dy) {
-        const float k = 0.003f;  // radians per pixel
-        glm::vec3 f, r, u;
-        basis(f, r, u);
-        const float dist = glm::length(cam_.at - cam_.from);
-        const glm::vec3 up = glm::normalize(cam_.up);
-        f = rotate(f, up, -float(dx) * k);
-        const glm::vec3 pitched = rotate(f, glm::normalize(glm::cross(f, up)), -float(dy) * k);
-        if (std::fabs(glm::dot(pitched, up)) < 0.995f) f = pitched;
-        cam_.at = cam_.from + glm::normalize(f) * dist;
-    }
-
-private:
-    void basis(glm::vec3& f, glm::vec3& r, glm::vec3& u) const {
-        f = glm::normalize(cam_.at - cam_.from);
-        r = glm::normalize(glm::cross(f, cam_.up));
-        u = glm::cross(r, f);
-    }
-    static glm::vec3 rotate(const glm::vec3& v, const glm::vec3& axis, float angle) {
-        // Rodrigues' formula; glm's gtx rotate would need GLM_ENABLE_EXPERIMENTAL.
-        const float c = std::cos(angle), s = std::sin(angle);
-        return v * c + glm::cross(axis, v) * s + axis * glm::dot(axis, v) * (1.0f - c);
-    }
-
-    Camera home_, cam_;
-    float home_speed_, speed_;
-};
-
-DeadRayMode next_mode(DeadRayMode m) {
-    switch (m) {
-        case DeadRayMode::Stencil: return DeadRayMode::Flags;
-        case DeadRayMode::Flags: return DeadRayMode::Compact;
-        case DeadRayMode::Compact: return DeadRayMode::Stencil;
-    }
-    return DeadRayMode::Stencil;
-}
-
-class Viewer {
-public:
-    Viewer(const Scene& scene, const RenderSettings& rs, std::unique_ptr<Executor> ex, const Options& o)
-        : scene_(scene), options_(o), rs_(rs), ex_(std::move(ex)),
-          camera_(scene.camera, initial_speed(scene)), vsync_(o.vsync) {}
-
-    int run();
-
-private:
-    static float initial_speed(const Scene& s) {
-        // Cross the scene in about four seconds; fall back to the camera's distance
-        // to its target for scenes with only planes.
-        const Bounds3 b = finite_bounds(s);
-        const float size = b.empty() ? glm::length(s.camera.at - s.camera.from)
-                                     : glm::length(b.hi - b.lo);
-        return std::max(0.25f * size, 1e-3f);
-    }
-
-    bool open_window();
-    void init_gl();
-    void resize(int w, int h);
-    void render_frame(double dt);
-    void upload_overlay();
-    void draw_image();
-    void draw_hud();
-    Image read_framebuffer() const;
-    void save_screenshot(const std::string& path);
-    void apply_script(int frame);
-
-    // Input, from GLFW callbacks and from the script alike.
-    void on_key(int key, int action);
-    void on_mouse_button(int button, int action);
-    void on_cursor_delta(double dx, double dy);
-    void on_scroll(double dy);
-    void on_resize_request(int w, int h);
-
-    static Viewer* self(GLFWwindow* w) { return static_cast<Viewer*>(glfwGetWindowUserPointer(w)); }
-
-    const Scene& scene_;
-    Options options_;
-    RenderSettings rs_;
-    CompiledScene compiled_;
-    std::unique_ptr<Executor> ex_;
-#if defined(SRT_HAVE_CUDA)
-    CudaExecutor* cuda_ = nullptr;  // ex_ when it is the CUDA executor
-#endif
-    FlyCamera camera_;
-    bool vsync_;
-
-    // Declaration order is destruction order reversed: GL objects and the CUDA
-    // registration go before ImGui, ImGui before the window, the window before GLFW.
-    GlfwLibrary glfw_;
-    GlfwWindow window_;
-    std::unique_ptr<ImGuiSession> imgui_;
-    GlProgram program_;
-    GlVertexArray vao_;  // empty, but core profile draws need one bound
-    GlTexture image_tex_, mask_tex_;
-    GlBuffer pbo_;
-    std::unique_ptr<PboInterop> interop_;  // after pbo_: unregistered before the buffer goes
-    GLint u_image_ = -1, u_mask_ = -1, u_overlay_ = -1, u_exposure_ = -1;
-
-    std::string gl_renderer_, gl_version_, notice_;
-    bool want_interop_ = false;
-    Image host_image_;
-    FrameStats stats_;
-    double render_ms_ = 0.0;
-
-    // Input state.
-    std::vector<ScriptEvent> script_;
-    size_t script_pos_ = 0;
-    std::set<int> held_;
-    bool looking_ = false;
-    bool have_cursor_ = false;
-    double cursor_x_ = 0.0, cursor_y_ = 0.0;
-    bool screenshot_requested_ = false;
-    int screenshot_counter_ = 0;
-
-    // Stencil overlay: -1 = off, otherwise the bounce whose post-reflect stencil is shown.
-    int overlay_bounce_ = -1;
-    std::vector<std::vector<uint32_t>> probe_words_;
-    std::vector<uint8_t> mask_;
-
-    float exposure_ = 1.0f;
-    double fps_ = 0.0;
-    double frame_ms_ = 0.0;
-};
+namespace detail {
 
 bool Viewer::open_window() {
     if (!glfw_.ok) return false;
@@ -463,62 +224,6 @@ void Viewer::draw_image() {
     check_gl("drawing the frame");
 }
 
-void Viewer::draw_hud() {
-    ImGui_ImplOpenGL3_NewFrame();
-    ImGui_ImplGlfw_NewFrame();
-    ImGui::NewFrame();
-
-    ImGui::SetNextWindowPos(ImVec2(8, 8), ImGuiCond_Always);
-    ImGui::SetNextWindowBgAlpha(0.65f);
-    const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
-                                   ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
-                                   ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav;
-    if (ImGui::Begin("stencilrt", nullptr, flags)) {
-        ImGui::Text("%.1f FPS  (%.2f ms/frame, render+upload %.2f ms)", fps_, frame_ms_, render_ms_);
-        ImGui::Text("backend  %s", ex_->name().c_str());
-        ImGui::Text("GL       %s", gl_renderer_.c_str());
-        ImGui::Text("upload   %s", interop_ ? "CUDA-GL interop (pixel buffer)" : "host memory -> glTexSubImage2D");
-        if (!notice_.empty()) {
-            ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36.0f);
-            ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1.0f), "%s", notice_.c_str());
-            ImGui::PopTextWrapPos();
-        }
-        ImGui::Text("%dx%d  depth %d  mode %s  spp %d  vsync %s", rs_.width, rs_.height, rs_.depth,
-                    to_string(rs_.mode), rs_.spp, vsync_ ? "on" : "off");
-        ImGui::Separator();
-        for (const StageTime& t : stats_.stage_ms) ImGui::Text("  %-10s %8.3f ms", t.stage.c_str(), t.ms);
-        ImGui::Text("  rays       %8.2f M", double(stats_.rays_traced) * 1e-6);
-
-        // Live rays and warps entering each bounce's intersect.
-        std::vector<float> rays, warps;
-        for (const BounceStats& b : stats_.bounces) {
-            rays.push_back(float(b.live_rays));
-            warps.push_back(float(b.live_warps));
-        }
-        const ImVec2 plot(ImGui::GetFontSize() * 18.0f, ImGui::GetFontSize() * 3.0f);
-        if (!rays.empty()) {
-            char label[64];
-            std::snprintf(label, sizeof label, "bounce 0: %.0f", double(rays[0]));
-            ImGui::PlotHistogram("live rays", rays.data(), int(rays.size()), 0, label, 0.0f, FLT_MAX, plot);
-            std::snprintf(label, sizeof label, "bounce 0: %.0f", double(warps[0]));
-            ImGui::PlotHistogram("live warps", warps.data(), int(warps.size()), 0, label, 0.0f, FLT_MAX, plot);
-        }
-        if (overlay_bounce_ >= 0)
-            ImGui::TextColored(ImVec4(1.0f, 0.4f, 0.4f, 1.0f),
-                               "overlay: stencil after bounce %d (red = dead warp, amber = dead lane)",
-                               overlay_bounce_);
-        ImGui::SliderFloat("exposure", &exposure_, 0.125f, 8.0f, "%.3f", ImGuiSliderFlags_Logarithmic);
-        ImGui::TextDisabled("WASD/QE move  RMB look  wheel speed (%.3g)  [ ] depth  M mode", camera_.speed());
-        ImGui::TextDisabled("V stencil overlay  P screenshot  R reset  F vsync  Esc quit");
-    }
-    ImGui::End();
-
-    ImGui::Render();
-    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-    check_gl("drawing the HUD");
-}
-
-// The back buffer as an Image: glReadPixels' row 0 is the bottom, the Image's the top.
 Image Viewer::read_framebuffer() const {
     Image img(rs_.width, rs_.height);
     std::vector<uint8_t> raw(img.rgba.size());
@@ -538,60 +243,6 @@ Image Viewer::read_framebuffer() const {
 void Viewer::save_screenshot(const std::string& path) {
     write_png_atomic(path, read_framebuffer());
     std::fprintf(stderr, "viewer: saved %s (%dx%d)\n", path.c_str(), rs_.width, rs_.height);
-}
-
-void Viewer::on_key(int key, int action) {
-    if (action == GLFW_RELEASE) {
-        held_.erase(key);
-        return;
-    }
-    if (action == GLFW_PRESS) held_.insert(key);
-    if (action != GLFW_PRESS) return;  // the toggles below fire once per press, not on repeat
-    switch (key) {
-        case GLFW_KEY_RIGHT_BRACKET: rs_.depth = std::min(rs_.depth + 1, 64); break;
-        case GLFW_KEY_LEFT_BRACKET: rs_.depth = std::max(rs_.depth - 1, 1); break;
-        case GLFW_KEY_M: rs_.mode = next_mode(rs_.mode); break;
-        case GLFW_KEY_V:
-            // Off -> bounce 0 -> ... -> last bounce -> off.
-            overlay_bounce_ = overlay_bounce_ + 1 >= rs_.depth ? -1 : overlay_bounce_ + 1;
-            break;
-        case GLFW_KEY_P: screenshot_requested_ = true; break;
-        case GLFW_KEY_R: camera_.reset(); break;
-        case GLFW_KEY_F:
-            vsync_ = !vsync_;
-            glfwSwapInterval(vsync_ ? 1 : 0);
-            break;
-        case GLFW_KEY_ESCAPE: glfwSetWindowShouldClose(window_.w, GLFW_TRUE); break;
-        default: break;
-    }
-}
-
-void Viewer::on_mouse_button(int button, int action) {
-    if (button == GLFW_MOUSE_BUTTON_RIGHT) looking_ = action == GLFW_PRESS;
-}
-
-void Viewer::on_cursor_delta(double dx, double dy) {
-    if (looking_) camera_.look(dx, dy);
-}
-
-void Viewer::on_scroll(double dy) { camera_.scale_speed(dy); }
-
-void Viewer::on_resize_request(int w, int h) {
-    // The frame loop follows the framebuffer size, as after a user's resize.
-    glfwSetWindowSize(window_.w, w, h);
-}
-
-void Viewer::apply_script(int frame) {
-    for (; script_pos_ < script_.size() && script_[script_pos_].frame <= frame; ++script_pos_) {
-        const ScriptEvent& e = script_[script_pos_];
-        switch (e.kind) {
-            case ScriptEvent::Kind::Key: on_key(e.code, e.action); break;
-            case ScriptEvent::Kind::Button: on_mouse_button(e.code, e.action); break;
-            case ScriptEvent::Kind::Mouse: on_cursor_delta(e.x, e.y); break;
-            case ScriptEvent::Kind::Scroll: on_scroll(e.y); break;
-            case ScriptEvent::Kind::Resize: on_resize_request(int(e.x), int(e.y)); break;
-        }
-    }
 }
 
 int Viewer::run() {
@@ -727,11 +378,12 @@ int Viewer::run() {
     return 0;
 }
 
-}  // namespace
+}  // namespace detail
+
 
 int run(const Scene& scene, const RenderSettings& settings, std::unique_ptr<Executor> executor,
         const Options& options) {
-    Viewer v(scene, settings, std::move(executor), options);
+    detail::Viewer v(scene, settings, std::move(executor), options);
     return v.run();
 }
 

@@ -1,0 +1,70 @@
+// controls.cpp - the viewer's keys, mouse and scroll, and the input script that replays
+// them through the same handlers (docs/viewer.md).
+#include "viewer/viewer_impl.h"
+
+namespace srt::viewer::detail {
+
+DeadRayMode next_mode(DeadRayMode m) {
+    switch (m) {
+        case DeadRayMode::Stencil: return DeadRayMode::Flags;
+        case DeadRayMode::Flags: return DeadRayMode::Compact;
+        case DeadRayMode::Compact: return DeadRayMode::Stencil;
+    }
+    return DeadRayMode::Stencil;
+}
+
+void Viewer::on_key(int key, int action) {
+    if (action == GLFW_RELEASE) {
+        held_.erase(key);
+        return;
+    }
+    if (action == GLFW_PRESS) held_.insert(key);
+    if (action != GLFW_PRESS) return;  // the toggles below fire once per press, not on repeat
+    switch (key) {
+        case GLFW_KEY_RIGHT_BRACKET: rs_.depth = std::min(rs_.depth + 1, 64); break;
+        case GLFW_KEY_LEFT_BRACKET: rs_.depth = std::max(rs_.depth - 1, 1); break;
+        case GLFW_KEY_M: rs_.mode = next_mode(rs_.mode); break;
+        case GLFW_KEY_V:
+            // Off -> bounce 0 -> ... -> last bounce -> off.
+            overlay_bounce_ = overlay_bounce_ + 1 >= rs_.depth ? -1 : overlay_bounce_ + 1;
+            break;
+        case GLFW_KEY_P: screenshot_requested_ = true; break;
+        case GLFW_KEY_R: camera_.reset(); break;
+        case GLFW_KEY_F:
+            vsync_ = !vsync_;
+            glfwSwapInterval(vsync_ ? 1 : 0);
+            break;
+        case GLFW_KEY_ESCAPE: glfwSetWindowShouldClose(window_.w, GLFW_TRUE); break;
+        default: break;
+    }
+}
+
+void Viewer::on_mouse_button(int button, int action) {
+    if (button == GLFW_MOUSE_BUTTON_RIGHT) looking_ = action == GLFW_PRESS;
+}
+
+void Viewer::on_cursor_delta(double dx, double dy) {
+    if (looking_) camera_.look(dx, dy);
+}
+
+void Viewer::on_scroll(double dy) { camera_.scale_speed(dy); }
+
+void Viewer::on_resize_request(int w, int h) {
+    // The frame loop follows the framebuffer size, as after a user's resize.
+    glfwSetWindowSize(window_.w, w, h);
+}
+
+void Viewer::apply_script(int frame) {
+    for (; script_pos_ < script_.size() && script_[script_pos_].frame <= frame; ++script_pos_) {
+        const ScriptEvent& e = script_[script_pos_];
+        switch (e.kind) {
+            case ScriptEvent::Kind::Key: on_key(e.code, e.action); break;
+            case ScriptEvent::Kind::Button: on_mouse_button(e.code, e.action); break;
+            case ScriptEvent::Kind::Mouse: on_cursor_delta(e.x, e.y); break;
+            case ScriptEvent::Kind::Scroll: on_scroll(e.y); break;
+            case ScriptEvent::Kind::Resize: on_resize_request(int(e.x), int(e.y)); break;
+        }
+    }
+}
+
+}  // namespace srt::viewer::detail

@@ -1,0 +1,64 @@
+// hud.cpp - the viewer's heads-up display (Dear ImGui): frame time, rays, live warps
+// per bounce, the controls.
+#include "viewer/viewer_impl.h"
+
+namespace srt::viewer::detail {
+
+void Viewer::draw_hud() {
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+
+    ImGui::SetNextWindowPos(ImVec2(8, 8), ImGuiCond_Always);
+    ImGui::SetNextWindowBgAlpha(0.65f);
+    const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
+                                   ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+                                   ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav;
+    if (ImGui::Begin("stencilrt", nullptr, flags)) {
+        ImGui::Text("%.1f FPS  (%.2f ms/frame, render+upload %.2f ms)", fps_, frame_ms_, render_ms_);
+        ImGui::Text("backend  %s", ex_->name().c_str());
+        ImGui::Text("GL       %s", gl_renderer_.c_str());
+        ImGui::Text("upload   %s", interop_ ? "CUDA-GL interop (pixel buffer)" : "host memory -> glTexSubImage2D");
+        if (!notice_.empty()) {
+            ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36.0f);
+            ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1.0f), "%s", notice_.c_str());
+            ImGui::PopTextWrapPos();
+        }
+        ImGui::Text("%dx%d  depth %d  mode %s  spp %d  vsync %s", rs_.width, rs_.height, rs_.depth,
+                    to_string(rs_.mode), rs_.spp, vsync_ ? "on" : "off");
+        ImGui::Separator();
+        for (const StageTime& t : stats_.stage_ms) ImGui::Text("  %-10s %8.3f ms", t.stage.c_str(), t.ms);
+        ImGui::Text("  rays       %8.2f M", double(stats_.rays_traced) * 1e-6);
+
+        // Live rays and warps entering each bounce's intersect.
+        std::vector<float> rays, warps;
+        for (const BounceStats& b : stats_.bounces) {
+            rays.push_back(float(b.live_rays));
+            warps.push_back(float(b.live_warps));
+        }
+        const ImVec2 plot(ImGui::GetFontSize() * 18.0f, ImGui::GetFontSize() * 3.0f);
+        if (!rays.empty()) {
+            char label[64];
+            std::snprintf(label, sizeof label, "bounce 0: %.0f", double(rays[0]));
+            ImGui::PlotHistogram("live rays", rays.data(), int(rays.size()), 0, label, 0.0f, FLT_MAX, plot);
+            std::snprintf(label, sizeof label, "bounce 0: %.0f", double(warps[0]));
+            ImGui::PlotHistogram("live warps", warps.data(), int(warps.size()), 0, label, 0.0f, FLT_MAX, plot);
+        }
+        if (overlay_bounce_ >= 0)
+            ImGui::TextColored(ImVec4(1.0f, 0.4f, 0.4f, 1.0f),
+                               "overlay: stencil after bounce %d (red = dead warp, amber = dead lane)",
+                               overlay_bounce_);
+        ImGui::SliderFloat("exposure", &exposure_, 0.125f, 8.0f, "%.3f", ImGuiSliderFlags_Logarithmic);
+        ImGui::TextDisabled("WASD/QE move  RMB look  wheel speed (%.3g)  [ ] depth  M mode", camera_.speed());
+        ImGui::TextDisabled("V stencil overlay  P screenshot  R reset  F vsync  Esc quit");
+    }
+    ImGui::End();
+
+    ImGui::Render();
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    check_gl("drawing the HUD");
+}
+
+// The back buffer as an Image: glReadPixels' row 0 is the bottom, the Image's the top.
+
+}  // namespace srt::viewer::detail
