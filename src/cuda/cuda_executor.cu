@@ -287,12 +287,13 @@ private:
     // A bounce is sparse when its live words are no more than the warps of the sparse
     // kernel's grid: each then gets at most one word, so the bounce costs the latency of
     // one pass, and the dense kernels' whole-frame grids would be mostly empty.
-    template <class L>
-    uint32_t sparse_words(const L& l) {
-        const auto kernel = cuda::k_stencil_sparse_bounce<cuda::IntersectOp, cuda::ShadeOp, cuda::ReflectOp>;
-        const auto [grid, b] = l.filling(kernel, sizes_.config().intersect);
+    uint32_t sparse_words() {
+        const void* kernel =
+            reinterpret_cast<const void*>(cuda::k_stencil_sparse_bounce<cuda::IntersectOp, cuda::ShadeOp, cuda::ReflectOp>);
+        // SRT_SPARSE_WORDS overrides it, for experiments (0: every bounce dense).
         if (const char* env = std::getenv("SRT_SPARSE_WORDS")) return uint32_t(std::atoi(env));
-        return grid * uint32_t(b) / 32u;
+        const int block = sizes_.clamp_block(kernel, sizes_.config().intersect);
+        return sizes_.fill_blocks(kernel, block) * uint32_t(block) / 32u;
     }
 
     size_t record() {

@@ -101,7 +101,7 @@ struct FrameLauncher {
     void for_each_bounce(const FrameContext& f, Body&& body) {
         const uint32_t depth = uint32_t(f.max_depth);
         const bool both = stencil() && (hybrid || !graph());
-        const uint32_t sparse_words = both ? ex.sparse_words(*this) : 0u;  // 0: every bounce dense
+        const uint32_t sparse_words = both ? ex.sparse_words() : 0u;  // 0: every bounce dense
         auto end = [&] { launch(kReflect, 1, 1, cuda::k_end_bounce, ctrl(), depth, stencil(), sparse_words, loops); };
         if (!graph()) {
             for (uint32_t b = 0; b < depth; ++b) {

@@ -10,8 +10,8 @@ namespace srt {
 // How dead rays are skipped. All modes produce identical images.
 enum class DeadRayMode : uint8_t {
     Stencil,  // one bit per ray, one 32-bit word per warp, written with __ballot_sync (default);
-              // the GPU walks a list of the live words with a grid that fills the device
-              // once (cuda/kernels.cuh), so dead rays cost nothing
+              // on the GPU a bounce with few live words runs as one kernel over a list of
+              // them, on a grid that fills the device once (cuda/kernels.cuh)
     Flags,    // one uint32 per ray, tested at entry (seed 004's baseline)
     Compact,  // live ray indices compacted between stages; later stages loop over the live list
               // with a device-filling grid, so dead rays cost nothing
