@@ -258,8 +258,6 @@ SkipBenchReport run_skip_bench(const SkipBenchOptions& opt, void (*progress)(int
                     last_launch = [&] {
                         k_list<<<r.grid, r.block, 0, stream>>>(f, stencil.get(), word_list.get(), word_count.get(), op);
                     };
-                    ms = runner.time(last_launch);
-                    r.empty_ms = empty_for(n);
                 } else if (m == 3) {
                     r.mode = "stencil-dense";
                     r.block = b_stencil;
@@ -268,8 +266,6 @@ SkipBenchReport run_skip_bench(const SkipBenchOptions& opt, void (*progress)(int
                         k_scan<<<r.grid, r.block, 0, stream>>>(f, stencil.get(), op, (cuda::BounceCounters*)nullptr,
                                                                (const cuda::FrameControl*)nullptr);
                     };
-                    ms = runner.time(last_launch);
-                    r.empty_ms = empty_for(n);
                 } else if (m == 1) {
                     r.mode = "flags";
                     r.block = b_flags;
@@ -290,9 +286,10 @@ SkipBenchReport run_skip_bench(const SkipBenchOptions& opt, void (*progress)(int
                             f, list.get(), list_count.get(), op, (cuda::BounceCounters*)nullptr,
                             (cuda::FrameControl*)nullptr, (uint32_t*)nullptr);
                     };
-                    ms = runner.time(last_launch);
-                    r.empty_ms = empty_for(n);
                 }
+                // Every mode against the empty kernel over the same rays.
+                ms = runner.time(last_launch);
+                r.empty_ms = empty_for(n);
                 verify(r.mode);
                 r.median_ms = percentile(ms, 0.5);
                 r.p10_ms = percentile(ms, 0.1);
