@@ -239,9 +239,8 @@ private:
         CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed));
         cudaGraph_t graph = nullptr;
         try {
-            const cudaGraph_t root = cuda::capturing_graph(stream_);
-            const LoopHandles loops{cuda::make_loop_handle(root), cuda::make_loop_handle(root)};
-            Launcher launch{*this, settings, counting, false, stream_, loops};
+            Launcher launch{*this, settings, counting, false, stream_, LoopHandles{}};
+            launch.root = cuda::capturing_graph(stream_);
             launch.hybrid = hybrid;
             run_frame(launch, f, settings);
         } catch (...) {

@@ -37,10 +37,11 @@ struct FrameLauncher {
     bool counting;  // stats counters
     bool timing;    // events around every launch (stream launches only)
     cudaStream_t stream;
-    LoopHandles loops;
-    bool hybrid = false;  // stencil in a graph: dense or sparse bounces (else dense only)
+    LoopHandles loops;        // made as the loop nodes are (a handle without a node fails to instantiate)
+    cudaGraph_t root = nullptr;  // the graph being captured; null with stream launches
+    bool hybrid = false;      // stencil in a graph: dense or sparse bounces (else dense only)
 
-    bool graph() const { return loops.samples != 0; }
+    bool graph() const { return root != nullptr; }
     bool stencil() const { return settings.mode == DeadRayMode::Stencil; }
     FrameControl* ctrl() const { return ex.ctrl_.get(); }
     uint32_t* live(int k) const { return &ex.ctrl_.get()->live[k]; }
@@ -71,27 +72,30 @@ struct FrameLauncher {
 
     template <class Body>
     void for_each_sample(FrameContext& f, Body&& body) {
-        // The bounce IF node sits in the bounce loop's body, and its condition is made
-        // on the sample loop's body, where k_end_sample also sets it. On the H100's 580
-        // driver the graph failed to instantiate (cudaErrorInvalidValue) with that
-        // condition made on the root graph, both below a sample loop and, for one
-        // sample, without one; so one sample is a loop of one too.
-        auto dense_here = [&] {
-            if (hybrid) loops.dense = cuda::make_loop_handle(cuda::capturing_graph(stream));
-        };
         auto end_sample = [&] { launch(kGenerate, 1, 1, cuda::k_end_sample, ctrl(), f.spp, loops); };
         if (!graph()) {
             for (f.sample = 0; f.sample < f.spp; ++f.sample) {  // f.sample: for the probe
                 body();
                 if (f.sample + 1 < f.spp) end_sample();
             }
-        } else {
-            in_body(ex.side_[0], loops.samples, [&] {
-                dense_here();
-                body();
-                end_sample();
-            });
+            return;
         }
+        // The bounce IF node sits in the bounce loop's body, and its condition is made on
+        // the sample loop's body, where k_end_sample also sets it. On the H100's 580
+        // driver the graph failed to instantiate (cudaErrorInvalidValue) with that
+        // condition made on the root graph, both below a sample loop and, for one sample,
+        // without one; so one sample with an IF node is a loop of one.
+        const bool if_nodes = hybrid && f.max_depth > 1;
+        if (f.spp == 1 && !if_nodes) {  // a loop of one needs no loop node
+            body();
+            return;
+        }
+        loops.samples = cuda::make_loop_handle(root);
+        in_body(ex.side_[0], loops.samples, [&] {
+            if (if_nodes) loops.dense = cuda::make_loop_handle(cuda::capturing_graph(stream));
+            body();
+            end_sample();
+        });
     }
     // Stencil: each bounce is dense (the three wavefront kernels, then the live-word
     // list if the next bounce is sparse) or sparse (one fused kernel over the list);
@@ -113,6 +117,12 @@ struct FrameLauncher {
             }
             return;
         }
+        if (depth == 1) {  // a loop of one needs no loop node; bounce 0 is always dense
+            body(-1);
+            end();
+            return;
+        }
+        loops.bounces = cuda::make_loop_handle(root);
         in_body(ex.side_[1], loops.bounces, [&] {
             if (!both) {
                 body(-1);  // the bounce is FrameControl::bounce, on the device
