@@ -31,7 +31,7 @@ namespace {
 
 constexpr float kPi = 3.14159265358979323846f;
 
-void quad(Scene& s, glm::vec3 a, glm::vec3 b, glm::vec3 c, glm::vec3 d, uint32_t m) {
+void quad(Scene& s, Point3 a, Point3 b, Point3 c, Point3 d, uint32_t m) {
     s.triangles.push_back({a, b, c, m});
     s.triangles.push_back({a, c, d, m});
 }
@@ -229,7 +229,7 @@ TEST(Images, DepthChangesTheDefaultScene) {
 // ---------------------------------------------------------------------------
 
 constexpr int kPovWidth = 320, kPovHeight = 240;
-constexpr int kPovTolerance = 1;           // 1/255 per channel value
+constexpr int kPovTolerance = 1;           // 1/255 per channel value (compare_with_povray)
 constexpr double kPovMinFraction = 0.999;  // of channel values within tolerance
 
 // Why agreement falls short of 100%: float against double at silhouettes, shadow
@@ -247,26 +247,10 @@ constexpr double kPovMinFraction = 0.999;  // of channel values within tolerance
 void expect_matches_povray(const std::string& tag, const Scene& s, int depth,
                            double min_fraction = kPovMinFraction) {
     if (!have_povray()) GTEST_SKIP() << "povray not installed";
-    RenderSettings rs;
-    rs.width = kPovWidth;
-    rs.height = kPovHeight;
-    rs.depth = depth;
-    const std::string dir = oracle_output_dir();
-    const Image ours = render_cpu(s, rs);
-    const Image pov = render_povray(s, kPovWidth, kPovHeight, depth, dir + "/" + tag + ".pov");
-    ASSERT_EQ(pov.width, kPovWidth);
-    ASSERT_EQ(pov.height, kPovHeight);
-    const ImageDiff d = compare_images(ours, pov, kPovTolerance);
-    const double exact = double(d.exact_equal) / double(d.channels);
-    std::printf("[ oracle ] %-10s %s: exact %.4f%%, within 1/255 %.4f%%, max diff %d, over %zu of %zu\n",
-                tag.c_str(), s.name.c_str(), 100.0 * exact, 100.0 * d.fraction_within(), d.max_diff,
-                d.over_tolerance, d.channels);
-    write_png_atomic(dir + "/" + tag + "-ours.png", ours);
-    write_png_atomic(dir + "/" + tag + "-pov.png", pov);
-    write_png_atomic(dir + "/" + tag + "-diff.png", diff_image(ours, pov));
+    const ImageDiff d = compare_with_povray(tag, s, depth, kPovWidth, kPovHeight);
     EXPECT_GE(d.fraction_within(), min_fraction)
         << d.over_tolerance << " channel values differ by more than " << kPovTolerance
-        << "/255 (max " << d.max_diff << "); images in " << dir;
+        << "/255 (max " << d.max_diff << "); images in " << oracle_output_dir();
 }
 
 }  // namespace

@@ -162,11 +162,11 @@ void check_against_brute_force(const Scene& scene, int rays, uint32_t seed, int 
     const CompiledScene cs = compile_scene(scene);
     const SceneView s = cs.view();
     Bounds3 b = finite_bounds(scene);
-    const glm::vec3 size = b.hi - b.lo;
+    const glm::vec3 lo(b.lo), size(b.hi - b.lo);
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> u(0.0f, 1.0f);
     auto in_box = [&](float margin) {
-        return b.lo - margin * size + (1.0f + 2.0f * margin) * glm::vec3(u(rng), u(rng), u(rng)) * size;
+        return lo - margin * size + (1.0f + 2.0f * margin) * glm::vec3(u(rng), u(rng), u(rng)) * size;
     };
     auto random_dir = [&]() {
         for (;;) {
@@ -185,6 +185,7 @@ void check_against_brute_force(const Scene& scene, int rays, uint32_t seed, int 
             o = in_box(0.1f);
             d = random_dir();
         }
+        o -= cs.render_origin;  // the compiled scene is in rendering space (scene_gpu.h)
         const Hit bvh = intersect_closest(s, o, d, kInf);
         const Hit ref = brute_closest(s, o, d);
         ASSERT_EQ(bvh.id >= 0, ref.id >= 0) << "ray " << r;
@@ -216,11 +217,11 @@ Scene random_soup(int triangles, int spheres, uint32_t seed) {
     std::uniform_real_distribution<float> u(-10.0f, 10.0f), small(-1.0f, 1.0f), rad(0.05f, 1.0f);
     for (int i = 0; i < triangles; ++i) {
         const glm::vec3 c(u(rng), u(rng), u(rng));
-        s.triangles.push_back({c + glm::vec3(small(rng), small(rng), small(rng)),
-                               c + glm::vec3(small(rng), small(rng), small(rng)),
-                               c + glm::vec3(small(rng), small(rng), small(rng)), 0});
+        s.triangles.push_back({Point3(c + glm::vec3(small(rng), small(rng), small(rng))),
+                               Point3(c + glm::vec3(small(rng), small(rng), small(rng))),
+                               Point3(c + glm::vec3(small(rng), small(rng), small(rng))), 0});
     }
-    for (int i = 0; i < spheres; ++i) s.spheres.push_back({{u(rng), u(rng), u(rng)}, rad(rng), 0});
+    for (int i = 0; i < spheres; ++i) s.spheres.push_back({Point3{u(rng), u(rng), u(rng)}, rad(rng), 0});  // braces: left to right
     return s;
 }
 
@@ -232,7 +233,7 @@ Scene torus(int nu, int nv) {
     s.add_material(Material{});
     auto p = [&](int i, int j) {
         const float a = 6.2831853f * float(i % nu) / float(nu), b = 6.2831853f * float(j % nv) / float(nv);
-        return glm::vec3((3.0f + std::cos(b)) * std::cos(a), std::sin(b), (3.0f + std::cos(b)) * std::sin(a));
+        return Point3(glm::vec3((3.0f + std::cos(b)) * std::cos(a), std::sin(b), (3.0f + std::cos(b)) * std::sin(a)));
     };
     for (int i = 0; i < nu; ++i)
         for (int j = 0; j < nv; ++j) {
@@ -271,7 +272,8 @@ TEST(Bvh, DegenerateInputsKeepTheDepthBound) {
     const CompiledScene cs = compile_scene(s);
     EXPECT_LT(cs.bvh_stats.max_depth, uint32_t(kBvhStackSize - 1));
     EXPECT_LE(cs.bvh_stats.max_leaf_size, uint32_t(kMaxLeafPrims));
-    const Hit h = intersect_closest(cs.view(), {0.25f, 0.25f, 1}, {0, 0, -1}, kInf);
+    const glm::vec3 o = glm::vec3(0.25f, 0.25f, 1.0f) - cs.render_origin;  // rendering space
+    const Hit h = intersect_closest(cs.view(), o, {0, 0, -1}, kInf);
     EXPECT_GE(h.id, 0);
     EXPECT_FLOAT_EQ(h.t, 1.0f);
 }

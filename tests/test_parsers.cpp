@@ -451,14 +451,14 @@ TEST(ParserObj, FeaturesAndEmissiveLights) {
     EXPECT_VEC3_NEAR(s.lights[0].colour, glm::vec3(1.0f, 0.75f, 0.5f), 1e-6f);
     // Framing camera: looks at the bounds centre from +z, up +y, 50 degrees.
     const Bounds3 b = finite_bounds(s);
-    const glm::vec3 c = 0.5f * (b.lo + b.hi);
+    const glm::vec3 c(0.5 * (b.lo + b.hi));
     EXPECT_VEC3_NEAR(s.camera.at, c, 1e-5f);
     EXPECT_EQ(s.camera.from.x, c.x);
     EXPECT_GT(s.camera.from.z, b.hi.z);
     EXPECT_EQ(s.camera.fov_deg, 50.0f);
     EXPECT_VEC3_EQ(s.background, glm::vec3(0.0f));
     // Every corner of the bounds is inside the view of a 16:9 image.
-    const CameraGpu cam = make_camera(s.camera, 1600, 900);
+    const CameraGpu cam = make_camera(s.camera, 1600, 900, glm::vec3(0.0f));  // world space
     for (int k = 0; k < 8; ++k) {
         const glm::vec3 p((k & 1) ? b.hi.x : b.lo.x, (k & 2) ? b.hi.y : b.lo.y, (k & 4) ? b.hi.z : b.lo.z);
         const glm::vec3 d = p - cam.origin;

@@ -28,25 +28,6 @@ SRT_HD_INLINE f4 load_f4(const f4* p) {
 }
 SRT_HD_INLINE glm::vec3 xyz(const f4& v) { return glm::vec3(v.x, v.y, v.z); }
 
-SRT_HD_INLINE uint32_t float_bits(float f) {
-#if defined(__CUDA_ARCH__)
-    return __float_as_uint(f);
-#else
-    uint32_t u;
-    std::memcpy(&u, &f, 4);
-    return u;
-#endif
-}
-SRT_HD_INLINE float bits_float(uint32_t u) {
-#if defined(__CUDA_ARCH__)
-    return __uint_as_float(u);
-#else
-    float f;
-    std::memcpy(&f, &u, 4);
-    return f;
-#endif
-}
-
 // Unit vector with IEEE sqrt and division on both sides (bit-identical host/device).
 SRT_HD_INLINE glm::vec3 unit(const glm::vec3& v) { return v * (1.0f / sqrtf(glm::dot(v, v))); }
 

@@ -14,6 +14,7 @@
 #endif
 
 #include <cstdint>
+#include <cstring>
 
 namespace srt {
 
@@ -23,5 +24,25 @@ struct alignas(16) f4 {
     float x, y, z, w;
 };
 static_assert(sizeof(f4) == 16, "f4 must be 16 bytes");
+
+// The bits of a float and back (one instruction on the device, memcpy on the host).
+SRT_HD_INLINE uint32_t float_bits(float f) {
+#if defined(__CUDA_ARCH__)
+    return __float_as_uint(f);
+#else
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return u;
+#endif
+}
+SRT_HD_INLINE float bits_float(uint32_t u) {
+#if defined(__CUDA_ARCH__)
+    return __uint_as_float(u);
+#else
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+#endif
+}
 
 }  // namespace srt

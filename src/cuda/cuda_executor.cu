@@ -86,6 +86,7 @@ public:
         materials_.upload(s.materials, "materials");
         lights_.upload(s.lights, "lights");
         view_ = s.view();
+        render_origin_ = s.render_origin;
         view_.nodes = nodes_.get();
         view_.prims = prims_.get();
         view_.planes = planes_.get();
@@ -124,7 +125,7 @@ public:
 
         FrameContext f;
         f.scene = view_;
-        f.camera = make_camera(camera, settings.width, settings.height);  // the CPU side's copy
+        f.camera = make_camera(camera, settings.width, settings.height, render_origin_);  // the CPU side's copy
         f.rays = RayBuffers{origin_.get(), dir_.get(), weight_.get(), radiance_.get(), hit_t_.get(),
                             hit_id_.get()};
         set_geometry(f, uint32_t(settings.width), uint32_t(settings.height), uint32_t(settings.warp_width));
@@ -363,6 +364,7 @@ private:
     cuda::LaunchSizer sizes_;
     cudaStream_t stream_ = nullptr;
     SceneView view_;
+    glm::vec3 render_origin_{0.0f};  // CompiledScene::render_origin of the scene uploaded
     DeviceBuffer<BvhNode> nodes_;
     DeviceBuffer<PrimGpu> prims_;
     DeviceBuffer<PlaneGpu> planes_;

@@ -45,7 +45,7 @@ public:
 
         FrameContext f;
         f.scene = scene_->view();
-        f.camera = make_camera(camera, settings.width, settings.height);
+        f.camera = make_camera(camera, settings.width, settings.height, scene_->render_origin);
         f.rays = RayBuffers{origin_.data(), dir_.data(), weight_.data(), radiance_.data(),
                             hit_t_.data(), hit_id_.data()};
         set_geometry(f, uint32_t(settings.width), uint32_t(settings.height), uint32_t(settings.warp_width));

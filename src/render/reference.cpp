@@ -44,7 +44,7 @@ void render_reference(const CompiledScene& scene, const Camera& camera,
                       const RenderSettings& settings, Image& out) {
     out = Image(settings.width, settings.height);
     const SceneView view = scene.view();
-    const CameraGpu cam = make_camera(camera, settings.width, settings.height);
+    const CameraGpu cam = make_camera(camera, settings.width, settings.height, scene.render_origin);
     const auto thresholds = make_srgb_thresholds();
     const Tracer tracer{view, settings.depth};
     const uint32_t spp = uint32_t(settings.spp);

@@ -9,11 +9,31 @@ namespace srt {
 
 namespace {
 f4 make_f4(const glm::vec3& v, float w) { return f4{v.x, v.y, v.z, w}; }
+
+glm::dvec3 dvec(const glm::vec3& v) { return glm::dvec3(v.x, v.y, v.z); }
+
+// World position -> rendering space: subtracted in double, rounded once.
+glm::vec3 relative_to(const Point3& p, const glm::vec3& origin) { return glm::vec3(p - dvec(origin)); }
+
+// The point that anchors a plane (and its checker) in rendering space: moved along the
+// plane to near the camera's foot on it, by whole checker periods (2 squares in u and
+// in v) when it has a checker, so that the pattern does not move.
+glm::vec3 plane_anchor(const Plane& pl, const glm::vec3& n, const glm::vec3& u, const glm::vec3& origin) {
+    const glm::dvec3 q = pl.point - dvec(origin), dn = dvec(n), du = dvec(u);
+    const glm::dvec3 dv = glm::cross(dn, du);
+    double su = -glm::dot(q, du), sv = -glm::dot(q, dv);  // from q to the foot, along u and v
+    if (pl.checker) {
+        const double period = 2.0 * double(pl.checker_size);
+        su = period * std::round(su / period);
+        sv = period * std::round(sv / period);
+    }
+    return glm::vec3(q + su * du + sv * dv);
+}
 }  // namespace
 
-CameraGpu make_camera(const Camera& c, int width, int height) {
+CameraGpu make_camera(const Camera& c, int width, int height, const glm::vec3& render_origin) {
     CameraGpu g;
-    g.origin = c.from;
+    g.origin = relative_to(dvec(c.from), render_origin);
     g.forward = unit(c.at - c.from);
     const glm::vec3 right_unit = unit(glm::cross(g.forward, c.up));
     const glm::vec3 up_unit = glm::cross(right_unit, g.forward);
@@ -26,17 +46,31 @@ CameraGpu make_camera(const Camera& c, int width, int height) {
 CompiledScene compile_scene(const Scene& scene) {
     CompiledScene cs;
     cs.camera = scene.camera;
+    cs.render_origin = scene.camera.from;
     cs.background = scene.background;
+    const auto rel = [&](const Point3& p) { return relative_to(p, cs.render_origin); };
+
+    // Triangles and spheres in rendering space.
+    std::vector<glm::vec3> centres(scene.spheres.size());
+    for (size_t i = 0; i < scene.spheres.size(); ++i) centres[i] = rel(scene.spheres[i].centre);
+    struct Corners {
+        glm::vec3 v0, v1, v2;
+    };
+    std::vector<Corners> tris(scene.triangles.size());
+    for (size_t i = 0; i < tris.size(); ++i) {
+        const Triangle& t = scene.triangles[i];
+        tris[i] = {rel(t.v0), rel(t.v1), rel(t.v2)};
+    }
 
     // Primitives the BVH is built over: spheres first, then triangles.
     const size_t ns = scene.spheres.size(), nt = scene.triangles.size();
     std::vector<BuildPrim> build(ns + nt);
     for (size_t i = 0; i < ns; ++i) {
-        const Sphere& s = scene.spheres[i];
-        build[i] = {s.centre - glm::vec3(s.radius), s.centre + glm::vec3(s.radius)};
+        const float r = float(scene.spheres[i].radius);
+        build[i] = {centres[i] - glm::vec3(r), centres[i] + glm::vec3(r)};
     }
     for (size_t i = 0; i < nt; ++i) {
-        const Triangle& t = scene.triangles[i];
+        const Corners& t = tris[i];
         build[ns + i] = {glm::min(t.v0, glm::min(t.v1, t.v2)), glm::max(t.v0, glm::max(t.v1, t.v2))};
     }
     Bvh bvh = build_bvh(build);
@@ -49,12 +83,13 @@ CompiledScene compile_scene(const Scene& scene) {
         PrimGpu& p = cs.prims[k];
         if (src < ns) {
             const Sphere& s = scene.spheres[src];
-            p.p0 = make_f4(s.centre, bits_float(kPrimSphereBit | s.material));
-            p.p1 = f4{s.radius, s.radius * s.radius, 0.0f, 0.0f};
+            p.p0 = make_f4(centres[src], bits_float(kPrimSphereBit | s.material));
+            const float r = float(s.radius);
+            p.p1 = f4{r, r * r, 0.0f, 0.0f};
             p.p2 = f4{0.0f, 0.0f, 0.0f, bits_float(src)};
         } else {
-            const Triangle& t = scene.triangles[src - ns];
-            p.p0 = make_f4(t.v0, bits_float(t.material & kPrimMaterialMask));
+            const Corners& t = tris[src - ns];
+            p.p0 = make_f4(t.v0, bits_float(scene.triangles[src - ns].material & kPrimMaterialMask));
             p.p1 = make_f4(t.v1 - t.v0, 0.0f);
             p.p2 = make_f4(t.v2 - t.v0, bits_float(src));
         }
@@ -67,8 +102,8 @@ CompiledScene compile_scene(const Scene& scene) {
         // The plane's own axes: u = n x h, v = n x u, h = +z unless n is close to it.
         const glm::vec3 h = std::fabs(n.z) < 0.9f ? glm::vec3(0, 0, 1) : glm::vec3(1, 0, 0);
         const glm::vec3 u = unit(glm::cross(n, h));
-        g.point_mat = make_f4(pl.point, bits_float(pl.material));
-        g.normal = make_f4(n, pl.checker ? pl.checker_size : 0.0f);
+        g.point_mat = make_f4(plane_anchor(pl, n, u, cs.render_origin), bits_float(pl.material));
+        g.normal = make_f4(n, pl.checker ? float(pl.checker_size) : 0.0f);
         g.u = make_f4(u, 0.0f);
         g.checker = make_f4(pl.checker_colour, bits_float(uint32_t(ns + nt + j)));
         cs.planes.push_back(g);
@@ -80,7 +115,7 @@ CompiledScene compile_scene(const Scene& scene) {
     for (const Light& l : scene.lights) {
         LightGpu g;
         if (l.type == LightType::Point)
-            g.pos_or_dir = make_f4(l.position, 1.0f);
+            g.pos_or_dir = make_f4(rel(l.position), 1.0f);
         else
             g.pos_or_dir = make_f4(-unit(l.direction), 0.0f);
         g.colour = make_f4(l.colour, 0.0f);

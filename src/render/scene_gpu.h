@@ -1,5 +1,11 @@
 // scene_gpu.h - a Scene compiled for rendering: the flat arrays of accel/scene_view.h,
 // owned on the host (`CompiledScene`), ready for the CPU executor or an upload.
+//
+// Rendering space is world space moved so that the camera is at the origin (pbrt-v4's
+// "camera-world" space): floats are densest near zero, so the hit points that matter
+// most, those near the camera, keep their precision wherever the scene lies. A scene
+// translated by 1e4 renders as the original does, up to the rounding of its input.
+// Positions are moved in double and rounded once.
 #pragma once
 
 #include "accel/bvh.h"
@@ -21,7 +27,8 @@ struct CompiledScene {
     std::vector<MaterialGpu> materials;
     std::vector<LightGpu> lights;
     glm::vec3 background{0.0f};
-    Camera camera;
+    Camera camera;                  // world space, as the scene gave it
+    glm::vec3 render_origin{0.0f};  // world position of rendering space's origin (the camera's)
     BvhBuildStats bvh_stats;
     size_t device_bytes() const;  // bytes of the arrays above
 
@@ -29,6 +36,7 @@ struct CompiledScene {
 };
 
 CompiledScene compile_scene(const Scene& scene);
-CameraGpu make_camera(const Camera& c, int width, int height);
+// The camera in rendering space: its position relative to `render_origin`.
+CameraGpu make_camera(const Camera& c, int width, int height, const glm::vec3& render_origin);
 
 }  // namespace srt

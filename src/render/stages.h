@@ -12,6 +12,7 @@
 //   resolve   : radiance / spp -> 8-bit sRGB pixel
 #pragma once
 
+#include "accel/hit_point.h"
 #include "accel/intersect.h"
 #include "core/hd.h"
 #include "render/frame.h"
@@ -34,8 +35,9 @@ SRT_HD_INLINE glm::vec3 camera_dir(const CameraGpu& c, uint32_t width, uint32_t 
 
 // What shading needs to know about a hit.
 struct Surface {
-    glm::vec3 p;       // hit point
-    glm::vec3 n;       // unit normal, facing the incoming ray
+    glm::vec3 p;       // hit point (accel/hit_point.h)
+    glm::vec3 p_err;   // bound on p's error per component
+    glm::vec3 n;       // unit geometric normal, facing the incoming ray
     glm::vec3 colour;  // after the checker
     float kd;
     glm::vec3 kr;
@@ -44,25 +46,32 @@ struct Surface {
 SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float t,
                                  int32_t id) {
     Surface sf;
-    sf.p = o + t * d;
+    HitPoint hp;
     uint32_t material;
+    const PlaneGpu* pl = nullptr;
     if (uint32_t(id) < s.prim_count) {
         const f4 a = load_f4(&s.prims[id].p0);
         const f4 b = load_f4(&s.prims[id].p1);
         const uint32_t meta = float_bits(a.w);
         material = meta & kPrimMaterialMask;
         if (meta & kPrimSphereBit) {
-            sf.n = (sf.p - xyz(a)) * (1.0f / b.x);
+            hp = sphere_hit_point(o, d, t, xyz(a), b.x);
         } else {
             const f4 c = load_f4(&s.prims[id].p2);
-            sf.n = unit(glm::cross(xyz(b), xyz(c)));
+            hp = triangle_hit_point(o, d, xyz(a), xyz(b), xyz(c));
         }
     } else {
-        const PlaneGpu* pl = &s.planes[uint32_t(id) - s.prim_count];
+        pl = &s.planes[uint32_t(id) - s.prim_count];
+        const f4 pm = load_f4(&pl->point_mat);
+        material = float_bits(pm.w);
+        hp = plane_hit_point(o, d, t, xyz(pm), xyz(load_f4(&pl->normal)));
+    }
+    sf.p = hp.p;
+    sf.p_err = hp.err;
+    sf.n = hp.n;
+    if (pl != nullptr) {
         const f4 pm = load_f4(&pl->point_mat);
         const f4 pn = load_f4(&pl->normal);
-        material = float_bits(pm.w);
-        sf.n = xyz(pn);
         const float size = pn.w;
         if (size > 0.0f) {
             // Checker on the plane's own axes u and v = n x u.
@@ -90,23 +99,9 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
     return sf;
 }
 
-// Origin for rays leaving a surface: the hit point nudged off the surface along the
-// normal by up to 256 ulps of its own coordinates (Wachter & Binder, "A Fast and Robust
-// Method for Avoiding Self-Intersection", Ray Tracing Gems, 2019). The nudge scales
-// with the point's magnitude, so it works for tiny and huge scenes alike, and it is
-// integer arithmetic on the float bits: identical on host and device.
-SRT_HD_INLINE float offset_coord(float p, float n) {
-    constexpr float kOrigin = 1.0f / 32.0f;       // below this, a fixed offset instead
-    constexpr float kFloatScale = 1.0f / 65536.0f;
-    constexpr float kIntScale = 256.0f;
-    const int32_t of = int32_t(kIntScale * n);
-    const float pi = bits_float(uint32_t(int32_t(float_bits(p)) + (p < 0.0f ? -of : of)));
-    return fabsf(p) < kOrigin ? p + kFloatScale * n : pi;
-}
-SRT_HD_INLINE glm::vec3 offset_origin(const Surface& sf) {
-    return glm::vec3(offset_coord(sf.p.x, sf.n.x), offset_coord(sf.p.y, sf.n.y),
-                     offset_coord(sf.p.z, sf.n.z));
-}
+// Origin for rays leaving a surface on the side its normal faces: past the hit point's
+// error bound (accel/hit_point.h), so they never meet that surface again.
+SRT_HD_INLINE glm::vec3 offset_origin(const Surface& sf) { return offset_ray_origin(sf.p, sf.p_err, sf.n); }
 
 // kd * colour * sum over lights of max(0, N.L) * light, with one hard shadow ray each.
 // `shadow_rays` counts the shadow rays traced (for rays/s).

@@ -37,7 +37,7 @@ Scene builtin_default_scene() {
     const uint32_t m_green = s.add_material(green);
 
     Plane ground;
-    ground.point = {0.0f, 0.0f, 0.0f};
+    ground.point = {0.0, 0.0, 0.0};
     ground.normal = {0.0f, 1.0f, 0.0f};
     ground.material = m_floor;
     ground.checker = true;
@@ -47,23 +47,23 @@ Scene builtin_default_scene() {
 
     // Two facing mirrors (finite quads, two triangles each), slightly toed in so the
     // reflections do not stack exactly, and low enough that the sky shows above them.
-    auto quad = [&](glm::vec3 a, glm::vec3 b, glm::vec3 c, glm::vec3 d, uint32_t m) {
+    auto quad = [&](Point3 a, Point3 b, Point3 c, Point3 d, uint32_t m) {
         s.triangles.push_back({a, b, c, m});
         s.triangles.push_back({a, c, d, m});
     };
-    quad({-4.6f, 0.0f, 6.0f}, {-4.2f, 0.0f, -14.0f}, {-4.2f, 3.6f, -14.0f}, {-4.6f, 3.6f, 6.0f}, m_wall);
-    quad({4.6f, 0.0f, 6.0f}, {4.6f, 3.6f, 6.0f}, {4.2f, 3.6f, -14.0f}, {4.2f, 0.0f, -14.0f}, m_wall);
+    quad({-4.6, 0.0, 6.0}, {-4.2, 0.0, -14.0}, {-4.2, 3.6, -14.0}, {-4.6, 3.6, 6.0}, m_wall);
+    quad({4.6, 0.0, 6.0}, {4.6, 3.6, 6.0}, {4.2, 3.6, -14.0}, {4.2, 0.0, -14.0}, m_wall);
 
-    s.spheres.push_back({{0.0f, 1.25f, 0.0f}, 1.25f, m_chrome});
-    s.spheres.push_back({{-2.6f, 0.8f, 1.2f}, 0.8f, m_red});
-    s.spheres.push_back({{2.7f, 1.0f, -0.8f}, 1.0f, m_gold});
-    s.spheres.push_back({{1.6f, 0.5f, 2.4f}, 0.5f, m_blue});
-    s.spheres.push_back({{-1.4f, 0.45f, -2.2f}, 0.45f, m_green});
-    s.spheres.push_back({{-0.9f, 0.35f, 3.0f}, 0.35f, m_chrome});
+    s.spheres.push_back({{0.0, 1.25, 0.0}, 1.25, m_chrome});
+    s.spheres.push_back({{-2.6, 0.8, 1.2}, 0.8, m_red});
+    s.spheres.push_back({{2.7, 1.0, -0.8}, 1.0, m_gold});
+    s.spheres.push_back({{1.6, 0.5, 2.4}, 0.5, m_blue});
+    s.spheres.push_back({{-1.4, 0.45, -2.2}, 0.45, m_green});
+    s.spheres.push_back({{-0.9, 0.35, 3.0}, 0.35, m_chrome});
 
     Light key;
     key.type = LightType::Point;
-    key.position = {2.0f, 8.0f, 6.0f};
+    key.position = {2.0, 8.0, 6.0};
     key.colour = {0.8f, 0.78f, 0.72f};
     s.lights.push_back(key);
     Light sun;

@@ -127,11 +127,16 @@ struct Node {
     }
     float number() const { return number_of(*v, what); }
     float number_of(const ojson& x, const std::string& name) const {
+        return static_cast<float>(double_of(x, name));
+    }
+    // Positions keep all the digits of the file (scene.h's Point3).
+    double double_of(const ojson& x, const std::string& name) const {
         if (!x.is_number()) fail(name + " must be a number, not " + type_name(x));
         const double d = x.get<double>();
         if (!std::isfinite(d) || std::fabs(d) > FLT_MAX) fail(name + " is not a finite number");
-        return static_cast<float>(d);
+        return d;
     }
+    double number_double() const { return double_of(*v, what); }
     int integer(int lo, int hi) const {
         if (!v->is_number_integer()) fail(what + " must be an integer, not " + type_name(*v));
         const double d = v->get<double>();
@@ -139,12 +144,13 @@ struct Node {
             fail(what + " must be in " + std::to_string(lo) + ".." + std::to_string(hi));
         return static_cast<int>(d);
     }
-    glm::vec3 vec3() const {
+    glm::vec3 vec3() const { return glm::vec3(point()); }
+    glm::dvec3 point() const {
         if (!v->is_array() || v->size() != 3)
             fail(what + " must be an array of 3 numbers" +
                  (v->is_array() ? ", not " + std::to_string(v->size()) : std::string(", not ") + type_name(*v)));
-        return {number_of((*v)[0], what + "[0]"), number_of((*v)[1], what + "[1]"),
-                number_of((*v)[2], what + "[2]")};
+        return {double_of((*v)[0], what + "[0]"), double_of((*v)[1], what + "[1]"),
+                double_of((*v)[2], what + "[2]")};
     }
     glm::vec3 colour() const {
         const glm::vec3 c = vec3();

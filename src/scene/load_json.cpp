@@ -226,7 +226,7 @@ private:
         if (type == "point") {
             n.check_keys({"type", "position", "colour"}, "point light");
             l.type = LightType::Point;
-            l.position = n.require("position", "point light").vec3();
+            l.position = n.require("position", "point light").point();
         } else if (type == "directional") {
             n.check_keys({"type", "direction", "colour"}, "directional light");
             l.type = LightType::Directional;
@@ -247,16 +247,16 @@ private:
         if (type == "sphere") {
             n.check_keys({"type", "centre", "radius", "material"}, "sphere");
             Sphere s;
-            s.centre = n.require("centre", "sphere").vec3();
+            s.centre = n.require("centre", "sphere").point();
             Node r = n.require("radius", "sphere");
-            s.radius = r.number();
-            if (!(s.radius > 0.0f)) r.fail("sphere 'radius' must be > 0");
+            s.radius = r.number_double();
+            if (!(s.radius > 0.0)) r.fail("sphere 'radius' must be > 0");
             if (Node m = n.member("material", "sphere 'material'")) s.material = material_ref(m);
             scene_.spheres.push_back(s);
         } else if (type == "plane") {
             n.check_keys({"type", "point", "normal", "material", "checker"}, "plane");
             Plane p;
-            p.point = n.require("point", "plane").vec3();
+            p.point = n.require("point", "plane").point();
             Node nn = n.require("normal", "plane");
             const glm::vec3 normal = nn.vec3();
             if (glm::length(normal) == 0.0f) nn.fail("plane 'normal' must not be zero");
@@ -268,18 +268,18 @@ private:
                 p.checker = true;
                 if (Node cc = c.member("colour", "checker 'colour'")) p.checker_colour = cc.colour();
                 if (Node cs = c.member("size", "checker 'size'")) {
-                    p.checker_size = cs.number();
-                    if (!(p.checker_size > 0.0f)) cs.fail("checker 'size' must be > 0");
+                    p.checker_size = cs.number_double();
+                    if (!(p.checker_size > 0.0)) cs.fail("checker 'size' must be > 0");
                 }
             }
             scene_.planes.push_back(p);
         } else if (type == "triangle") {
             n.check_keys({"type", "v0", "v1", "v2", "material"}, "triangle");
             Triangle t;
-            t.v0 = n.require("v0", "triangle").vec3();
-            t.v1 = n.require("v1", "triangle").vec3();
-            t.v2 = n.require("v2", "triangle").vec3();
-            if (glm::length(glm::cross(t.v1 - t.v0, t.v2 - t.v0)) == 0.0f)
+            t.v0 = n.require("v0", "triangle").point();
+            t.v1 = n.require("v1", "triangle").point();
+            t.v2 = n.require("v2", "triangle").point();
+            if (glm::length(glm::cross(t.v1 - t.v0, t.v2 - t.v0)) == 0.0)
                 n.fail("triangle has zero area");
             if (Node m = n.member("material", "triangle 'material'")) t.material = material_ref(m);
             scene_.triangles.push_back(t);

@@ -31,7 +31,7 @@ namespace srt {
 
 namespace {
 
-bool parse_float(const std::string& tok, float& out) {
+bool parse_double(const std::string& tok, double& out) {
     if (tok.empty()) return false;
     // strtod would also take "inf", "nan" and hex floats: none is a valid NFF number.
     for (char c : tok)
@@ -40,7 +40,7 @@ bool parse_float(const std::string& tok, float& out) {
     char* end = nullptr;
     const double v = std::strtod(tok.c_str(), &end);
     if (end != tok.c_str() + tok.size() || !std::isfinite(v) || std::fabs(v) > FLT_MAX) return false;
-    out = static_cast<float>(v);
+    out = v;
     return true;
 }
 
@@ -90,14 +90,22 @@ public:
 
     [[noreturn]] void fail(const std::string& msg) const { throw InputError(path_, line_, msg); }
 
-    float number(const std::vector<std::string>& t, size_t i, const char* what) const {
-        float v = 0.0f;
-        if (!parse_float(t[i], v)) fail("malformed number '" + t[i] + "' in " + what);
+    double number_double(const std::vector<std::string>& t, size_t i, const char* what) const {
+        double v = 0.0;
+        if (!parse_double(t[i], v)) fail("malformed number '" + t[i] + "' in " + what);
         return v;
+    }
+    float number(const std::vector<std::string>& t, size_t i, const char* what) const {
+        return static_cast<float>(number_double(t, i, what));
     }
 
     glm::vec3 vec3(const std::vector<std::string>& t, size_t first, const char* what) const {
-        return {number(t, first, what), number(t, first + 1, what), number(t, first + 2, what)};
+        return glm::vec3(point(t, first, what));
+    }
+    // Positions keep every digit of the file (scene.h's Point3).
+    Point3 point(const std::vector<std::string>& t, size_t first, const char* what) const {
+        return {number_double(t, first, what), number_double(t, first + 1, what),
+                number_double(t, first + 2, what)};
     }
 
     void expect_count(const std::vector<std::string>& t, size_t n, const std::string& what) const {
@@ -115,8 +123,7 @@ private:
     int line_ = 0;
 };
 
-bool degenerate(const glm::vec3& v0, const glm::vec3& v1, const glm::vec3& v2) {
-    const glm::dvec3 a(v0), b(v1), c(v2);
+bool degenerate(const Point3& a, const Point3& b, const Point3& c) {
     const double area2 = glm::length(glm::cross(b - a, c - a));
     const double longest = std::max({glm::length(b - a), glm::length(c - a), glm::length(c - b)});
     return !(area2 > 1e-12 * longest * longest);
@@ -153,7 +160,7 @@ Scene load_nff_scene(const std::string& path) {
     bool noted_negative_radius = false;
     size_t dropped = 0;
     std::vector<std::string> t;
-    std::vector<glm::vec3> poly;
+    std::vector<Point3> poly;
 
     while (r.next(t)) {
         const std::string kw = t[0];
@@ -211,7 +218,7 @@ Scene load_nff_scene(const std::string& path) {
             if (t.size() != 4 && t.size() != 7) r.fail("'l' expects x y z [r g b]");
             Light l;
             l.type = LightType::Point;
-            l.position = r.vec3(t, 1, "l");
+            l.position = r.point(t, 1, "l");
             if (t.size() == 7) {
                 l.colour = r.vec3(t, 4, "l");
                 if (l.colour.x < 0 || l.colour.y < 0 || l.colour.z < 0)
@@ -259,10 +266,10 @@ Scene load_nff_scene(const std::string& path) {
         } else if (kw == "s") {
             r.expect_count(t, 5, "s");
             Sphere s;
-            s.centre = r.vec3(t, 1, "s");
-            float radius = r.number(t, 4, "s");
-            if (radius == 0.0f) r.fail("sphere radius must not be 0");
-            if (radius < 0.0f) {
+            s.centre = r.point(t, 1, "s");
+            double radius = r.number_double(t, 4, "s");
+            if (radius == 0.0) r.fail("sphere radius must not be 0");
+            if (radius < 0.0) {
                 // Negative = "only the inside is visible"; spheres here are two-sided anyway.
                 if (!noted_negative_radius)
                     scene.notes.push_back(path + ":" + std::to_string(r.line()) +
@@ -292,7 +299,7 @@ Scene load_nff_scene(const std::string& path) {
                 if (t.size() != per - 1)
                     r.fail("polygon vertex expects " + std::to_string(per - 1) + " numbers, got " +
                            std::to_string(t.size()));
-                poly.push_back({r.number(t, 0, "vertex"), r.number(t, 1, "vertex"), r.number(t, 2, "vertex")});
+                poly.push_back(r.point(t, 0, "vertex"));
                 for (size_t k = 3; k < t.size(); ++k) r.number(t, k, "vertex normal");
             }
             for (size_t i = 1; i + 1 < poly.size(); ++i) {

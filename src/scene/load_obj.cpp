@@ -82,7 +82,7 @@ void tokenise(const std::string& text, size_t begin, size_t end, std::vector<std
 
 // Strict: the whole token must be a finite number that fits a float ("1e400", "nan",
 // "1.5x" and "" are all errors).
-bool parse_float(const std::string& tok, float& out) {
+bool parse_double(const std::string& tok, double& out) {
     if (tok.empty()) return false;
     const char* s = tok.c_str();
     // strtod accepts "inf", "nan" and hex floats; none belong in a scene file.
@@ -93,6 +93,12 @@ bool parse_float(const std::string& tok, float& out) {
     errno = 0;
     const double v = std::strtod(s, &end);
     if (end != s + tok.size() || !std::isfinite(v) || std::fabs(v) > FLT_MAX) return false;
+    out = v;
+    return true;
+}
+bool parse_float(const std::string& tok, float& out) {
+    double v;
+    if (!parse_double(tok, v)) return false;
     out = static_cast<float>(v);
     return true;
 }
@@ -120,7 +126,7 @@ struct MtlEntry {
 };
 
 struct ObjMesh {
-    std::vector<glm::vec3> corners;  // 3 per triangle, object space
+    std::vector<Point3> corners;  // 3 per triangle, object space
     std::vector<int> tri_group;      // usemtl run of each triangle
     std::vector<int> group_mtl;      // material (index into mtls, -1 = none) of each run
     std::vector<MtlEntry> mtls;
@@ -254,7 +260,7 @@ ObjMesh read_obj(const std::string& path, const std::string& ref_file, int ref_l
         throw InputError(path, 0, "cannot open OBJ file");
     }
     ObjMesh mesh;
-    std::vector<glm::vec3> positions;
+    std::vector<Point3> positions;
     size_t n_vt = 0, n_vn = 0;
     int current_group = -1;
     int current_mtl = -1;
@@ -266,9 +272,9 @@ ObjMesh read_obj(const std::string& path, const std::string& ref_file, int ref_l
             // "v x y z [w]" and the common "v x y z r g b" vertex-colour extension.
             if (t.size() != 4 && t.size() != 5 && t.size() != 7)
                 throw InputError(path, line, "'v' expects 3 coordinates, got " + std::to_string(t.size() - 1));
-            float c[3];
+            double c[3];
             for (int i = 0; i < 3; ++i)
-                if (!parse_float(t[i + 1], c[i]))
+                if (!parse_double(t[i + 1], c[i]))
                     throw InputError(path, line, "malformed number '" + t[i + 1] + "' in 'v'");
             for (size_t i = 4; i < t.size(); ++i) {
                 float dummy;
@@ -382,9 +388,10 @@ size_t append_mesh(Scene& scene, const ObjMesh& mesh, const std::string& path,
     scene.triangles.reserve(scene.triangles.size() + ntri);
     for (size_t i = 0; i < ntri; ++i) {
         Triangle tri;
-        tri.v0 = glm::vec3(xform * glm::vec4(mesh.corners[3 * i + 0], 1.0f));
-        tri.v1 = glm::vec3(xform * glm::vec4(mesh.corners[3 * i + 1], 1.0f));
-        tri.v2 = glm::vec3(xform * glm::vec4(mesh.corners[3 * i + 2], 1.0f));
+        const glm::dmat4 m(xform);
+        tri.v0 = Point3(m * glm::dvec4(mesh.corners[3 * i + 0], 1.0));
+        tri.v1 = Point3(m * glm::dvec4(mesh.corners[3 * i + 1], 1.0));
+        tri.v2 = Point3(m * glm::dvec4(mesh.corners[3 * i + 2], 1.0));
         // Zero area (relative to the triangle's own size) after the transform: such a
         // triangle can never be hit, and its normal is undefined.
         const glm::dvec3 a(tri.v0), b(tri.v1), c(tri.v2);
@@ -448,8 +455,8 @@ Scene load_obj_scene(const std::string& path) {
     // Frame the bounding box from the +z side: its front face must fit both the 50
     // degree horizontal fov and the vertical fov of a 16:9 image.
     const Bounds3 b = finite_bounds(scene);
-    const glm::vec3 centre = 0.5f * (b.lo + b.hi);
-    const glm::vec3 half = glm::max(0.5f * (b.hi - b.lo), glm::vec3(1e-6f));
+    const glm::vec3 centre(0.5 * (b.lo + b.hi));
+    const glm::vec3 half = glm::max(glm::vec3(0.5 * (b.hi - b.lo)), glm::vec3(1e-6f));
     const double hfov = 50.0;
     const double half_h = 0.5 * hfov * 3.14159265358979323846 / 180.0;
     const double half_v = std::atan(std::tan(half_h) * 9.0 / 16.0);
@@ -473,14 +480,14 @@ Scene load_obj_scene(const std::string& path) {
         // Just off the emitter so that the emitting surface itself does not shadow the light.
         Light l;
         l.type = LightType::Point;
-        l.position = glm::vec3(c + n * (1e-3 * radius));
+        l.position = c + n * (1e-3 * radius);
         l.colour = mesh.mtls[mi].ke;
         scene.lights.push_back(l);
     }
     if (scene.lights.empty()) {
         Light l;
         l.type = LightType::Point;
-        l.position = scene.camera.from + glm::vec3(0.0f, radius, 0.5f * radius);
+        l.position = Point3(scene.camera.from) + Point3(0.0, radius, 0.5 * radius);
         l.colour = glm::vec3(1.0f);
         scene.lights.push_back(l);
         scene.notes.push_back(path + ": no emissive (Ke) material; added a white light above and behind the camera");

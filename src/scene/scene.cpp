@@ -11,8 +11,8 @@ namespace srt {
 Bounds3 finite_bounds(const Scene& s) {
     Bounds3 b;
     for (const Sphere& sp : s.spheres) {
-        b.grow(sp.centre - glm::vec3(sp.radius));
-        b.grow(sp.centre + glm::vec3(sp.radius));
+        b.grow(sp.centre - Point3(sp.radius));
+        b.grow(sp.centre + Point3(sp.radius));
     }
     for (const Triangle& t : s.triangles) {
         b.grow(t.v0);
@@ -24,7 +24,8 @@ Bounds3 finite_bounds(const Scene& s) {
 
 namespace {
 
-bool finite(const glm::vec3& v) {
+template <class V>
+bool finite(const V& v) {
     return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
 }
 
@@ -48,7 +49,7 @@ void validate(const Scene& s) {
         const Sphere& sp = s.spheres[i];
         require(finite(sp.centre) && std::isfinite(sp.radius), s,
                 "sphere " + std::to_string(i) + " is not finite");
-        require(sp.radius > 0.0f, s, "sphere " + std::to_string(i) + " has radius <= 0");
+        require(sp.radius > 0.0, s, "sphere " + std::to_string(i) + " has radius <= 0");
         require(sp.material < nm, s, "sphere " + std::to_string(i) + " material out of range");
     }
     for (size_t i = 0; i < s.planes.size(); ++i) {

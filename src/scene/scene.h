@@ -8,7 +8,10 @@
 // - one hard shadow ray per light, every primitive casts shadows (mirrors too);
 // - lights have no falloff; a miss returns `background`;
 // - the primary ray is level 1; a ray beyond `max depth` returns black.
-// Coordinates are right-handed; units are arbitrary.
+// Coordinates are right-handed; units are arbitrary. Positions are double (`Point3`):
+// loaders keep the digits a file gives, so a scene far from the origin (a model in
+// survey coordinates, or one moved by 1e4) loses nothing before render/scene_gpu.h
+// moves it next to the camera and rounds it to float once.
 #pragma once
 
 #include <glm/glm.hpp>
@@ -19,6 +22,8 @@
 
 namespace srt {
 
+using Point3 = glm::dvec3;  // a position in the scene (directions and colours are float)
+
 struct Material {
     std::string name;
     glm::vec3 colour{0.8f, 0.8f, 0.8f};  // linear RGB
@@ -28,8 +33,8 @@ struct Material {
 };
 
 struct Sphere {
-    glm::vec3 centre{0.0f};
-    float radius = 1.0f;
+    Point3 centre{0.0};
+    double radius = 1.0;
     uint32_t material = 0;
 };
 
@@ -37,18 +42,18 @@ struct Sphere {
 // Optional checker: squares of side `checker_size` alternate between the material's
 // colour and `checker_colour`, laid out in the plane's own (u, v) axes.
 struct Plane {
-    glm::vec3 point{0.0f};
+    Point3 point{0.0};
     glm::vec3 normal{0.0f, 1.0f, 0.0f};
     uint32_t material = 0;
     bool checker = false;
     glm::vec3 checker_colour{0.1f, 0.1f, 0.1f};
-    float checker_size = 1.0f;
+    double checker_size = 1.0;
 };
 
 // One world-space triangle. Meshes are flattened into triangles at load time
 // (after their transform), so renderers see one list.
 struct Triangle {
-    glm::vec3 v0, v1, v2;
+    Point3 v0, v1, v2;
     uint32_t material = 0;
 };
 
@@ -56,7 +61,7 @@ enum class LightType : uint8_t { Point, Directional };
 
 struct Light {
     LightType type = LightType::Point;
-    glm::vec3 position{0.0f, 10.0f, 0.0f};   // Point
+    Point3 position{0.0, 10.0, 0.0};         // Point
     glm::vec3 direction{0.0f, -1.0f, 0.0f};  // Directional: the direction light travels (unit)
     glm::vec3 colour{1.0f, 1.0f, 1.0f};      // intensity included, no falloff
 };
@@ -96,9 +101,9 @@ Scene builtin_default_scene();
 
 // Axis-aligned bounds of everything finite (spheres and triangles; planes are infinite).
 struct Bounds3 {
-    glm::vec3 lo{1e30f}, hi{-1e30f};
+    Point3 lo{1e300}, hi{-1e300};
     bool empty() const { return lo.x > hi.x; }
-    void grow(const glm::vec3& p) { lo = glm::min(lo, p); hi = glm::max(hi, p); }
+    void grow(const Point3& p) { lo = glm::min(lo, p); hi = glm::max(hi, p); }
     void grow(const Bounds3& b) { lo = glm::min(lo, b.lo); hi = glm::max(hi, b.hi); }
 };
 Bounds3 finite_bounds(const Scene& s);

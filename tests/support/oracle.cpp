@@ -6,6 +6,7 @@
 #include "support/pov_export.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -67,13 +68,38 @@ Image render_povray(const Scene& s, int width, int height, int depth, const std:
     return img;
 }
 
-Image render_cpu(const Scene& s, const RenderSettings& rs, int threads) {
+Image render_cpu(const Scene& s, const RenderSettings& rs, int threads, FrameStats* stats) {
     const CompiledScene cs = compile_scene(s);
     auto ex = make_cpu_executor(threads);
     ex->set_scene(cs);
     Image img;
-    ex->render(cs.camera, rs, img);
+    RenderSettings r = rs;
+    if (stats) r.stats = true;
+    ex->render(cs.camera, r, img, stats);
     return img;
+}
+
+ImageDiff compare_with_povray(const std::string& tag, const Scene& s, int depth, int width,
+                              int height) {
+    RenderSettings rs;
+    rs.width = width;
+    rs.height = height;
+    rs.depth = depth;
+    const std::string dir = oracle_output_dir();
+    const Image ours = render_cpu(s, rs);
+    const Image pov = render_povray(s, width, height, depth, dir + "/" + tag + ".pov");
+    if (pov.width != width || pov.height != height)
+        throw std::runtime_error("povray wrote a " + std::to_string(pov.width) + "x" +
+                                 std::to_string(pov.height) + " image");
+    const ImageDiff d = compare_images(ours, pov, 1);
+    const double exact = double(d.exact_equal) / double(d.channels);
+    std::printf("[ oracle ] %-10s %s: exact %.4f%%, within 1/255 %.4f%%, max diff %d, over %zu of %zu\n",
+                tag.c_str(), s.name.c_str(), 100.0 * exact, 100.0 * d.fraction_within(), d.max_diff,
+                d.over_tolerance, d.channels);
+    write_png_atomic(dir + "/" + tag + "-ours.png", ours);
+    write_png_atomic(dir + "/" + tag + "-pov.png", pov);
+    write_png_atomic(dir + "/" + tag + "-diff.png", diff_image(ours, pov));
+    return d;
 }
 
 Image diff_image(const Image& a, const Image& b, int gain) {

@@ -21,8 +21,17 @@ bool have_povray();
 Image render_povray(const Scene& s, int width, int height, int depth,
                     const std::string& keep_pov = "");
 
-// Our CPU wavefront executor on `s` (compile_scene + set_scene + render).
-Image render_cpu(const Scene& s, const RenderSettings& rs, int threads = 0);
+// Our CPU wavefront executor on `s` (compile_scene + set_scene + render). With `stats`,
+// the live rays and warps per bounce are counted into it.
+Image render_cpu(const Scene& s, const RenderSettings& rs, int threads = 0,
+                 FrameStats* stats = nullptr);
+
+// The POV-Ray oracle at width x height: renders `s` with POV-Ray and with render_cpu at
+// `depth`, prints the agreement as "[ oracle ] tag ...", keeps ours/theirs/diff/.pov
+// under oracle_output_dir() named after `tag`, and returns the comparison at 1/255.
+// Callers check have_povray() first.
+ImageDiff compare_with_povray(const std::string& tag, const Scene& s, int depth,
+                              int width = 320, int height = 240);
 
 // A picture of where two images differ: |a - b| per channel, times `gain`, clamped.
 Image diff_image(const Image& a, const Image& b, int gain = 32);

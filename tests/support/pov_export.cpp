@@ -53,7 +53,7 @@ std::string checker_transform(const Plane& pl) {
     const glm::vec3 u = unit_f(glm::cross(n, h));
     const glm::vec3 v = glm::cross(n, u);
     const double s = pl.checker_size;
-    const glm::dvec3 du(u), dv(v), dn(n), pt(pl.point);
+    const glm::dvec3 du(u), dv(v), dn(n), pt = pl.point;
     // POV's matrix <a..l> maps a row vector: x' = a x + d y + g z + j, and so on, so
     // column k of the 3x3 block is the k-th output axis.
     const glm::dvec3 cx = du / s, cy = dn, cz = dv / s;
@@ -98,13 +98,13 @@ std::string to_pov(const Scene& s, int width, int height, int depth) {
     // Parallel lights sit far outside everything finite: POV-Ray ends their shadow
     // rays at the plane through the light's location, ours go on forever.
     Bounds3 b = finite_bounds(s);
-    b.grow(c.from);
+    b.grow(Point3(c.from));
     const glm::dvec3 centre = (glm::dvec3(b.lo) + glm::dvec3(b.hi)) * 0.5;
     const double extent = std::max(1.0, double(glm::length(b.hi - b.lo)));
     const double far = 1000.0 * extent;
     for (const Light& l : s.lights) {
         if (l.type == LightType::Point) {
-            o << "light_source { " << vec(l.position) << " color rgb " << vec(l.colour) << " }\n";
+            o << "light_source { " << dvec(l.position) << " color rgb " << vec(l.colour) << " }\n";
         } else {
             const glm::dvec3 d = glm::normalize(glm::dvec3(unit_f(l.direction)));
             o << "light_source { " << dvec(centre - far * d) << " color rgb " << vec(l.colour)
@@ -113,13 +113,13 @@ std::string to_pov(const Scene& s, int width, int height, int depth) {
     }
 
     for (const Sphere& sp : s.spheres)
-        o << "sphere { " << vec(sp.centre) << ", " << num(sp.radius) << " texture { M"
+        o << "sphere { " << dvec(sp.centre) << ", " << dnum(sp.radius) << " texture { M"
           << sp.material << " } }\n";
 
     for (const Plane& pl : s.planes) {
         const glm::vec3 n = unit_f(pl.normal);
         // plane { n, d } is the set n.p = d.
-        const double d = glm::dot(glm::dvec3(n), glm::dvec3(pl.point));
+        const double d = glm::dot(glm::dvec3(n), pl.point);
         o << "plane { " << vec(n) << ", " << dnum(d) << " ";
         if (pl.checker) {
             const Material& m = s.materials[pl.material];
@@ -143,7 +143,7 @@ std::string to_pov(const Scene& s, int width, int height, int depth) {
         o << "mesh2 {\n  vertex_vectors { " << tris.size() * 3;
         for (size_t i : tris) {
             const Triangle& t = s.triangles[i];
-            o << ",\n    " << vec(t.v0) << ", " << vec(t.v1) << ", " << vec(t.v2);
+            o << ",\n    " << dvec(t.v0) << ", " << dvec(t.v1) << ", " << dvec(t.v2);
         }
         o << "\n  }\n  face_indices { " << tris.size();
         for (size_t k = 0; k < tris.size(); ++k)
