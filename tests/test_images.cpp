@@ -234,7 +234,7 @@ constexpr double kPovMinFraction = 0.999;  // of channel values within tolerance
 
 // Why agreement falls short of 100%: float against double at silhouettes, shadow
 // edges and checker edges, and the two renderers' different self-intersection
-// offsets (ours: a few ulps of the hit point along the normal, stages.h). Two
+// offsets (ours: past the hit point's error bound, accel/hit_point.h). Two
 // renderer bugs were found through these tests and fixed: an absolute offset of
 // 1e-4 * scene size, and a b^2 - c sphere discriminant whose cancellation put hit
 // points inside small spheres (shadow acne on balls_s2: 97.4% -> 99.9%).

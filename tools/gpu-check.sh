@@ -7,7 +7,7 @@ set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 source .gpu/env.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv
-export SRT_SHARED_DATA=$PWD/.data
+export SRT_SHARED_DATA=$PWD/.data SRT_SOURCE_DIR=$PWD
 [ -f .data/scenes/conference/conference.obj ] || xz -dk .data/scenes/conference/conference.obj.xz
 echo "== GPU tests"; srt_gpu_tests 2>&1 | tee "$OUT/gpu_tests.log" | grep -vE "^\[ RUN|^\[       OK" 
 echo "== compute-sanitizer"; bash tests/gpu/sanitize.sh "$(command -v stencilrt)" 2>&1 | tee "$OUT/sanitize.log"

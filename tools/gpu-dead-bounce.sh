@@ -5,7 +5,7 @@
 set -u
 OUT=${OUT:-/tmp/out}; R=/tmp/dead; mkdir -p "$R" "$OUT"
 source .gpu/env.sh 2>/dev/null
-export XDG_CACHE_HOME=$R/cache SRT_SHARED_DATA=$PWD/.data
+export XDG_CACHE_HOME=$R/cache SRT_SHARED_DATA=$PWD/.data SRT_SOURCE_DIR=$PWD
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv | tee "$R/gpu.txt"
 [ -f .data/scenes/conference/conference.obj ] || xz -dk .data/scenes/conference/conference.obj.xz
 CONF=.data/scenes/conference/conference.obj

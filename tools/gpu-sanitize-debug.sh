@@ -4,7 +4,7 @@
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 source .gpu/env.sh 2>/dev/null
-export SRT_SHARED_DATA=$PWD/.data
+export SRT_SHARED_DATA=$PWD/.data SRT_SOURCE_DIR=$PWD
 CS=/usr/local/cuda/bin/compute-sanitizer
 srt_gpu_tests > "$OUT/gpu_tests.log" 2>&1; echo "gpu tests rc=$?"; grep -E "^\[  (PASSED|FAILED|SKIPPED)" "$OUT/gpu_tests.log"
 for c in "memcheck stencil graph" "racecheck stencil graph" "racecheck flags graph"; do

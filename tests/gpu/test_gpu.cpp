@@ -4,6 +4,7 @@
 #include "render/executor.h"
 #include "scene/load.h"
 #include "scene/scene.h"
+#include "support/scene_transform.h"
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -20,6 +21,12 @@ std::string shared_data() {
     const char* env = std::getenv("SRT_SHARED_DATA");
     return env ? env : SRT_SHARED_DATA;
 }
+// The checkout's scenes/; on the GPU machine the tree sits elsewhere than where it was
+// built, so tools/gpu-*.sh set SRT_SOURCE_DIR.
+std::string source_dir() {
+    const char* env = std::getenv("SRT_SOURCE_DIR");
+    return env ? env : SRT_SOURCE_DIR;
+}
 
 std::unique_ptr<CudaExecutor> gpu() {
     std::string why;
@@ -32,9 +39,14 @@ std::unique_ptr<CudaExecutor> gpu() {
 std::vector<std::pair<std::string, Scene>> scenes() {
     std::vector<std::pair<std::string, Scene>> v;
     v.emplace_back("default", builtin_default_scene());
-    const std::string src = SRT_SOURCE_DIR;
-    for (const char* f : {"scenes/cornell-mirror.json", "scenes/mesh.json", "scenes/hall-of-mirrors.json"})
+    const std::string src = source_dir();
+    for (const char* f : {"scenes/cornell-mirror.json", "scenes/mesh.json", "scenes/hall-of-mirrors.json",
+                          "scenes/big-sphere.json"})
         if (std::filesystem::exists(src + "/" + f)) v.emplace_back(f, load_scene(src + "/" + f));
+    // The ground sphere of radius 1000, far from the origin (robust hit points).
+    if (std::filesystem::exists(src + "/scenes/big-sphere.json"))
+        v.emplace_back("big-sphere moved by (1e4, 0, 1e4)",
+                       transformed(load_scene(src + "/scenes/big-sphere.json"), 1.0f, {1e4f, 0.0f, 1e4f}));
     const std::string data = shared_data();
     for (const char* f : {"spd/balls_s2.nff", "scenes/cornell-box/CornellBox-Mirror.obj"})
         if (std::filesystem::exists(data + "/" + f)) v.emplace_back(f, load_scene(data + "/" + f));
