@@ -21,6 +21,19 @@ struct Image {
     }
 };
 
+// Linear radiance, 3 floats per pixel (R, G, B), row 0 the top row: what the renderer
+// computed for each pixel before exposure and sRGB encoding (EXR and PFM output).
+struct LinearImage {
+    int width = 0;
+    int height = 0;
+    std::vector<float> rgb;
+
+    LinearImage() = default;
+    LinearImage(int w, int h) : width(w), height(h), rgb(size_t(w) * size_t(h) * 3, 0.0f) {}
+    float* pixel(int x, int y) { return &rgb[(size_t(y) * size_t(width) + size_t(x)) * 3]; }
+    const float* pixel(int x, int y) const { return &rgb[(size_t(y) * size_t(width) + size_t(x)) * 3]; }
+};
+
 // Writes `img` as an 8-bit RGB PNG: to a temporary file in the same directory, then
 // renamed over `path`, so an existing file is only ever replaced by a complete one.
 // Throws std::runtime_error (with the path and errno text) on failure; no partial

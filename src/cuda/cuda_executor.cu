@@ -132,9 +132,11 @@ public:
         f.srgb_thresholds = thresholds_.get();
         f.out_rgba = device_rgba;
 
-        // The camera is the one per-frame value: the kernels read it from FrameControl,
-        // which starts each frame in one copy (no kernel resets it).
-        frame_start_ = cuda::frame_start(f.camera);
+        // The per-frame values (the camera, which samples, the output weights) are read by
+        // the kernels from FrameControl, which starts each frame in one copy (no kernel
+        // resets it), so that one captured graph serves every frame.
+        set_samples(f, settings);
+        frame_start_ = cuda::frame_start(f);
         CUDA_CHECK(cudaMemcpyAsync(ctrl_.get(), &frame_start_, sizeof frame_start_, cudaMemcpyHostToDevice, stream_));
 
         const bool counting = stats != nullptr;
@@ -163,6 +165,14 @@ public:
         }
 
         if (counting) read_stats(settings, *stats, timing);
+        last_frame_ = f;
+    }
+
+    void read_linear(LinearImage& out) override {
+        std::vector<f4> radiance(last_frame_.ray_count);
+        CUDA_CHECK(cudaStreamSynchronize(stream_));
+        CUDA_CHECK(cudaMemcpy(radiance.data(), radiance_.get(), radiance.size() * sizeof(f4), cudaMemcpyDeviceToHost));
+        resolve_linear(last_frame_, radiance.data(), out);
     }
 
     int graph_captures() const override { return captures_; }
@@ -200,7 +210,7 @@ private:
         DeadRayMode mode;
         bool counting;
         LaunchConfig launch;
-        const void* buffers[8];
+        const void* buffers[7];
     };
     FrameKey frame_key(const RenderSettings& s, uint32_t* device_rgba, bool counting) const {
         FrameKey k;
@@ -214,8 +224,8 @@ private:
         k.mode = s.mode;
         k.counting = counting;
         k.launch = sizes_.config();
-        const void* b[8] = {device_rgba,    origin_.get(),   stencil_.get(),  flags_.get(),
-                            list_[0].get(), list_[1].get(), counters_.get(), offsets_.get()};
+        const void* b[7] = {device_rgba,    origin_.get(),   stencil_.get(), flags_.get(),
+                            list_[0].get(), list_[1].get(), counters_.get()};
         std::memcpy(k.buffers, b, sizeof b);
         return k;
     }
@@ -330,11 +340,6 @@ private:
             list_[0].allocate(entries, "live list 0");
             list_[1].allocate(entries, "live list 1");
         }
-        if (offsets_.size() != size_t(2 * s.spp)) {
-            std::vector<float> o(size_t(2 * s.spp));
-            for (int k = 0; k < s.spp; ++k) sample_offset(uint32_t(k), uint32_t(s.spp), o[size_t(2 * k)], o[size_t(2 * k + 1)]);
-            offsets_.upload(o, "sample offsets");
-        }
     }
 
     static LaunchConfig default_launch() {
@@ -364,6 +369,7 @@ private:
     cuda::LaunchSizer sizes_;
     cudaStream_t stream_ = nullptr;
     SceneView view_;
+    FrameContext last_frame_;        // for read_linear
     glm::vec3 render_origin_{0.0f};  // CompiledScene::render_origin of the scene uploaded
     DeviceBuffer<BvhNode> nodes_;
     DeviceBuffer<PrimGpu> prims_;
@@ -375,7 +381,6 @@ private:
     DeviceBuffer<float> hit_t_;
     DeviceBuffer<int32_t> hit_id_;
     DeviceBuffer<uint32_t> stencil_, flags_, list_[2], out_;
-    DeviceBuffer<float> offsets_;  // (dx, dy) per sample
     DeviceBuffer<FrameControl> ctrl_;
     DeviceBuffer<BounceCounters> counters_;
     FrameControl frame_start_{};               // staging for the per-frame upload (camera, reset state)

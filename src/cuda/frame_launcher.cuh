@@ -72,11 +72,12 @@ struct FrameLauncher {
 
     template <class Body>
     void for_each_sample(FrameContext& f, Body&& body) {
-        auto end_sample = [&] { launch(kGenerate, 1, 1, cuda::k_end_sample, ctrl(), f.spp, loops); };
+        auto end_sample = [&] { launch(kGenerate, 1, 1, cuda::k_end_sample, ctrl(), loops); };
         if (!graph()) {
-            for (f.sample = 0; f.sample < f.spp; ++f.sample) {  // f.sample: for the probe
+            const uint32_t end = f.sample_begin + f.spp;
+            for (f.sample = f.sample_begin; f.sample < end; ++f.sample) {  // f.sample: for the probe
                 body();
-                if (f.sample + 1 < f.spp) end_sample();
+                if (f.sample + 1 < end) end_sample();
             }
             return;
         }
@@ -169,7 +170,7 @@ struct FrameLauncher {
     }
 
     void generate(const FrameContext& f) {
-        const cuda::GenerateOp op{ctrl(), ex.offsets_.get()};
+        const cuda::GenerateOp op{ctrl()};
         const int block = ex.sizes_.config().generate;
         switch (settings.mode) {
             case DeadRayMode::Stencil: {
@@ -259,7 +260,7 @@ struct FrameLauncher {
     }
     void resolve(const FrameContext& f) {
         const auto [grid, b] = per_ray(cuda::k_resolve, ex.sizes_.config().resolve, f.pixel_count);
-        launch(kResolve, grid, b, cuda::k_resolve, f);
+        launch(kResolve, grid, b, cuda::k_resolve, f, ctrl());
     }
 };
 

@@ -47,7 +47,10 @@ struct BounceCounters {
 struct FrameControl {
     // Read by every thread (uniform loads, kept in L1): one cache line...
     CameraGpu camera;
-    uint32_t sample;  // current sample, 0 .. spp-1
+    uint32_t sample;      // current sample, sample_begin .. sample_end-1 (RenderSettings::sample_begin)
+    uint32_t sample_end;  // sample_begin + spp
+    float inv_spp;        // 1 / sample_end: the running sum's weight in resolve
+    float exposure_scale; // 2^exposure, the 8-bit output's scale
     uint32_t bounce;  // current bounce of this sample, 0 .. depth-1
     uint32_t dense;      // stencil: this bounce runs the dense kernels (else the sparse one)
     uint32_t parity;     // stencil, sparse: list[parity] holds the live words
@@ -74,13 +77,11 @@ struct LoopHandles {
 // ---------------------------------------------------------------------------
 struct GenerateOp {
     const FrameControl* ctrl;
-    const float* sample_offsets;  // (dx, dy) per sample: render/pipeline.h's sample_offset
     __device__ bool operator()(const FrameContext& f, uint32_t i) const {
         FrameContext g = f;
         g.camera = ctrl->camera;
         g.sample = ctrl->sample;
-        g.sample_dx = sample_offsets[2 * g.sample];
-        g.sample_dy = sample_offsets[2 * g.sample + 1];
+        sample_offset(g.sample, g.sample_dx, g.sample_dy);
         return stage_generate(g, i);
     }
 };
@@ -377,9 +378,15 @@ __host__ __device__ inline void reset_sample(FrameControl& c) {
 }
 
 // The state a frame starts from: the host uploads it with the camera, in one copy.
-inline FrameControl frame_start(const CameraGpu& camera) {
+// The frame's per-frame values (camera, which samples, the resolve weights) live here
+// rather than in kernel parameters, so that a captured graph replays for any of them.
+inline FrameControl frame_start(const FrameContext& f) {
     FrameControl c{};
-    c.camera = camera;
+    c.camera = f.camera;
+    c.sample = f.sample_begin;
+    c.sample_end = f.sample_begin + f.spp;
+    c.inv_spp = f.inv_spp;
+    c.exposure_scale = f.exposure_scale;
     reset_sample(c);
     return c;
 }
@@ -416,10 +423,10 @@ static __global__ void k_end_bounce(FrameControl* c, uint32_t depth, bool stenci
 }
 
 // After a sample's last bounce: step to the next sample and reset the bounce loop.
-static __global__ void k_end_sample(FrameControl* c, uint32_t spp, LoopHandles loops) {
+static __global__ void k_end_sample(FrameControl* c, LoopHandles loops) {
     c->sample += 1;
     reset_sample(*c);
-    if (loops.samples) cudaGraphSetConditional(loops.samples, c->sample < spp ? 1u : 0u);
+    if (loops.samples) cudaGraphSetConditional(loops.samples, c->sample < c->sample_end ? 1u : 0u);
     if (loops.bounces) cudaGraphSetConditional(loops.bounces, 1u);
     if (loops.dense) cudaGraphSetConditional(loops.dense, 1u);
 }
@@ -427,9 +434,12 @@ static __global__ void k_end_sample(FrameControl* c, uint32_t spp, LoopHandles l
 // ---------------------------------------------------------------------------
 // resolve: one thread per pixel, no liveness
 // ---------------------------------------------------------------------------
-static __global__ void k_resolve(FrameContext f) {
+static __global__ void k_resolve(FrameContext f, const FrameControl* ctrl) {
     const uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
-    if (p < f.pixel_count) stage_resolve(f, p);
+    if (p >= f.pixel_count) return;
+    f.inv_spp = ctrl->inv_spp;
+    f.exposure_scale = ctrl->exposure_scale;
+    stage_resolve(f, p);
 }
 
 // An empty kernel over the same grid: the floor a skipped bounce is compared to.

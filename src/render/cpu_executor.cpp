@@ -55,11 +55,14 @@ public:
         Launcher launch{*this, stats};
         if (stats) *stats = FrameStats{};
         run_frame(launch, f, settings);
+        last_frame_ = f;
         if (stats) {
             for (int s = 0; s < 5; ++s) stats->stage_ms.push_back({kStageNames[s], launch.ms[s]});
             stats->rays_traced = launch.rays.load() + launch.shadow_rays.load();
         }
     }
+
+    void read_linear(LinearImage& out) override { resolve_linear(last_frame_, radiance_.data(), out); }
 
     double timed_frame(const Camera& camera, const RenderSettings& settings, FrameStats* stats) override {
         const auto t0 = Clock::now();
@@ -130,9 +133,9 @@ private:
         void begin_frame(const FrameContext&) {}
         template <class Body>
         void for_each_sample(FrameContext& f, Body&& body) {
-            for (uint32_t s = 0; s < f.spp; ++s) {
+            for (uint32_t s = f.sample_begin; s < f.sample_begin + f.spp; ++s) {
                 f.sample = s;
-                sample_offset(s, f.spp, f.sample_dx, f.sample_dy);
+                sample_offset(s, f.sample_dx, f.sample_dy);
                 body();
             }
         }
@@ -194,6 +197,7 @@ private:
     int threads_;
     std::array<float, kSrgbThresholds> thresholds_;
     const CompiledScene* scene_ = nullptr;
+    FrameContext last_frame_;  // for read_linear
     bool mode_notice_ = false;
     std::vector<f4> origin_, dir_, weight_, radiance_;
     std::vector<float> hit_t_;

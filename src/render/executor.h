@@ -9,6 +9,7 @@
 #include "core/image.h"
 #include "render/scene_gpu.h"
 #include "render/settings.h"
+#include "render/frame.h"
 
 #include <functional>
 #include <memory>
@@ -30,6 +31,11 @@ public:
     virtual void render(const Camera& camera, const RenderSettings& settings, Image& out,
                         FrameStats* stats = nullptr) = 0;
 
+    // The linear radiance of the last frame render() or render_device() made: per pixel,
+    // the running sum of its samples times their weight, exactly the values resolve
+    // encoded (before exposure). For EXR and PFM output.
+    virtual void read_linear(LinearImage& out) = 0;
+
     // Renders one frame and returns its time in milliseconds, from generate to resolve,
     // without reading the image back (GPU: CUDA events around the whole frame; CPU:
     // the host clock). For benchmarks; `stats` as in render() (counting costs time).
@@ -47,6 +53,10 @@ protected:
 };
 
 std::unique_ptr<Executor> make_cpu_executor(int threads = 0);  // 0 = all cores
+
+// Both executors' read_linear: `radiance` is the frame's radiance buffer (ray order) on
+// the host, `f` the frame it belongs to.
+void resolve_linear(const FrameContext& f, const f4* radiance, LinearImage& out);
 
 enum class Backend { Auto, Cuda, Cpu };
 bool parse_backend(const std::string& s, Backend& out);

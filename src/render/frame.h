@@ -43,8 +43,10 @@ struct FrameContext {
     int max_depth = 1;         // the primary ray is level 1
     uint32_t sample = 0;       // current sample; sample 0 clears the radiance
     float sample_dx = 0.5f, sample_dy = 0.5f;  // sub-pixel position of this sample
-    uint32_t spp = 1;          // samples per pixel
-    float inv_spp = 1.0f;
+    uint32_t spp = 1;          // samples this frame adds
+    uint32_t sample_begin = 0; // the first of them (RenderSettings::sample_begin)
+    float inv_spp = 1.0f;      // 1 / (sample_begin + spp): the running sum's weight
+    float exposure_scale = 1.0f;  // 2^exposure, applied to the 8-bit output only
     const float* srgb_thresholds = nullptr;  // 255 linear values, see render/srgb.h
     uint32_t* out_rgba = nullptr;            // one packed RGBA8 word per pixel
 };

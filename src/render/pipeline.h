@@ -21,28 +21,26 @@
 #include "render/frame.h"
 #include "render/settings.h"
 
+#include "core/hd.h"
+
 #include <cmath>
 
 namespace srt {
 
-// Sub-pixel position of sample s of n: pixel centres for n == 1, otherwise the R2
-// low-discrepancy sequence (Roberts 2018), fixed so that every executor agrees.
-inline void sample_offset(uint32_t s, uint32_t n, float& dx, float& dy) {
-    if (n <= 1) {
-        dx = dy = 0.5f;
-        return;
-    }
-    const double g = 1.32471795724474602596;
-    const double a1 = 1.0 / g, a2 = 1.0 / (g * g);
-    double x = 0.5 + a1 * double(s), y = 0.5 + a2 * double(s);
-    dx = float(x - std::floor(x));
-    dy = float(y - std::floor(y));
+// 2^ev as the float the 8-bit output is scaled by (exactly 1 for ev = 0).
+inline float exposure_scale(float ev) { return float(std::exp2(double(ev))); }
+
+// Which samples the frame adds and how the output is weighted, from the settings.
+inline void set_samples(FrameContext& f, const RenderSettings& settings) {
+    f.spp = uint32_t(settings.spp);
+    f.sample_begin = uint32_t(settings.sample_begin);
+    f.inv_spp = 1.0f / float(settings.sample_begin + settings.spp);
+    f.exposure_scale = exposure_scale(settings.exposure);
 }
 
 template <class Launcher>
 void run_frame(Launcher& launch, FrameContext& f, const RenderSettings& settings) {
-    f.spp = uint32_t(settings.spp);
-    f.inv_spp = 1.0f / float(settings.spp);
+    set_samples(f, settings);
     f.max_depth = settings.depth;
     launch.begin_frame(f);
     launch.for_each_sample(f, [&] {

@@ -54,12 +54,12 @@ void render_reference(const CompiledScene& scene, const Camera& camera,
             glm::vec3 radiance(0.0f);
             for (uint32_t s = 0; s < spp; ++s) {
                 float dx, dy;
-                sample_offset(s, spp, dx, dy);
+                sample_offset(s, dx, dy);
                 const glm::vec3 d = camera_dir(cam, uint32_t(settings.width), uint32_t(settings.height),
                                                float(x) + dx, float(y) + dy);
                 tracer.trace(cam.origin, d, 1, glm::vec3(1.0f), radiance);
             }
-            const uint32_t rgba = pack_rgba(thresholds.data(), radiance * inv_spp);
+            const uint32_t rgba = pack_rgba(thresholds.data(), (radiance * inv_spp) * exposure_scale(settings.exposure));
             std::memcpy(out.pixel(x, y), &rgba, 4);
         }
     }

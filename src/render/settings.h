@@ -34,6 +34,12 @@ struct RenderSettings {
     int height = 1080;
     int depth = 8;  // max trace level; the primary ray is level 1
     int spp = 1;    // samples per pixel (1 = pixel centres)
+    // Progressive accumulation: this frame adds samples sample_begin .. sample_begin+spp-1
+    // to the running sum that sample 0 started, and the image is that sum divided by
+    // sample_begin + spp. Frames 0, 1, ..., N-1 of one sample each leave exactly the
+    // image of one frame with spp = N (the same samples, added in the same order).
+    int sample_begin = 0;
+    float exposure = 0.0f;  // EV: 8-bit output is radiance * 2^exposure (linear output is not scaled)
     DeadRayMode mode = DeadRayMode::Stencil;
     LaunchMode launch = LaunchMode::Graph;  // CUDA only
     int warp_width = 8;  // pixels per warp tile row: 1, 2, 4, 8, 16 or 32 (tile = warp_width x 32/warp_width)

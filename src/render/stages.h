@@ -33,6 +33,19 @@ SRT_HD_INLINE glm::vec3 camera_dir(const CameraGpu& c, uint32_t width, uint32_t 
     return unit(c.forward + sx * c.right + sy * c.up);
 }
 
+// Sub-pixel position of sample s: the R2 low-discrepancy sequence (Roberts 2018) from
+// the pixel centre, so sample 0 is the centre and one sample a pixel is the pixel
+// centres. It does not depend on how many samples there are, so a progressive sum
+// (RenderSettings::sample_begin) reaches the same image as one frame with that many.
+// Double arithmetic without FMA: the device computes the same bits as the host.
+SRT_HD_INLINE void sample_offset(uint32_t s, float& dx, float& dy) {
+    constexpr double g = 1.32471795724474602596;  // the plastic number
+    constexpr double a1 = 1.0 / g, a2 = 1.0 / (g * g);
+    const double x = 0.5 + a1 * double(s), y = 0.5 + a2 * double(s);
+    dx = float(x - floor(x));
+    dy = float(y - floor(y));
+}
+
 // What shading needs to know about a hit.
 struct Surface {
     glm::vec3 p;       // hit point (accel/hit_point.h)
@@ -195,8 +208,8 @@ SRT_HD_INLINE uint32_t pack_rgba(const float* thresholds, const glm::vec3& c) {
 
 SRT_HD_INLINE void stage_resolve(const FrameContext& f, uint32_t pixel) {
     const uint32_t ray = pixel_to_ray(f, pixel % f.width, pixel / f.width);
-    const glm::vec3 c = load3(f.rays.radiance, ray) * f.inv_spp;
-    f.out_rgba[pixel] = pack_rgba(f.srgb_thresholds, c);
+    const glm::vec3 c = load3(f.rays.radiance, ray) * f.inv_spp;  // the linear radiance (EXR, PFM)
+    f.out_rgba[pixel] = pack_rgba(f.srgb_thresholds, c * f.exposure_scale);
 }
 
 }  // namespace srt
