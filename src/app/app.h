@@ -25,6 +25,7 @@ struct SceneOptions {
 
 struct FrameOptions {
     int width = 1920, height = 1080, depth = 8, spp = 1;
+    float exposure = 0.0f;  // EV, 8-bit output only
     std::string backend = "auto";
     std::string mode = "stencil";
     std::string launch = "graph";
@@ -35,6 +36,15 @@ struct FrameOptions {
     Backend parsed_backend() const;
 };
 
+// Flags of `render` alone.
+struct RenderOptions {
+    std::string out = "stencilrt.png";  // .png, .exr or .pfm (core/image_formats.h), or "-"
+    bool stats = false;
+    std::string exr_pixel = "half";     // half | float
+    std::string exr_channels = "rgb";   // rgb | rgba
+    void add_to(CLI::App& cmd);
+};
+
 // Loads the scene (or the built-in default) and applies the overrides.
 Scene load_with_overrides(const SceneOptions& o);
 
@@ -43,7 +53,7 @@ Scene load_with_overrides(const SceneOptions& o);
 std::unique_ptr<Executor> make_executor(Backend b);
 
 int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& cmd,
-               const std::string& out, bool stats);
+               const RenderOptions& ro);
 int cmd_view(const SceneOptions& so, const FrameOptions& fo, const CLI::App& cmd,
              const std::vector<std::string>& extra);
 int cmd_bench(int argc, char** argv);

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "core/image.h"
+#include "core/image_formats.h"
 #include "render/scene_gpu.h"
 
 #include <chrono>
@@ -40,9 +41,15 @@ void print_stats(std::FILE* info, const FrameStats& st) {
 }  // namespace
 
 int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& cmd,
-               const std::string& out, bool stats) {
+               const RenderOptions& ro) {
     using Clock = std::chrono::steady_clock;
+    const std::string& out = ro.out;
+    const bool stats = ro.stats;
     check_output_path(out, so.scene);
+    const ImageFormat format = image_format_for(out);  // before anything runs: exit 2 on .jpg
+    ExrOptions exr;
+    exr.half = ro.exr_pixel == "half";
+    exr.alpha = ro.exr_channels == "rgba";
     // With -o - the image goes to standard output, so the text goes to standard error.
     std::FILE* info = out == "-" ? stderr : stdout;
 
@@ -91,7 +98,9 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
                 rate >= 1e9 ? rate * 1e-9 : rate * 1e-6, rate >= 1e9 ? "G" : "M");
     if (stats) print_stats(info, st);
 
-    write_png_atomic(out, img);
+    LinearImage linear;
+    if (is_linear(format)) ex->read_linear(linear);  // the last frame: the same image
+    write_image(out, format, img, linear, exr);
     if (out != "-") std::printf("%s\n", std::filesystem::absolute(out).string().c_str());
     return 0;
 }

@@ -67,6 +67,8 @@ void FrameOptions::add_to(CLI::App& cmd, bool with_size) {
     }
     cmd.add_option("--depth,-d", depth, "Max trace depth (1 = primary rays only)")->check(CLI::Range(1, 64))->capture_default_str();
     cmd.add_option("--spp", spp, "Samples per pixel")->check(CLI::Range(1, 4096))->capture_default_str();
+    cmd.add_option("--exposure", exposure, "Exposure in EV: 8-bit output (PNG, the viewer) shows radiance * 2^EV; EXR and PFM hold the radiance unscaled")
+        ->check(CLI::Range(-30.0f, 30.0f))->capture_default_str();
     cmd.add_option("--backend,-b", backend, "Executor")->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
     cmd.add_option("--mode,-m", mode, "Dead-ray strategy (CUDA)")->check(CLI::IsMember({"stencil", "flags", "compact"}))->capture_default_str();
     cmd.add_option("--launch", launch, "How the GPU's kernels are issued: a CUDA graph with device-side loops, or stream launches (CUDA)")
@@ -82,10 +84,22 @@ RenderSettings FrameOptions::settings(const Scene& scene, const CLI::App& cmd) c
     rs.height = (cmd.count("--height") == 0 && scene.height > 0) ? scene.height : height;
     rs.depth = (cmd.count("--depth") == 0 && scene.depth > 0) ? scene.depth : depth;
     rs.spp = spp;
+    rs.exposure = exposure;
     rs.warp_width = std::atoi(warp_shape.c_str());  // "8x4" -> 8 (validated by the option)
     parse_mode(mode, rs.mode);
     parse_launch_mode(launch, rs.launch);
     return rs;
+}
+
+void RenderOptions::add_to(CLI::App& cmd) {
+    cmd.add_option("-o,--output", out,
+                   "Output image, by extension: .png (8-bit sRGB), .exr (OpenEXR, linear), .pfm (linear float); "
+                   "a file (replaced atomically; a symlink is followed), a device or FIFO (written in place), "
+                   "or - for a PNG on standard output")
+        ->capture_default_str();
+    cmd.add_flag("--stats", stats, "Print live rays, live warps and SIMD efficiency per bounce, and stage times");
+    cmd.add_option("--exr-pixel", exr_pixel, "EXR pixel type")->check(CLI::IsMember({"half", "float"}))->capture_default_str();
+    cmd.add_option("--exr-channels", exr_channels, "EXR channels (A is 1)")->check(CLI::IsMember({"rgb", "rgba"}))->capture_default_str();
 }
 
 Backend FrameOptions::parsed_backend() const {
@@ -107,13 +121,11 @@ int main(int argc, char** argv) {
     SceneOptions so;
     FrameOptions fo;
 
-    CLI::App* render = cli.add_subcommand("render", "Render a scene to a PNG (headless)");
-    std::string out = "stencilrt.png";
-    bool stats = false;
+    CLI::App* render = cli.add_subcommand("render", "Render a scene to an image file (headless)");
+    RenderOptions ro;
     so.add_to(*render);
     fo.add_to(*render);
-    render->add_option("-o,--output", out, "Output PNG: a file (replaced atomically; a symlink is followed), a device or FIFO (written in place), or - for standard output")->capture_default_str();
-    render->add_flag("--stats", stats, "Print live rays, live warps and SIMD efficiency per bounce, and stage times");
+    ro.add_to(*render);
 
     CLI::App* view = cli.add_subcommand("view", "Open the interactive viewer");
     SceneOptions vso;
@@ -155,7 +167,7 @@ int main(int argc, char** argv) {
     }
 
     try {
-        if (*render) return cmd_render(so, fo, *render, out, stats);
+        if (*render) return cmd_render(so, fo, *render, ro);
         if (*view) {
             std::vector<std::string> extra = {std::to_string(frames), screenshot,
                                               no_vsync ? "1" : "0", script, shader_dir};
