@@ -42,6 +42,9 @@ struct RenderOptions {
     bool stats = false;
     std::string exr_pixel = "half";     // half | float
     std::string exr_channels = "rgb";   // rgb | rgba
+    std::string frames;                 // "A..B": frames of the scene's animation (app/frame_range.h)
+    std::string frame;                  // "K": one frame of it
+    std::string stats_json;             // --stats-json FILE (docs/stats-json.md)
     void add_to(CLI::App& cmd);
 };
 

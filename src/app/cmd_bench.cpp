@@ -142,19 +142,7 @@ int cmd_bench(int argc, char** argv) {
     std::printf("bench    stencilrt %s (%s)\n", SRT_VERSION, std::string(SRT_REVISION).c_str());
     std::printf("device   %s\n", machine_line(machine).c_str());
 
-    ojson scene_json;
-    scene_json["name"] = scene.name;
-    scene_json["path"] = so.scene.empty() ? "" : std::filesystem::absolute(so.scene).string();
-    scene_json["hash"] = scene_hash(so.scene);
-    scene_json["spheres"] = scene.spheres.size();
-    scene_json["planes"] = scene.planes.size();
-    scene_json["triangles"] = scene.triangles.size();
-    scene_json["lights"] = scene.lights.size();
-    scene_json["load_ms"] = load_ms;
-    scene_json["compile_ms"] = compile_ms;
-    scene_json["bvh_build_ms"] = compiled.bvh_stats.build_ms;
-    scene_json["bvh_nodes"] = compiled.bvh_stats.nodes;
-    scene_json["upload_ms"] = upload_ms;
+    const ojson scene_json = bench::scene_json(scene, so.scene, compiled, load_ms, compile_ms, upload_ms);
     std::printf("scene    %s (%s): %zu spheres, %zu planes, %zu triangles, %zu lights; load %.1f ms, "
                 "BVH build %.1f ms (%u nodes), upload %.1f ms\n",
                 scene.name.c_str(), scene_json["hash"].get<std::string>().c_str(), scene.spheres.size(),

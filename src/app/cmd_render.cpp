@@ -1,12 +1,18 @@
-// cmd_render.cpp - `stencilrt render`: one frame to a PNG.
+// cmd_render.cpp - `stencilrt render`: one frame, or frames of a camera path, to image files.
 #include "app/app.h"
+#include "app/frame_range.h"
 #include "app/memory_check.h"
+#include "bench/bench.h"
 #include "bench/tuning.h"
 
 #include "core/error.h"
 #include "core/image.h"
 #include "core/image_formats.h"
+#include "core/output_file.h"
+#include "revision.h"  // generated: SRT_REVISION
 #include "render/scene_gpu.h"
+
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -15,17 +21,25 @@
 namespace srt::app {
 namespace {
 
-// Refuses to write the output over an input file. ("-" is standard output.)
-void check_output_path(const std::string& out, const std::string& scene) {
+using Clock = std::chrono::steady_clock;
+using bench::ojson;
+
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+// Refuses to write an output over an input file, into a missing directory or over a
+// directory. ("-" is standard output.) `what` names the flag.
+void check_output_path(const std::string& out, const std::string& scene, const char* what = "-o") {
     namespace fs = std::filesystem;
     if (out == "-") return;
+    const std::string flag = std::string(what) + " " + out;
     std::error_code ec;
     if (!scene.empty() && fs::exists(out, ec) && fs::equivalent(out, scene, ec))
-        throw InputError("-o " + out + ": refusing to write the image over the scene file");
-    if (fs::is_directory(out, ec)) throw InputError("-o " + out + ": is a directory");
+        throw InputError(flag + ": refusing to write the " + (std::string(what) == "-o" ? "image" : "statistics") +
+                         " over the scene file");
+    if (fs::is_directory(out, ec)) throw InputError(flag + ": is a directory");
     const fs::path parent = fs::absolute(out, ec).parent_path();
     if (!fs::is_directory(parent, ec))
-        throw InputError("-o " + out + ": directory '" + parent.string() + "' does not exist");
+        throw InputError(flag + ": directory '" + parent.string() + "' does not exist");
 }
 
 void print_stats(std::FILE* info, const FrameStats& st) {
@@ -38,26 +52,86 @@ void print_stats(std::FILE* info, const FrameStats& st) {
     for (const StageTime& t : st.stage_ms) std::fprintf(info, "  %-10s %9.3f ms\n", t.stage.c_str(), t.ms);
 }
 
+std::string rate_text(double per_s) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.3g %s", per_s >= 1e9 ? per_s * 1e-9 : per_s * 1e-6, per_s >= 1e9 ? "G" : "M");
+    return b;
+}
+
+ojson camera_json(const Camera& c) {
+    return {{"from", {c.from.x, c.from.y, c.from.z}},
+            {"at", {c.at.x, c.at.y, c.at.z}},
+            {"up", {c.up.x, c.up.y, c.up.z}},
+            {"fov", c.fov_deg}};
+}
+
+// A progress bar on a terminal; elsewhere (logs, CI) a line at every tenth.
+class Progress {
+public:
+    Progress(int total, std::FILE* to) : total_(total), to_(to), tty_(isatty(fileno(to)) != 0) {}
+    void step(int done, double elapsed_s) {
+        const double fps = elapsed_s > 0 ? done / elapsed_s : 0.0;
+        if (tty_) {
+            const int width = 30, filled = done * width / total_;
+            std::fprintf(to_, "\r[%s%s] %d/%d frames, %.1f frames/s", std::string(size_t(filled), '#').c_str(),
+                         std::string(size_t(width - filled), '-').c_str(), done, total_, fps);
+            if (done == total_) std::fputc('\n', to_);
+        } else if (done * 10 / total_ != (done - 1) * 10 / total_ || done == total_) {
+            std::fprintf(to_, "progress %d/%d frames, %.1f frames/s\n", done, total_, fps);
+        }
+        std::fflush(to_);
+    }
+
+private:
+    int total_;
+    std::FILE* to_;
+    bool tty_;
+};
+
 }  // namespace
 
-int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& cmd,
-               const RenderOptions& ro) {
-    using Clock = std::chrono::steady_clock;
+int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& cmd, const RenderOptions& ro) {
     const std::string& out = ro.out;
-    const bool stats = ro.stats;
-    check_output_path(out, so.scene);
-    const ImageFormat format = image_format_for(out);  // before anything runs: exit 2 on .jpg
-    ExrOptions exr;
-    exr.half = ro.exr_pixel == "half";
-    exr.alpha = ro.exr_channels == "rgba";
+    const bool sequence = !ro.frames.empty() || !ro.frame.empty();
+    if (!ro.frames.empty() && !ro.frame.empty()) throw InputError("--frames and --frame: give one of them");
+    if (sequence && out == "-") throw InputError("-o -: frames of a camera path go to files, not standard output");
+    if (!ro.stats_json.empty()) check_output_path(ro.stats_json, so.scene, "--stats-json");
+    // The output's checks come before the scene is even read (a numbered name is
+    // checked below, once the frames are known).
+    const bool numbered = has_frame_number(out);
+    if (!numbered) check_output_path(out, so.scene);
+    const ImageFormat format = image_format_for(out);  // exit 2 on .jpg, before rendering
     // With -o - the image goes to standard output, so the text goes to standard error.
     std::FILE* info = out == "-" ? stderr : stdout;
 
     const auto t_load = Clock::now();
     const Scene scene = load_with_overrides(so);
     for (const std::string& n : scene.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
-    const double load_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_load).count();
+    const double load_ms = ms_since(t_load);
+
+    // Which frames, and where each goes; every check before anything renders.
+    std::vector<int> frames;
+    if (sequence) {
+        if (scene.animation.empty())
+            throw InputError(std::string(ro.frames.empty() ? "--frame" : "--frames") + ": the scene has no 'animation' "
+                             "(camera keys: docs/scene-format.md)");
+        if (!so.from_text.empty() || !so.at_text.empty() || !so.up_text.empty() || so.fov)
+            throw InputError("--camera-* and --fov set a still camera; with --frames the scene's animation moves it");
+        frames = ro.frames.empty() ? parse_frames("--frame", ro.frame, scene.animation.frame_count())
+                                   : parse_frames("--frames", ro.frames, scene.animation.frame_count());
+        if (frames.size() > 1 && !has_frame_number(out))
+            throw InputError("-o " + out + ": " + std::to_string(frames.size()) +
+                             " frames need a frame number in the name, like out_%04d.png");
+    }
+    auto file_of = [&](int k) { return numbered ? frame_file(out, k) : out; };
+    if (numbered) check_output_path(file_of(sequence ? frames.front() : 0), so.scene);
+    ExrOptions exr;
+    exr.half = ro.exr_pixel == "half";
+    exr.alpha = ro.exr_channels == "rgba";
+
+    const auto t_compile = Clock::now();
     const CompiledScene compiled = compile_scene(scene);
+    const double compile_ms = ms_since(t_compile);
     const RenderSettings rs = fo.settings(scene, cmd);
 
     auto ex = app::make_executor(fo.parsed_backend());
@@ -66,42 +140,123 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
     // the OOM killer. The CUDA executor checks its own ray buffers against the device.
     check_host_memory(rs.width, rs.height, rs.warp_width, !gpu, host_memory_available());
     bench::apply_cached_tuning(*ex, rs.width, rs.height);
+    const auto t_upload = Clock::now();
     ex->set_scene(compiled);
+    const double upload_ms = ms_since(t_upload);
     std::fprintf(info, "scene    %s: %zu spheres, %zu planes, %zu triangles, %zu lights (load %.1f ms, BVH %.1f ms, %u nodes)\n",
                 scene.name.c_str(), scene.spheres.size(), scene.planes.size(), scene.triangles.size(),
                 scene.lights.size(), load_ms, compiled.bvh_stats.build_ms, compiled.bvh_stats.nodes);
     std::fprintf(info, "backend  %s, mode %s\n", ex->name().c_str(), to_string(rs.mode));
 
-    Image img;
-    FrameStats st;
-    double ms = 0.0;
-    if (gpu) {
-        // The image comes from a first frame (which also loads the module and allocates);
-        // the time from a second one with CUDA events around generate..resolve, without
-        // the read-back; the ray counts from a third, counted frame (counting is opt-in
-        // on the GPU, to keep timed frames clean).
-        ex->render(scene.camera, rs, img);
-        ms = ex->timed_frame(scene.camera, rs);
-        // Per-stage times need events between the kernels: stream launches for --stats.
-        RenderSettings counted = rs;
-        if (stats) counted.launch = LaunchMode::Stream;
-        ex->render(scene.camera, counted, img, &st);
-    } else {
-        // The CPU executor counts as it goes: one frame, timed on the host clock.
-        const auto t0 = Clock::now();
-        ex->render(scene.camera, rs, img, &st);
-        ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    }
-    const double rays = double(st.rays_traced), rate = rays / (ms * 1e-3);
-    std::fprintf(info, "frame    %dx%d, depth %d, %d spp: %.3f ms (%s), %.2f M rays, %.3g %s rays/s incl. shadow rays\n",
-                rs.width, rs.height, rs.depth, rs.spp, ms, gpu ? "CUDA events" : "host clock", rays * 1e-6,
-                rate >= 1e9 ? rate * 1e-9 : rate * 1e-6, rate >= 1e9 ? "G" : "M");
-    if (stats) print_stats(info, st);
+    const uint32_t warps = frame_geometry(uint32_t(rs.width), uint32_t(rs.height), uint32_t(rs.warp_width)).ray_count / 32u;
+    ojson frame_records = ojson::array();
+    auto record = [&](int k, const Camera& cam, double ms, const char* timing, const FrameStats& st,
+                      const std::string& file) {
+        ojson j;
+        j["frame"] = sequence ? ojson(k) : ojson(nullptr);
+        j["camera"] = camera_json(cam);
+        j["output"] = file == "-" ? "-" : std::filesystem::absolute(file).string();
+        j["frame_ms"] = ms;
+        j["timing"] = timing;
+        j["rays_per_s"] = ms > 0 ? double(st.rays_traced) / (ms * 1e-3) : 0.0;
+        bench::add_counters_json(j, st, warps, rs.spp);
+        frame_records.push_back(j);
+    };
 
+    Image img;
     LinearImage linear;
-    if (is_linear(format)) ex->read_linear(linear);  // the last frame: the same image
-    write_image(out, format, img, linear, exr);
-    if (out != "-") std::printf("%s\n", std::filesystem::absolute(out).string().c_str());
+    uint64_t total_rays = 0;
+    const auto t_all = Clock::now();
+    if (!sequence) {
+        FrameStats st;
+        double ms = 0.0;
+        if (gpu) {
+            // The image comes from a first frame (which also loads the module and
+            // allocates); the time from a second one with CUDA events around
+            // generate..resolve, without the read-back; the ray counts from a third,
+            // counted frame (counting is opt-in on the GPU, to keep timed frames clean).
+            ex->render(scene.camera, rs, img);
+            ms = ex->timed_frame(scene.camera, rs);
+            // Per-stage times need events between the kernels: stream launches for --stats.
+            RenderSettings counted = rs;
+            if (ro.stats) counted.launch = LaunchMode::Stream;
+            ex->render(scene.camera, counted, img, &st);
+        } else {
+            // The CPU executor counts as it goes: one frame, timed on the host clock.
+            const auto t0 = Clock::now();
+            ex->render(scene.camera, rs, img, &st);
+            ms = ms_since(t0);
+        }
+        const double rays = double(st.rays_traced);
+        std::fprintf(info, "frame    %dx%d, depth %d, %d spp: %.3f ms (%s), %.2f M rays, %s rays/s incl. shadow rays\n",
+                     rs.width, rs.height, rs.depth, rs.spp, ms, gpu ? "CUDA events" : "host clock", rays * 1e-6,
+                     rate_text(rays / (ms * 1e-3)).c_str());
+        if (ro.stats) print_stats(info, st);
+        if (is_linear(format)) ex->read_linear(linear);  // the last frame: the same image
+        write_image(file_of(0), format, img, linear, exr);  // a frame number in a still's name is 0
+        record(0, scene.camera, ms, gpu ? "cuda events around generate..resolve" : "host clock around the frame", st,
+               file_of(0));
+        total_rays = st.rays_traced;
+    } else {
+        // Each frame: its camera from the path alone (any order, any process, the same
+        // file), one counted render, the file written before the next frame starts.
+        Progress progress(int(frames.size()), stderr);
+        for (size_t i = 0; i < frames.size(); ++i) {
+            const int k = frames[i];
+            const Camera cam = scene.animation.frame(k);
+            FrameStats st;
+            const auto t0 = Clock::now();
+            ex->render(cam, rs, img, &st);
+            const double ms = ms_since(t0);
+            if (is_linear(format)) ex->read_linear(linear);
+            const std::string file = file_of(k);
+            write_image(file, format, img, linear, exr);
+            record(k, cam, ms, "host clock around render and read-back", st, file);
+            total_rays += st.rays_traced;
+            progress.step(int(i + 1), ms_since(t_all) * 1e-3);
+        }
+    }
+    const double wall_s = ms_since(t_all) * 1e-3;
+    if (sequence)
+        std::fprintf(info, "frames   %zu (%d..%d) of %dx%d, depth %d, %d spp in %.3f s: %.2f frames/s, %.2f M rays, %s rays/s\n",
+                     frames.size(), frames.front(), frames.back(), rs.width, rs.height, rs.depth, rs.spp, wall_s,
+                     double(frames.size()) / wall_s, double(total_rays) * 1e-6,
+                     rate_text(double(total_rays) / wall_s).c_str());
+
+    if (!ro.stats_json.empty()) {
+        ojson doc;
+        doc["format"] = "stencilrt-render/1";
+        doc["kind"] = "render";
+        doc["stencilrt_version"] = SRT_VERSION;
+        doc["git_revision"] = std::string(SRT_REVISION);
+        doc["date"] = bench::utc_now();
+        doc["machine"] = bench::machine_json(*ex);
+        doc["scene"] = bench::scene_json(scene, so.scene, compiled, load_ms, compile_ms, upload_ms);
+        ojson s;
+        s["width"] = rs.width;
+        s["height"] = rs.height;
+        s["depth"] = rs.depth;
+        s["spp"] = rs.spp;
+        s["mode"] = to_string(rs.mode);
+        s["launch"] = to_string(rs.launch);
+        s["warp_shape"] = fo.warp_shape;
+        s["exposure"] = rs.exposure;
+        s["backend_requested"] = fo.backend;
+        s["output"] = out;
+        s["output_format"] = extension_of(format) + 1;
+        s["frames_requested"] = sequence ? ojson(ro.frames.empty() ? ro.frame : ro.frames) : ojson(nullptr);
+        doc["settings"] = s;
+        doc["frames"] = frame_records;
+        doc["summary"] = {{"frames", frame_records.size()},
+                          {"wall_s", wall_s},
+                          {"frames_per_s", double(frame_records.size()) / wall_s},
+                          {"rays_traced", total_rays}};
+        write_output_file(ro.stats_json, doc.dump(2) + "\n");
+    }
+    if (out != "-") {
+        if (!sequence) std::printf("%s\n", std::filesystem::absolute(file_of(0)).string().c_str());
+        else std::printf("%s\n", std::filesystem::absolute(file_of(frames.back())).string().c_str());
+    }
     return 0;
 }
 

@@ -100,6 +100,9 @@ void RenderOptions::add_to(CLI::App& cmd) {
     cmd.add_flag("--stats", stats, "Print live rays, live warps and SIMD efficiency per bounce, and stage times");
     cmd.add_option("--exr-pixel", exr_pixel, "EXR pixel type")->check(CLI::IsMember({"half", "float"}))->capture_default_str();
     cmd.add_option("--exr-channels", exr_channels, "EXR channels (A is 1)")->check(CLI::IsMember({"rgb", "rgba"}))->capture_default_str();
+    cmd.add_option("--frames", frames, "Render frames A..B (inclusive) of the scene's camera animation; -o then needs a frame number, like out_%04d.png");
+    cmd.add_option("--frame", frame, "Render frame K of the scene's camera animation");
+    cmd.add_option("--stats-json", stats_json, "Write the scene, device, settings, frame times, rays and live rays/warps per bounce as JSON (docs/stats-json.md)");
 }
 
 Backend FrameOptions::parsed_backend() const {

@@ -153,6 +153,13 @@ double stage_ms(const FrameStats& st, const std::string& name);
 void print_tables(const std::vector<Result>& results, const std::vector<DeadRayMode>& modes);
 std::string results_csv(const std::vector<Result>& results, const RenderSettings& base, int frames, int warmup);
 ojson result_json(const Result& r, uint32_t warps_per_sample, int spp);
+// The keys bench results and render --stats-json frames share (docs/stats-json.md):
+// bounces_run, rays_traced, stage_ms {stage: ms}, bounces [{bounce, live_rays,
+// live_warps, warps, simd_efficiency}]. Added to `j`.
+void add_counters_json(ojson& j, const FrameStats& st, uint32_t warps_per_sample, int spp);
+// The scene as both records it.
+ojson scene_json(const Scene& scene, const std::string& path, const CompiledScene& compiled, double load_ms,
+                 double compile_ms, double upload_ms);
 void write_output(const std::string& path, const std::string& text, const char* what);
 int run_plot(const std::string& json_path, const std::string& png);
 int write_json_and_plot(const BenchOptions& o, const ojson& doc);

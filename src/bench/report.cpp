@@ -148,19 +148,24 @@ ojson result_json(const Result& r, uint32_t warps_per_sample, int spp) {
     j["mode"] = to_string(r.mode);
     j["launch"] = to_string(r.launch);
     j["depth"] = r.depth;
-    j["bounces_run"] = r.stats.bounces_run;
     j["frames"] = r.ms.size();
     j["frame_ms"] = spread_json(r.frame);
     j["frame_ms_samples"] = r.ms;
     j["fps"] = r.fps();
-    j["rays_traced"] = r.stats.rays_traced;
     j["rays_per_s"] = r.rays_per_s();
-    ojson st = ojson::object();
-    for (const StageTime& t : r.stats.stage_ms) st[t.stage] = t.ms;
-    j["stage_ms"] = st;
+    add_counters_json(j, r.stats, warps_per_sample, spp);
+    return j;
+}
+
+void add_counters_json(ojson& j, const FrameStats& st, uint32_t warps_per_sample, int spp) {
+    j["bounces_run"] = st.bounces_run;
+    j["rays_traced"] = st.rays_traced;
+    ojson times = ojson::object();
+    for (const StageTime& t : st.stage_ms) times[t.stage] = t.ms;
+    j["stage_ms"] = times;
     ojson b = ojson::array();
-    for (size_t k = 0; k < r.stats.bounces.size(); ++k) {
-        const BounceStats& s = r.stats.bounces[k];
+    for (size_t k = 0; k < st.bounces.size(); ++k) {
+        const BounceStats& s = st.bounces[k];
         b.push_back({{"bounce", k},
                      {"live_rays", s.live_rays},
                      {"live_warps", s.live_warps},
@@ -168,6 +173,23 @@ ojson result_json(const Result& r, uint32_t warps_per_sample, int spp) {
                      {"simd_efficiency", s.simd_efficiency()}});
     }
     j["bounces"] = b;
+}
+
+ojson scene_json(const Scene& scene, const std::string& path, const CompiledScene& compiled, double load_ms,
+                 double compile_ms, double upload_ms) {
+    ojson j;
+    j["name"] = scene.name;
+    j["path"] = path.empty() ? "" : std::filesystem::absolute(path).string();
+    j["hash"] = scene_hash(path);
+    j["spheres"] = scene.spheres.size();
+    j["planes"] = scene.planes.size();
+    j["triangles"] = scene.triangles.size();
+    j["lights"] = scene.lights.size();
+    j["load_ms"] = load_ms;
+    j["compile_ms"] = compile_ms;
+    j["bvh_build_ms"] = compiled.bvh_stats.build_ms;
+    j["bvh_nodes"] = compiled.bvh_stats.nodes;
+    j["upload_ms"] = upload_ms;
     return j;
 }
 

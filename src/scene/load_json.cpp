@@ -16,6 +16,7 @@
 #include <cfloat>
 #include <cmath>
 #include <filesystem>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -81,7 +82,7 @@ public:
         Node root{&d, &d.root, "", "the scene"};
         root.object("an object");
         static const std::vector<std::string> top_keys = {"camera", "background", "render", "materials",
-                                                          "lights", "objects", "include"};
+                                                          "lights", "objects", "include", "animation"};
         root.check_keys(top_keys, "the scene");
 
         if (Node inc = root.member("include", "'include'")) {
@@ -96,8 +97,9 @@ public:
             else root.fail("the scene is missing 'camera'");
             if (Node bg = root.member("background", "'background'")) scene_.background = bg.colour();
             if (Node r = root.member("render", "'render'")) read_render(r);
+            if (Node a = root.member("animation", "'animation'")) read_animation(a);
         } else {
-            for (const char* k : {"camera", "background", "render"})
+            for (const char* k : {"camera", "background", "render", "animation"})
                 if (Node n = root.member(k, k))
                     std::cerr << d.where(n.offset()) << ": warning: '" << k
                               << "' in an included file is ignored (only the top-level file sets it)\n";
@@ -154,6 +156,60 @@ private:
         if (glm::length(c.at - c.from) == 0.0f) n.fail("camera 'from' equals 'at'");
         if (glm::length(glm::cross(c.at - c.from, c.up)) == 0.0f)
             n.fail("camera 'up' is zero or parallel to the view direction");
+    }
+
+    // "animation": {"interpolation": "catmull-rom" | "linear", "fps": 30,
+    //               "keys": [{"time": 0, "from": [..], "at": [..], "up": [..], "fov": 60}, ...]}
+    // A key's missing up and fov are the scene camera's; times strictly increase.
+    void read_animation(const Node& n) {
+        n.object("an object");
+        n.check_keys({"interpolation", "fps", "keys"}, "'animation'");
+        CameraPath& path = scene_.animation;
+        if (Node i = n.member("interpolation", "animation 'interpolation'")) {
+            const std::string v = i.str();
+            if (v == "linear") path.interpolation = CameraPath::Interpolation::Linear;
+            else if (v == "catmull-rom") path.interpolation = CameraPath::Interpolation::CatmullRom;
+            else i.fail("animation 'interpolation' must be \"linear\" or \"catmull-rom\", not \"" + v + "\"");
+        }
+        if (Node f = n.member("fps", "animation 'fps'")) {
+            path.fps = f.number_double();
+            if (!(path.fps > 0.0 && path.fps <= 10000.0)) f.fail("animation 'fps' must be in (0, 10000]");
+        }
+        Node keys = n.require("keys", "'animation'");
+        keys.array();
+        if (keys.v->size() < 2)
+            keys.fail("animation 'keys' needs at least 2 keys (it has " + std::to_string(keys.v->size()) + ")");
+        for (size_t k = 0; k < keys.v->size(); ++k) {
+            Node e = keys.element(k);
+            e.object("an object");
+            const std::string what = "animation key " + std::to_string(k);
+            e.check_keys({"time", "from", "at", "up", "fov"}, what);
+            CameraKey key;
+            key.camera = scene_.camera;
+            Node t = e.require("time", what);
+            key.time = t.number_double();
+            if (!path.keys.empty() && !(key.time > path.keys.back().time))
+                t.fail(what + " 'time' " + num(key.time) + " is not after the previous key's " + num(path.keys.back().time) +
+                       " (times must increase)");
+            key.camera.from = e.require("from", what).vec3();
+            key.camera.at = e.require("at", what).vec3();
+            if (Node up = e.member("up", what + " 'up'")) key.camera.up = up.vec3();
+            if (Node fov = e.member("fov", what + " 'fov'")) {
+                key.camera.fov_deg = fov.number();
+                if (!(key.camera.fov_deg > 0.0f && key.camera.fov_deg < 180.0f)) fov.fail(what + " 'fov' must be in (0, 180) degrees");
+            }
+            if (glm::length(key.camera.at - key.camera.from) == 0.0f) e.fail(what + ": 'from' equals 'at'");
+            if (glm::length(glm::cross(key.camera.at - key.camera.from, key.camera.up)) == 0.0f)
+                e.fail(what + ": 'up' is zero or parallel to the view direction");
+            path.keys.push_back(key);
+        }
+        if ((path.keys.back().time - path.keys.front().time) * path.fps >= 1e7)
+            n.fail("animation is longer than 10,000,000 frames");
+    }
+    static std::string num(double v) {
+        char b[32];
+        std::snprintf(b, sizeof b, "%g", v);
+        return b;
     }
 
     void read_render(const Node& n) {

@@ -75,6 +75,34 @@ struct Camera {
     float fov_deg = 60.0f;
 };
 
+// A camera that moves (camera_path.cpp).
+// A scene's `animation` (docs/scene-format.md) holds keys {time, from, at, up, fov} with
+// strictly increasing times. Frame k is the camera at time t0 + k / fps, for k = 0 ..
+// frame_count() - 1, where t0 is the first key's time and the last frame is the last
+// key's time or just before it. Between keys the camera is interpolated linearly, or by
+// a Catmull-Rom spline through the keys with their times as knots (Barry and Goldman's
+// pyramid; at the ends the missing neighbour is the mirror image of the next key), so
+// uneven key spacing does not make the camera overshoot or jerk. Each frame depends
+// on k alone: frames rendered in any order, or in different processes, are the same.
+struct CameraKey {
+    double time = 0.0;  // seconds
+    Camera camera;
+};
+
+struct CameraPath {
+    enum class Interpolation { Linear, CatmullRom };
+    Interpolation interpolation = Interpolation::CatmullRom;
+    double fps = 30.0;
+    std::vector<CameraKey> keys;  // >= 2, times strictly increasing (the loader checks)
+
+    bool empty() const { return keys.empty(); }
+    int frame_count() const;              // frames from the first key's time to the last's
+    Camera at_time(double t) const;       // t clamped to the keys' span
+    Camera frame(int k) const { return at_time(keys.front().time + double(k) / fps); }
+};
+
+const char* to_string(CameraPath::Interpolation i);
+
 struct Scene {
     std::string name;     // for reports: file path or "builtin:default"
     Camera camera;
@@ -86,6 +114,7 @@ struct Scene {
     std::vector<Light> lights;
     // Render settings a scene file may suggest; command-line flags override them.
     int width = 0, height = 0, depth = 0;  // 0 = not set by the scene
+    CameraPath animation;                  // empty: a still camera
     std::vector<std::string> notes;        // loader remarks worth printing (e.g. NFF fields ignored)
 
     uint32_t add_material(const Material& m) {
