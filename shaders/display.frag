@@ -4,31 +4,21 @@
 // Colour: the renderer's resolve stage is the one place that encodes sRGB; the
 // texture holds those sRGB bytes as GL_RGBA8 (not GL_SRGB8_ALPHA8) and the default
 // framebuffer is not sRGB-encoding, so the bytes reach the screen untouched.
-// Exposure is applied here and only here, in linear light: decode sRGB, scale,
-// re-encode. At exposure 1.0 (the default) that round trip is skipped, so the window
-// shows exactly the bytes the headless `render` command writes.
+// Exposure is applied by resolve too (RenderSettings::exposure, in linear light before
+// the encoding), so the window shows exactly the bytes the headless `render` command
+// writes with the same --exposure.
 
 uniform sampler2D u_image;   // the frame, row 0 = top row of the image
 uniform sampler2D u_mask;    // stencil overlay (R8): 1.0 = warp dead, 0.5 = lane dead in a live warp
 uniform int u_overlay;       // 1 = tint from u_mask
-uniform float u_exposure;    // linear scale, 1.0 = identity
 
 out vec4 frag_colour;
-
-vec3 srgb_to_linear(vec3 c) {
-    return mix(c / 12.92, pow((c + 0.055) / 1.055, vec3(2.4)), step(vec3(0.04045), c));
-}
-vec3 linear_to_srgb(vec3 c) {
-    return mix(c * 12.92, 1.055 * pow(c, vec3(1.0 / 2.4)) - 0.055, step(vec3(0.0031308), c));
-}
 
 void main() {
     ivec2 size = textureSize(u_image, 0);
     // GL's window origin is the bottom-left; the image's row 0 is the top.
     ivec2 texel = ivec2(int(gl_FragCoord.x), size.y - 1 - int(gl_FragCoord.y));
     vec3 c = texelFetch(u_image, texel, 0).rgb;
-    if (u_exposure != 1.0)
-        c = linear_to_srgb(clamp(srgb_to_linear(c) * u_exposure, 0.0, 1.0));
     if (u_overlay != 0) {
         float m = texelFetch(u_mask, texel, 0).r;
         if (m > 0.75)

@@ -97,10 +97,20 @@ bool viewer_missing(const std::string& output) {
     return output.find("built without the viewer") != std::string::npos;
 }
 
-// Runs the viewer under a display with `script`, then `render` at the same size, and
-// requires the two images to be identical.
+// The samples the viewer says it accumulated ("viewer: accumulated N samples"), or -1.
+int accumulated_samples(const std::string& out) {
+    const std::string tag = "viewer: accumulated ";
+    const size_t at = out.rfind(tag);
+    return at == std::string::npos ? -1 : std::atoi(out.c_str() + at + tag.size());
+}
+
+// Runs the viewer under a display with `script`, then `render --spp N` at the same size,
+// N being the samples the viewer accumulated since the last change, and requires the two
+// images to be identical. `expected_samples` >= 0 checks N too; `render_extra` is added
+// to the render's flags (an exposure the script set).
 void expect_viewer_equals_render(const std::string& name, const std::string& script, int frames,
-                                 int render_w, int render_h) {
+                                 int render_w, int render_h, int expected_samples = -1,
+                                 const std::string& render_extra = "") {
     const fs::path dir = temp_dir(name);
     std::string why;
     const std::string prefix = display_prefix(dir, why);
@@ -123,9 +133,13 @@ void expect_viewer_equals_render(const std::string& name, const std::string& scr
         EXPECT_NE(out.find("viewer: interop=cuda-gl-pbo"), std::string::npos) << out;
     EXPECT_EQ(out.find("warning"), std::string::npos) << out;  // every script event ran
 
+    const int samples = accumulated_samples(out);
+    ASSERT_GE(samples, 1) << out;
+    if (expected_samples >= 0) EXPECT_EQ(samples, expected_samples) << out;
     std::string rout;
     ASSERT_EQ(run(quote(binary()) + " render --backend " + backend() + " -W " + std::to_string(render_w) +
-                      " -H " + std::to_string(render_h) + " -o " + quote(ref.string()),
+                      " -H " + std::to_string(render_h) + " --spp " + std::to_string(samples) + " " + render_extra +
+                      " -o " + quote(ref.string()),
                   dir, rout),
               0)
         << rout;
@@ -172,7 +186,36 @@ TEST(Viewer, ScriptedInputEndsEqualToHeadlessRender) {
         "frame 5 key R release\n"
         "# stencil overlay: bounce 0 .. 7, then off (9 presses at depth 8)\n";
     for (int f = 2; f <= 10; ++f) script += "frame " + std::to_string(f) + " key V press\n";
-    expect_viewer_equals_render("scripted", script, 12, 160, 120);
+    // The last change is R at frame 5 (the overlay changes no pixel, so it keeps the
+    // sum): frames 5..11 add one sample each.
+    expect_viewer_equals_render("scripted", script, 12, 160, 120, 7);
+}
+
+// Progressive accumulation (issue 12): a still camera adds a sample every frame, and
+// after N frames the window shows exactly `render --spp N`.
+TEST(Viewer, StillFramesAccumulateToRenderSpp) {
+    expect_viewer_equals_render("accumulate", "", 9, 160, 120, 9);
+}
+
+// Looking around starts the sum again, and so does R bringing the camera back: after a
+// look at frame 3 and R at frame 6, frames 6..13 remain, 8 samples from the start camera.
+TEST(Viewer, MovingTheCameraResetsTheSum) {
+    expect_viewer_equals_render("reset",
+                                "frame 3 button right press\n"
+                                "frame 3 mouse 12 -4\n"
+                                "frame 3 button right release\n"
+                                "frame 6 key R press\n"
+                                "frame 6 key R release\n",
+                                14, 160, 120, 8);
+}
+
+// Exposure keys: + 1 EV at frame 4 (two presses of '=') restart the sum and scale the
+// 8-bit image exactly as `render --exposure 1` does.
+TEST(Viewer, ExposureKeysMatchRenderExposure) {
+    expect_viewer_equals_render("exposure",
+                                "frame 4 key = press\nframe 4 key = release\n"
+                                "frame 4 key EQUAL press\nframe 4 key EQUAL release\n",
+                                10, 160, 120, 6, "--exposure 1");
 }
 
 // A resize re-renders at the new size (with interop: a new buffer, registered again).

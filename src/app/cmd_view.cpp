@@ -21,13 +21,14 @@ namespace srt::app {
 int cmd_view(const SceneOptions& so, const FrameOptions& fo, const CLI::App& cmd,
              const std::vector<std::string>& extra) {
 #if defined(SRT_HAVE_VIEWER)
-    // extra = {frames, screenshot, no_vsync "0"/"1", input_script, shader_dir} (see main.cpp).
+    // extra = {frames, screenshot, no_vsync "0"/"1", input_script, shader_dir, max_samples} (see main.cpp).
     viewer::Options vo;
     vo.frames = extra.size() > 0 ? std::atoi(extra[0].c_str()) : 0;
     vo.screenshot = extra.size() > 1 ? extra[1] : "";
     vo.vsync = !(extra.size() > 2 && extra[2] == "1");
     vo.input_script = extra.size() > 3 ? extra[3] : "";
     vo.shader_dir = extra.size() > 4 ? extra[4] : "";
+    vo.max_samples = extra.size() > 5 ? std::atoi(extra[5].c_str()) : 4096;
     if (!vo.shader_dir.empty() && !std::filesystem::is_directory(vo.shader_dir))
         throw InputError("--shader-dir " + vo.shader_dir + ": not a directory");
 

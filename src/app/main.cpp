@@ -146,6 +146,10 @@ int main(int argc, char** argv) {
     view->add_flag("--no-vsync", no_vsync, "Start with vsync off");
     view->add_option("--input-script", script, "Replay scripted key presses (tests)");
     std::string shader_dir;
+    int max_samples = 4096;
+    view->add_option("--max-samples", max_samples,
+                     "While nothing changes, each frame adds --spp samples to the image, up to this many (1 = no accumulation)")
+        ->check(CLI::Range(1, 1 << 24))->capture_default_str();
     view->add_option("--shader-dir", shader_dir,
                      "Load fullscreen.vert and display.frag from this folder instead of the copies built in (to edit them)");
 
@@ -173,7 +177,7 @@ int main(int argc, char** argv) {
         if (*render) return cmd_render(so, fo, *render, ro);
         if (*view) {
             std::vector<std::string> extra = {std::to_string(frames), screenshot,
-                                              no_vsync ? "1" : "0", script, shader_dir};
+                                              no_vsync ? "1" : "0", script, shader_dir, std::to_string(max_samples)};
             return cmd_view(vso, vfo, *view, extra);
         }
         if (*bench) return cmd_bench(argc, argv);

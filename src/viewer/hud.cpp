@@ -24,8 +24,10 @@ void Viewer::draw_hud() {
             ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1.0f), "%s", notice_.c_str());
             ImGui::PopTextWrapPos();
         }
-        ImGui::Text("%dx%d  depth %d  mode %s  spp %d  vsync %s", rs_.width, rs_.height, rs_.depth,
+        ImGui::Text("%dx%d  depth %d  mode %s  spp %d/frame  vsync %s", rs_.width, rs_.height, rs_.depth,
                     to_string(rs_.mode), rs_.spp, vsync_ ? "on" : "off");
+        ImGui::Text("samples  %d%s", accumulated_,
+                    accumulated_ >= options_.max_samples ? "  (max: still)" : "  (accumulating while still)");
         ImGui::Separator();
         for (const StageTime& t : stats_.stage_ms) ImGui::Text("  %-10s %8.3f ms", t.stage.c_str(), t.ms);
         ImGui::Text("  rays       %8.2f M", double(stats_.rays_traced) * 1e-6);
@@ -48,9 +50,9 @@ void Viewer::draw_hud() {
             ImGui::TextColored(ImVec4(1.0f, 0.4f, 0.4f, 1.0f),
                                "overlay: stencil after bounce %d (red = dead warp, amber = dead lane)",
                                overlay_bounce_);
-        ImGui::SliderFloat("exposure", &exposure_, 0.125f, 8.0f, "%.3f", ImGuiSliderFlags_Logarithmic);
+        ImGui::SliderFloat("exposure (EV)", &rs_.exposure, -8.0f, 8.0f, "%+.2f");
         ImGui::TextDisabled("WASD/QE move  RMB look  wheel speed (%.3g)  [ ] depth  M mode", camera_.speed());
-        ImGui::TextDisabled("V stencil overlay  P screenshot  R reset  F vsync  Esc quit");
+        ImGui::TextDisabled("- = exposure  V stencil overlay  P screenshot  X save EXR  R reset  F vsync  Esc quit");
     }
     ImGui::End();
 

@@ -59,6 +59,8 @@ int key_from_name(const std::string& raw) {
         {"LEFT_CONTROL", GLFW_KEY_LEFT_CONTROL}, {"UP", GLFW_KEY_UP},
         {"DOWN", GLFW_KEY_DOWN},        {"LEFT", GLFW_KEY_LEFT},
         {"RIGHT", GLFW_KEY_RIGHT},
+        {"-", GLFW_KEY_MINUS},          {"MINUS", GLFW_KEY_MINUS},
+        {"=", GLFW_KEY_EQUAL},          {"EQUAL", GLFW_KEY_EQUAL},
     };
     for (const auto& k : kNamed)
         if (n == k.name) return k.key;

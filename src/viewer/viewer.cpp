@@ -61,7 +61,6 @@ void Viewer::init_gl() {
     u_image_ = glGetUniformLocation(program_.get(), "u_image");
     u_mask_ = glGetUniformLocation(program_.get(), "u_mask");
     u_overlay_ = glGetUniformLocation(program_.get(), "u_overlay");
-    u_exposure_ = glGetUniformLocation(program_.get(), "u_exposure");
     vao_ = GlVertexArray::create();
     image_tex_ = GlTexture::create();
     mask_tex_ = GlTexture::create();
@@ -140,6 +139,22 @@ void Viewer::render_frame(double dt) {
         ex_->set_stencil_probe(nullptr);
     }
 
+    // Progressive accumulation: a still view adds samples; any change starts a new sum.
+    const AccumKey key{camera_.camera(), rs_.width, rs_.height, rs_.depth, rs_.spp, rs_.warp_width, rs_.mode, rs_.exposure};
+    if (!(key == accum_key_)) {
+        accum_key_ = key;
+        accumulated_ = 0;
+    }
+    if (accumulated_ >= options_.max_samples) {  // full: the texture already shows the sum
+        render_ms_ = 0.0;
+        if (overlay_bounce_ >= 0) upload_overlay();
+        return;
+    }
+    RenderSettings frame_rs = rs_;
+    frame_rs.sample_begin = accumulated_;
+    frame_rs.spp = std::min(rs_.spp, options_.max_samples - accumulated_);
+    accumulated_ += frame_rs.spp;
+
     const auto t0 = Clock::now();
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
     glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
@@ -151,7 +166,7 @@ void Viewer::render_frame(double dt) {
             if (bytes < need)
                 throw std::runtime_error("mapped pixel buffer holds " + std::to_string(bytes) +
                                          " bytes, the frame needs " + std::to_string(need));
-            cuda_->render_device(camera_.camera(), rs_, device_rgba, &stats_);
+            cuda_->render_device(camera_.camera(), frame_rs, device_rgba, &stats_);
         });
         // From the bound unpack buffer: the "pointer" is an offset into it.
         glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pbo_.get());
@@ -160,7 +175,7 @@ void Viewer::render_frame(double dt) {
     } else
 #endif
     {
-        ex_->render(camera_.camera(), rs_, host_image_, &stats_);
+        ex_->render(camera_.camera(), frame_rs, host_image_, &stats_);
         glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
         glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, rs_.width, rs_.height, GL_RGBA, GL_UNSIGNED_BYTE,
                         host_image_.rgba.data());
@@ -212,7 +227,6 @@ void Viewer::draw_image() {
     glUniform1i(u_image_, 0);
     glUniform1i(u_mask_, 1);
     glUniform1i(u_overlay_, overlay_bounce_ >= 0 ? 1 : 0);
-    glUniform1f(u_exposure_, exposure_);
     glBindVertexArray(vao_.get());
     glDrawArrays(GL_TRIANGLES, 0, 3);
     glBindVertexArray(0);
@@ -242,7 +256,18 @@ Image Viewer::read_framebuffer() const {
 
 void Viewer::save_screenshot(const std::string& path) {
     write_png_atomic(path, read_framebuffer());
-    std::fprintf(stderr, "viewer: saved %s (%dx%d)\n", path.c_str(), rs_.width, rs_.height);
+    std::fprintf(stderr, "viewer: saved %s (%dx%d, %d samples)\n", path.c_str(), rs_.width, rs_.height, accumulated_);
+}
+
+// The accumulated linear radiance (before exposure), as `render -o x.exr --exr-pixel float`.
+void Viewer::save_exr(const std::string& path) {
+    LinearImage lin;
+    ex_->read_linear(lin);
+    ExrOptions o;
+    o.half = false;
+    write_image(path, ImageFormat::Exr, Image{}, lin, o);
+    std::fprintf(stderr, "viewer: saved %s (%dx%d, %d samples, linear float)\n", path.c_str(), lin.width, lin.height,
+                 accumulated_);
 }
 
 int Viewer::run() {
@@ -346,6 +371,12 @@ int Viewer::run() {
             save_screenshot(name);
             screenshot_requested_ = false;
         }
+        if (exr_requested_) {
+            char name[64];
+            std::snprintf(name, sizeof name, "stencilrt-view-%04d.exr", screenshot_counter_++);
+            save_exr(name);
+            exr_requested_ = false;
+        }
         draw_hud();
         if (last_frame && !hud_shot.empty()) save_screenshot(hud_shot);
         glfwSwapBuffers(window_.w);
@@ -368,6 +399,7 @@ int Viewer::run() {
     std::fprintf(stderr, "viewer: %d frames in %.2f s, average fps=%.1f (excluding frame 1; %dx%d depth %d mode %s vsync %s)\n",
                  frame, total_s, frame > 1 && timed_s > 0 ? (frame - 1) / timed_s : 0.0, rs_.width, rs_.height,
                  rs_.depth, to_string(rs_.mode), vsync_ ? "on" : "off");
+    std::fprintf(stderr, "viewer: accumulated %d samples (exposure %+.2f EV)\n", accumulated_, double(rs_.exposure));
     ex_->set_stencil_probe(nullptr);  // its lambda points into this Viewer
     if (!options_.screenshot.empty() && !screenshot_saved) {
         // A caller waiting for the file must not take a quiet exit for success.

@@ -21,6 +21,7 @@ struct Options {
     std::string input_script;    // scripted events (docs/viewer.md)
     std::string backend_notice;  // why the CPU renders, when it does; shown in the HUD
     std::string shader_dir;      // load the GLSL from here instead of the embedded copies
+    int max_samples = 4096;      // progressive accumulation stops adding at this many samples
 };
 
 // The companion of a --screenshot path: "out.png" -> "out.hud.png" (the same frame

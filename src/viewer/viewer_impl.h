@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/image.h"
+#include "core/image_formats.h"
 #include "render/scene_gpu.h"
 #include "viewer/input_script.h"
 #include "viewer/interop.h"
@@ -99,7 +100,7 @@ private:
     GlTexture image_tex_, mask_tex_;
     GlBuffer pbo_;
     std::unique_ptr<PboInterop> interop_;  // after pbo_: unregistered before the buffer goes
-    GLint u_image_ = -1, u_mask_ = -1, u_overlay_ = -1, u_exposure_ = -1;
+    GLint u_image_ = -1, u_mask_ = -1, u_overlay_ = -1;
 
     std::string gl_renderer_, gl_version_, notice_;
     bool want_interop_ = false;
@@ -122,7 +123,25 @@ private:
     std::vector<std::vector<uint32_t>> probe_words_;
     std::vector<uint8_t> mask_;
 
-    float exposure_ = 1.0f;
+    // Progressive accumulation: while everything in AccumKey stays the same, each frame
+    // adds rs_.spp samples to the executor's running sum (RenderSettings::sample_begin),
+    // so after N still frames the image is `render --spp N`'s. Any change starts again.
+    struct AccumKey {
+        Camera camera;
+        int width = 0, height = 0, depth = 0, spp = 0, warp_width = 0;
+        DeadRayMode mode = DeadRayMode::Stencil;
+        float exposure = 0.0f;
+        bool operator==(const AccumKey& o) const {
+            return camera.from == o.camera.from && camera.at == o.camera.at && camera.up == o.camera.up &&
+                   camera.fov_deg == o.camera.fov_deg && width == o.width && height == o.height && depth == o.depth &&
+                   spp == o.spp && warp_width == o.warp_width && mode == o.mode && exposure == o.exposure;
+        }
+    };
+    AccumKey accum_key_;
+    int accumulated_ = 0;  // samples in the sum now
+    bool exr_requested_ = false;
+    void save_exr(const std::string& path);
+
     double fps_ = 0.0;
     double frame_ms_ = 0.0;
 };
