@@ -1,6 +1,7 @@
 // cmd_render.cpp - `stencilrt render`: one frame, or frames of a camera path, to image files.
 #include "app/app.h"
 #include "app/frame_range.h"
+#include "app/frame_writer.h"
 #include "app/memory_check.h"
 #include "bench/bench.h"
 #include "bench/tuning.h"
@@ -14,6 +15,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -200,21 +202,29 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
     } else {
         // Each frame: its camera from the path alone (any order, any process, the same
         // file), one counted render, the file written before the next frame starts.
+        // Files are encoded and written on worker threads (app/frame_writer.h) while
+        // the next frames render; a failed write stops the sequence with its error.
         Progress progress(int(frames.size()), stderr);
+        FrameWriter writer(int(std::clamp(std::thread::hardware_concurrency(), 1u, 8u)));
         for (size_t i = 0; i < frames.size(); ++i) {
             const int k = frames[i];
             const Camera cam = scene.animation.frame(k);
             FrameStats st;
             const auto t0 = Clock::now();
             ex->render(cam, rs, img, &st);
-            const double ms = ms_since(t0);
             if (is_linear(format)) ex->read_linear(linear);
+            const double ms = ms_since(t0);
             const std::string file = file_of(k);
-            write_image(file, format, img, linear, exr);
+            writer.submit([file, format, exr, png = std::move(img), lin = std::move(linear)] {
+                write_image(file, format, png, lin, exr);
+            });
+            img = Image();
+            linear = LinearImage();
             record(k, cam, ms, "host clock around render and read-back", st, file);
             total_rays += st.rays_traced;
             progress.step(int(i + 1), ms_since(t_all) * 1e-3);
         }
+        writer.finish();
     }
     const double wall_s = ms_since(t_all) * 1e-3;
     if (sequence)
