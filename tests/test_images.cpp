@@ -268,6 +268,24 @@ TEST(PovOracle, MeshScene) { expect_matches_povray("mesh", mesh_scene(), 5); }
 // Measured: 99.996% (exact 99.90%: float vs double rounding on the big diffuse walls).
 TEST(PovOracle, CornellMirrorBox) { expect_matches_povray("cornell", cornell_scene(), 8); }
 
+// The ambient term (issue 13): POV-Ray's ambient_light times finish { ambient Ka }, lit
+// or in shadow. The shadows of the mirror box are no longer black, and two materials
+// weigh it differently.
+TEST(PovOracle, CornellWithAmbient) {
+    Scene s = cornell_scene();
+    s.ambient = glm::vec3(0.18f, 0.16f, 0.14f);
+    ASSERT_GE(s.materials.size(), 3u);
+    s.materials[1].ka = 0.5f;
+    s.materials[2].ka = 1.5f;
+    expect_matches_povray("cornell_ambient", s, 8);
+    // And it did something: without it the image differs.
+    RenderSettings rs;
+    rs.width = 80;
+    rs.height = 60;
+    Image with = render_cpu(s, rs), without = render_cpu(cornell_scene(), rs);
+    EXPECT_GT(compare_images(with, without, 0).over_tolerance, 1000u);
+}
+
 // Scenes from the shared data directory, through our loaders.
 static std::string shared_file(const char* rel) {
     const std::string p = std::string(SRT_SHARED_DATA) + "/" + rel;

@@ -104,6 +104,8 @@ const BadCase kBadCases[] = {
     {"json_unknown_light_type.json", "bad/json_unknown_light_type.json:4:18: unknown light type 'spot'"},
     {"json_camera_missing.json", "bad/json_camera_missing.json:1:1: the scene is missing 'camera'"},
     {"json_camera_fov.json", "bad/json_camera_fov.json:3:23: camera 'fov' must be in (0, 180) degrees"},
+    {"json_material_ka_negative.json", "bad/json_material_ka_negative.json:3:52: 'ka' must be >= 0"},
+    {"json_ambient_negative.json", "bad/json_ambient_negative.json:3:16: 'ambient' components must be >= 0"},
     // camera animation (scene.h's CameraPath)
     {"json_anim_unsorted.json", "bad/json_anim_unsorted.json:7:18: animation key 2 'time' 1 is not after the previous key's 2 (times must increase)"},
     {"json_anim_equal_times.json", "bad/json_anim_equal_times.json:7:18: animation key 2 'time' 1 is not after the previous key's 1"},

@@ -18,7 +18,7 @@ namespace srt {
 // 32 bytes.
 struct alignas(16) MaterialGpu {
     f4 colour;  // xyz = linear colour, w = kd
-    f4 kr;      // xyz = mirror reflectance, w unused
+    f4 kr;      // xyz = mirror reflectance, w = ka (ambient weight)
 };
 static_assert(sizeof(MaterialGpu) == 32, "MaterialGpu must be 32 bytes");
 
@@ -60,6 +60,7 @@ struct SceneView {
     uint32_t plane_count = 0;
     uint32_t light_count = 0;
     glm::vec3 background{0.0f};
+    glm::vec3 ambient{0.0f};  // Scene::ambient
 };
 
 }  // namespace srt

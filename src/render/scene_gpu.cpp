@@ -48,6 +48,7 @@ CompiledScene compile_scene(const Scene& scene) {
     cs.camera = scene.camera;
     cs.render_origin = scene.camera.from;
     cs.background = scene.background;
+    cs.ambient = scene.ambient;
     const auto rel = [&](const Point3& p) { return relative_to(p, cs.render_origin); };
 
     // Triangles and spheres in rendering space.
@@ -110,7 +111,7 @@ CompiledScene compile_scene(const Scene& scene) {
     }
 
     for (const Material& m : scene.materials)
-        cs.materials.push_back({make_f4(m.colour, m.kd), make_f4(m.kr, 0.0f)});
+        cs.materials.push_back({make_f4(m.colour, m.kd), make_f4(m.kr, m.ka)});
 
     for (const Light& l : scene.lights) {
         LightGpu g;
@@ -137,6 +138,7 @@ SceneView CompiledScene::view() const {
     v.plane_count = uint32_t(planes.size());
     v.light_count = uint32_t(lights.size());
     v.background = background;
+    v.ambient = ambient;
     return v;
 }
 

@@ -27,6 +27,7 @@ struct CompiledScene {
     std::vector<MaterialGpu> materials;
     std::vector<LightGpu> lights;
     glm::vec3 background{0.0f};
+    glm::vec3 ambient{0.0f};
     Camera camera;                  // world space, as the scene gave it
     glm::vec3 render_origin{0.0f};  // world position of rendering space's origin (the camera's)
     BvhBuildStats bvh_stats;

@@ -53,6 +53,7 @@ struct Surface {
     glm::vec3 n;       // unit geometric normal, facing the incoming ray
     glm::vec3 colour;  // after the checker
     float kd;
+    float ka;
     glm::vec3 kr;
 };
 
@@ -98,6 +99,7 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
                 const MaterialGpu m = s.materials[material];
                 sf.colour = xyz(load_f4(&pl->checker));
                 sf.kd = m.colour.w;
+                sf.ka = m.kr.w;
                 sf.kr = xyz(m.kr);
                 if (glm::dot(sf.n, d) > 0.0f) sf.n = -sf.n;
                 return sf;
@@ -107,7 +109,9 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
     const f4 mc = load_f4(&s.materials[material].colour);
     sf.colour = xyz(mc);
     sf.kd = mc.w;
-    sf.kr = xyz(load_f4(&s.materials[material].kr));
+    const f4 mr = load_f4(&s.materials[material].kr);
+    sf.kr = xyz(mr);
+    sf.ka = mr.w;
     if (glm::dot(sf.n, d) > 0.0f) sf.n = -sf.n;
     return sf;
 }
@@ -142,6 +146,12 @@ SRT_HD_INLINE glm::vec3 direct_light(const SceneView& s, const Surface& sf, uint
         sum += ndotl * lc;
     }
     return (sf.kd * sf.colour) * sum;
+}
+
+// What a surface sends back before its mirror term: the ambient term (lit or in shadow)
+// plus direct light (scene.h's model).
+SRT_HD_INLINE glm::vec3 surface_light(const SceneView& s, const Surface& sf, uint32_t& shadow_rays) {
+    return (sf.ka * s.ambient) * sf.colour + direct_light(s, sf, shadow_rays);
 }
 
 SRT_HD_INLINE glm::vec3 reflect_dir(const glm::vec3& d, const glm::vec3& n) {
@@ -184,7 +194,7 @@ SRT_HD_INLINE uint32_t stage_shade(const FrameContext& f, uint32_t i) {
     const glm::vec3 o = load3(f.rays.origin, i), d = load3(f.rays.dir, i);
     const Surface sf = surface_at(f.scene, o, d, f.rays.hit_t[i], f.rays.hit_id[i]);
     uint32_t shadow_rays = 0;
-    const glm::vec3 direct = direct_light(f.scene, sf, shadow_rays);
+    const glm::vec3 direct = surface_light(f.scene, sf, shadow_rays);
     store3(f.rays.radiance, i, load3(f.rays.radiance, i) + load3(f.rays.weight, i) * direct);
     return shadow_rays;
 }

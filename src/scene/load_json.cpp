@@ -82,7 +82,7 @@ public:
         Node root{&d, &d.root, "", "the scene"};
         root.object("an object");
         static const std::vector<std::string> top_keys = {"camera", "background", "render", "materials",
-                                                          "lights", "objects", "include", "animation"};
+                                                          "lights", "objects", "include", "animation", "ambient"};
         root.check_keys(top_keys, "the scene");
 
         if (Node inc = root.member("include", "'include'")) {
@@ -96,10 +96,11 @@ public:
             if (Node cam = root.member("camera", "'camera'")) read_camera(cam);
             else root.fail("the scene is missing 'camera'");
             if (Node bg = root.member("background", "'background'")) scene_.background = bg.colour();
+            if (Node am = root.member("ambient", "'ambient'")) scene_.ambient = am.colour();
             if (Node r = root.member("render", "'render'")) read_render(r);
             if (Node a = root.member("animation", "'animation'")) read_animation(a);
         } else {
-            for (const char* k : {"camera", "background", "render", "animation"})
+            for (const char* k : {"camera", "background", "render", "animation", "ambient"})
                 if (Node n = root.member(k, k))
                     std::cerr << d.where(n.offset()) << ": warning: '" << k
                               << "' in an included file is ignored (only the top-level file sets it)\n";
@@ -226,13 +227,17 @@ private:
             const std::string name = it.key();
             Node m = n.member(name, "material '" + name + "'");
             m.object("an object");
-            m.check_keys({"colour", "kd", "kr"}, "material '" + name + "'");
+            m.check_keys({"colour", "kd", "kr", "ka"}, "material '" + name + "'");
             Material mat;
             mat.name = name;
             if (Node c = m.member("colour", "material '" + name + "' 'colour'")) mat.colour = c.colour();
             if (Node kd = m.member("kd", "material '" + name + "' 'kd'")) {
                 mat.kd = kd.number();
                 if (mat.kd < 0.0f) kd.fail("'kd' must be >= 0");
+            }
+            if (Node ka = m.member("ka", "material '" + name + "' 'ka'")) {
+                mat.ka = ka.number();
+                if (mat.ka < 0.0f) ka.fail("'ka' must be >= 0");
             }
             if (Node kr = m.member("kr", "material '" + name + "' 'kr'")) {
                 mat.kr = kr.v->is_number() ? glm::vec3(kr.number()) : kr.vec3();

@@ -1,8 +1,11 @@
 // scene.h - the scene model every loader produces and every renderer consumes.
 //
 // Shading model (plain Whitted, mirror-only), for one hit with material m:
-//   colour = m.kd * m.colour * sum_lights( max(0, N.L) * light.colour * visible )
+//   colour = m.ka * scene.ambient * m.colour
+//          + m.kd * m.colour * sum_lights( max(0, N.L) * light.colour * visible )
 //          + m.kr * trace(reflected ray)
+// (the ambient term is POV-Ray's ambient_light x finish ambient, lit or in shadow; with
+// the default scene.ambient of 0 it adds exactly nothing)
 // - the diffuse term is NOT scaled by (1 - kr);
 // - N faces the incoming ray (winding does not matter);
 // - one hard shadow ray per light, every primitive casts shadows (mirrors too);
@@ -29,6 +32,7 @@ struct Material {
     glm::vec3 colour{0.8f, 0.8f, 0.8f};  // linear RGB
     float kd = 1.0f;                     // diffuse weight
     glm::vec3 kr{0.0f, 0.0f, 0.0f};      // mirror reflectance per channel
+    float ka = 1.0f;                     // ambient weight (times Scene::ambient)
     bool is_mirror() const { return kr.x > 0.0f || kr.y > 0.0f || kr.z > 0.0f; }
 };
 
@@ -107,6 +111,7 @@ struct Scene {
     std::string name;     // for reports: file path or "builtin:default"
     Camera camera;
     glm::vec3 background{0.0f, 0.0f, 0.0f};
+    glm::vec3 ambient{0.0f, 0.0f, 0.0f};  // ambient light, times each material's ka
     std::vector<Material> materials;  // index 0 always exists
     std::vector<Sphere> spheres;
     std::vector<Plane> planes;

@@ -32,9 +32,10 @@ std::string dvec(const glm::dvec3& v) {
 glm::vec3 unit_f(const glm::vec3& v) { return v * (1.0f / std::sqrt(glm::dot(v, v))); }
 
 std::string finish_of(const Material& m) {
-    // No ambient/emission/specular/phong: only Lambert and the mirror term remain.
-    // POV-Ray adds reflection on top of the diffuse term, as our model does.
-    return "finish { ambient 0 emission 0 diffuse " + num(m.kd) +
+    // Ambient Ka (times global_settings' ambient_light), no emission/specular/phong:
+    // the ambient, Lambert and mirror terms. POV-Ray adds reflection on top of the
+    // diffuse term, as our model does.
+    return "finish { ambient " + num(m.ka) + " emission 0 diffuse " + num(m.kd) +
            " specular 0 phong 0 reflection { rgb " + vec(m.kr) + " } }";
 }
 
@@ -75,7 +76,7 @@ std::string to_pov(const Scene& s, int width, int height, int depth) {
     o << "// " << s.name << " exported for POV-Ray 3.7 by tests/support/pov_export.cpp\n";
     o << "#version 3.7;\n";
     // adc_bailout 0: weak reflection rays must not be cut early.
-    o << "global_settings { assumed_gamma 1.0 ambient_light rgb 0 max_trace_level " << depth
+    o << "global_settings { assumed_gamma 1.0 ambient_light rgb " << vec(s.ambient) << " max_trace_level " << depth
       << " adc_bailout 0 }\n";
     o << "background { rgb " << vec(s.background) << " }\n";
 
