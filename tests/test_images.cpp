@@ -286,6 +286,23 @@ TEST(PovOracle, CornellWithAmbient) {
     EXPECT_GT(compare_images(with, without, 0).over_tolerance, 1000u);
 }
 
+// Smooth shading (issue 13): the torus knot with angle-weighted vertex normals against
+// POV-Ray's mesh2 with normal_vectors (lighting and mirror directions interpolated,
+// rays leaving the flat triangles).
+TEST(PovOracle, SmoothMesh) {
+    Scene s = mesh_scene();
+    compute_smooth_normals(s.triangles);
+    size_t smooth = 0;
+    for (const Triangle& t : s.triangles) smooth += t.smooth;
+    ASSERT_GT(smooth, s.triangles.size() * 9 / 10);
+    expect_matches_povray("mesh_smooth", s, 5);
+    RenderSettings rs;
+    rs.width = 80;
+    rs.height = 60;
+    EXPECT_GT(compare_images(render_cpu(s, rs), render_cpu(mesh_scene(), rs), 0).over_tolerance, 300u)
+        << "smooth shading changed nothing";
+}
+
 // Scenes from the shared data directory, through our loaders.
 static std::string shared_file(const char* rel) {
     const std::string p = std::string(SRT_SHARED_DATA) + "/" + rel;

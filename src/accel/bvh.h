@@ -46,7 +46,8 @@ static_assert(sizeof(BvhNode) == 64, "BvhNode must be 64 bytes");
 // One primitive in BVH order, 48 bytes (three 16-byte loads).
 //   triangle: p0 = v0, p1 = v1 - v0 (e1), p2 = v2 - v0 (e2)
 //   sphere  : p0 = centre, p1.x = radius, p1.y = radius^2
-//   p0.w    : bit-cast uint32 meta: bit 31 = 1 for a sphere, bits 0..30 material index
+//   p0.w    : bit-cast uint32 meta: bit 31 = 1 for a sphere, bit 30 = 1 for a triangle with
+//             vertex normals (SceneView::normals), bits 0..29 material index
 //   p2.w    : bit-cast uint32 original primitive id (for stable reports and tests)
 struct alignas(16) PrimGpu {
     f4 p0;
@@ -56,7 +57,8 @@ struct alignas(16) PrimGpu {
 static_assert(sizeof(PrimGpu) == 48, "PrimGpu must be 48 bytes");
 
 constexpr uint32_t kPrimSphereBit = 0x80000000u;
-constexpr uint32_t kPrimMaterialMask = 0x7fffffffu;
+constexpr uint32_t kPrimSmoothBit = 0x40000000u;
+constexpr uint32_t kPrimMaterialMask = 0x3fffffffu;
 
 // A primitive to be built over: its bounds.
 struct BuildPrim {

@@ -54,11 +54,12 @@ SRT_HD_INLINE float next_float_down(float v) {
 }
 
 // A hit point, the bound on its error per component, and the geometric normal (unit,
-// not yet turned towards the ray).
+// not yet turned towards the ray); for triangles also the barycentrics of v1 and v2.
 struct HitPoint {
     glm::vec3 p;
     glm::vec3 err;
     glm::vec3 n;
+    float u = 0.0f, v = 0.0f;
 };
 
 SRT_HD_INLINE HitPoint sphere_hit_point(const glm::vec3& o, const glm::vec3& d, float t,
@@ -92,6 +93,8 @@ SRT_HD_INLINE HitPoint triangle_hit_point(const glm::vec3& o, const glm::vec3& d
     h.err = gamma_bound(4) * (abs3(v0) + abs3(ue1) + abs3(ve2));
     const glm::vec3 c = glm::cross(e1, e2);
     h.n = c * (1.0f / sqrtf(glm::dot(c, c)));
+    h.u = u;
+    h.v = v;
     return h;
 }
 

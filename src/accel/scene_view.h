@@ -52,6 +52,7 @@ struct CameraGpu {
 struct SceneView {
     const BvhNode* nodes = nullptr;
     const PrimGpu* prims = nullptr;
+    const f4* normals = nullptr;  // 3 per primitive (BVH order) when any triangle is smooth: n0, n1, n2
     const PlaneGpu* planes = nullptr;
     const MaterialGpu* materials = nullptr;
     const LightGpu* lights = nullptr;

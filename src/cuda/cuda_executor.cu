@@ -82,6 +82,7 @@ public:
     void set_scene(const CompiledScene& s) override {
         nodes_.upload(s.nodes, "BVH nodes");
         prims_.upload(s.prims, "primitives");
+        if (!s.normals.empty()) normals_.upload(s.normals, "vertex normals");
         planes_.upload(s.planes, "planes");
         materials_.upload(s.materials, "materials");
         lights_.upload(s.lights, "lights");
@@ -89,6 +90,7 @@ public:
         render_origin_ = s.render_origin;
         view_.nodes = nodes_.get();
         view_.prims = prims_.get();
+        view_.normals = s.normals.empty() ? nullptr : normals_.get();
         view_.planes = planes_.get();
         view_.materials = materials_.get();
         view_.lights = lights_.get();
@@ -373,6 +375,7 @@ private:
     glm::vec3 render_origin_{0.0f};  // CompiledScene::render_origin of the scene uploaded
     DeviceBuffer<BvhNode> nodes_;
     DeviceBuffer<PrimGpu> prims_;
+    DeviceBuffer<f4> normals_;  // 3 per primitive, only for scenes with smooth triangles
     DeviceBuffer<PlaneGpu> planes_;
     DeviceBuffer<MaterialGpu> materials_;
     DeviceBuffer<LightGpu> lights_;

@@ -33,7 +33,7 @@ struct Tracer {
         radiance = radiance + weight * surface_light(scene, sf, shadow_rays);
         if (level + 1 > max_depth) return;
         if (!(sf.kr.x > 0.0f || sf.kr.y > 0.0f || sf.kr.z > 0.0f)) return;
-        trace(offset_origin(sf), unit(reflect_dir(d, sf.n)), level + 1, weight * sf.kr,
+        trace(offset_origin(sf), unit(reflect_dir(d, sf.ns)), level + 1, weight * sf.kr,
               radiance);
     }
 };

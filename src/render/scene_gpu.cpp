@@ -90,7 +90,14 @@ CompiledScene compile_scene(const Scene& scene) {
             p.p2 = f4{0.0f, 0.0f, 0.0f, bits_float(src)};
         } else {
             const Corners& t = tris[src - ns];
-            p.p0 = make_f4(t.v0, bits_float(scene.triangles[src - ns].material & kPrimMaterialMask));
+            const Triangle& tri = scene.triangles[src - ns];
+            p.p0 = make_f4(t.v0, bits_float((tri.material & kPrimMaterialMask) | (tri.smooth ? kPrimSmoothBit : 0u)));
+            if (tri.smooth) {
+                if (cs.normals.empty()) cs.normals.assign(3 * bvh.order.size(), f4{0, 0, 0, 0});
+                cs.normals[3 * k + 0] = make_f4(tri.n0, 0.0f);
+                cs.normals[3 * k + 1] = make_f4(tri.n1, 0.0f);
+                cs.normals[3 * k + 2] = make_f4(tri.n2, 0.0f);
+            }
             p.p1 = make_f4(t.v1 - t.v0, 0.0f);
             p.p2 = make_f4(t.v2 - t.v0, bits_float(src));
         }
@@ -130,6 +137,7 @@ SceneView CompiledScene::view() const {
     SceneView v;
     v.nodes = nodes.data();
     v.prims = prims.data();
+    v.normals = normals.empty() ? nullptr : normals.data();
     v.planes = planes.data();
     v.materials = materials.data();
     v.lights = lights.data();
@@ -143,7 +151,7 @@ SceneView CompiledScene::view() const {
 }
 
 size_t CompiledScene::device_bytes() const {
-    return nodes.size() * sizeof(BvhNode) + prims.size() * sizeof(PrimGpu) +
+    return nodes.size() * sizeof(BvhNode) + prims.size() * sizeof(PrimGpu) + normals.size() * sizeof(f4) +
            planes.size() * sizeof(PlaneGpu) + materials.size() * sizeof(MaterialGpu) +
            lights.size() * sizeof(LightGpu);
 }

@@ -23,6 +23,7 @@ namespace srt {
 struct CompiledScene {
     std::vector<BvhNode> nodes;
     std::vector<PrimGpu> prims;
+    std::vector<f4> normals;  // 3 per primitive when any triangle is smooth, else empty
     std::vector<PlaneGpu> planes;
     std::vector<MaterialGpu> materials;
     std::vector<LightGpu> lights;

@@ -50,17 +50,26 @@ SRT_HD_INLINE void sample_offset(uint32_t s, float& dx, float& dy) {
 struct Surface {
     glm::vec3 p;       // hit point (accel/hit_point.h)
     glm::vec3 p_err;   // bound on p's error per component
-    glm::vec3 n;       // unit geometric normal, facing the incoming ray
+    glm::vec3 n;       // unit geometric normal, facing the incoming ray: where rays leave from
+    glm::vec3 ns;      // unit shading normal, facing the incoming ray: lighting and mirror
+                       // direction (the interpolated vertex normal on smooth triangles, else n)
     glm::vec3 colour;  // after the checker
     float kd;
     float ka;
     glm::vec3 kr;
 };
 
+// Both normals turned to face the incoming ray (winding does not matter), each on its own.
+SRT_HD_INLINE void face_ray(Surface& sf, const glm::vec3& d) {
+    if (glm::dot(sf.n, d) > 0.0f) sf.n = -sf.n;
+    if (glm::dot(sf.ns, d) > 0.0f) sf.ns = -sf.ns;
+}
+
 SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float t,
                                  int32_t id) {
     Surface sf;
     HitPoint hp;
+    bool smooth = false;
     uint32_t material;
     const PlaneGpu* pl = nullptr;
     if (uint32_t(id) < s.prim_count) {
@@ -73,6 +82,14 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
         } else {
             const f4 c = load_f4(&s.prims[id].p2);
             hp = triangle_hit_point(o, d, xyz(a), xyz(b), xyz(c));
+            if (meta & kPrimSmoothBit) {
+                const f4* vn = &s.normals[3 * uint32_t(id)];
+                const glm::vec3 n = (1.0f - hp.u - hp.v) * xyz(load_f4(&vn[0])) + hp.u * xyz(load_f4(&vn[1])) +
+                                    hp.v * xyz(load_f4(&vn[2]));
+                const float len2 = glm::dot(n, n);
+                sf.ns = len2 > 0.0f ? n * (1.0f / sqrtf(len2)) : hp.n;
+                smooth = true;
+            }
         }
     } else {
         pl = &s.planes[uint32_t(id) - s.prim_count];
@@ -83,6 +100,7 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
     sf.p = hp.p;
     sf.p_err = hp.err;
     sf.n = hp.n;
+    if (!smooth) sf.ns = hp.n;
     if (pl != nullptr) {
         const f4 pm = load_f4(&pl->point_mat);
         const f4 pn = load_f4(&pl->normal);
@@ -101,7 +119,7 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
                 sf.kd = m.colour.w;
                 sf.ka = m.kr.w;
                 sf.kr = xyz(m.kr);
-                if (glm::dot(sf.n, d) > 0.0f) sf.n = -sf.n;
+                face_ray(sf, d);
                 return sf;
             }
         }
@@ -112,7 +130,7 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
     const f4 mr = load_f4(&s.materials[material].kr);
     sf.kr = xyz(mr);
     sf.ka = mr.w;
-    if (glm::dot(sf.n, d) > 0.0f) sf.n = -sf.n;
+    face_ray(sf, d);
     return sf;
 }
 
@@ -139,7 +157,7 @@ SRT_HD_INLINE glm::vec3 direct_light(const SceneView& s, const Surface& sf, uint
             to_light = xyz(pd);
             dist = 3.0e38f;
         }
-        const float ndotl = glm::dot(sf.n, to_light);
+        const float ndotl = glm::dot(sf.ns, to_light);
         if (!(ndotl > 0.0f)) continue;
         ++shadow_rays;
         if (occluded(s, o, to_light, dist)) continue;
@@ -207,7 +225,7 @@ SRT_HD_INLINE bool stage_reflect(const FrameContext& f, uint32_t i, int bounce) 
     if (!(sf.kr.x > 0.0f || sf.kr.y > 0.0f || sf.kr.z > 0.0f)) return false;
     store3(f.rays.weight, i, load3(f.rays.weight, i) * sf.kr);
     store3(f.rays.origin, i, offset_origin(sf));
-    store3(f.rays.dir, i, unit(reflect_dir(d, sf.n)));
+    store3(f.rays.dir, i, unit(reflect_dir(d, sf.ns)));
     return true;
 }
 

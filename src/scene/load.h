@@ -34,4 +34,10 @@ size_t append_obj_mesh(Scene& scene, const std::string& obj_path, const glm::mat
                        std::optional<uint32_t> material_override,
                        const std::string& referenced_from = "", int ref_line = 0);
 
+// Angle-weighted vertex normals (Thürmer and Wüthrich) for triangles[first..]: corners at
+// the same position share a normal, each face contributing its unit normal times its
+// angle at that corner. Makes those triangles smooth (a corner whose normals cancel
+// stays flat). For meshes that carry no normals ("smooth": true on a JSON mesh).
+void compute_smooth_normals(std::vector<Triangle>& triangles, size_t first = 0);
+
 }  // namespace srt

@@ -345,7 +345,13 @@ private:
             if (Node m = n.member("material", "triangle 'material'")) t.material = material_ref(m);
             scene_.triangles.push_back(t);
         } else if (type == "mesh") {
-            n.check_keys({"type", "file", "transform", "material"}, "mesh");
+            n.check_keys({"type", "file", "transform", "material", "smooth"}, "mesh");
+            bool smooth = false;
+            if (Node sm = n.member("smooth", "mesh 'smooth'")) {
+                if (!sm.v->is_boolean()) sm.fail(std::string("mesh 'smooth' must be true or false, not ") + type_name(*sm.v));
+                smooth = sm.v->get<bool>();
+            }
+            const size_t first = scene_.triangles.size();
             Node f = n.require("file", "mesh");
             const std::string file = resolve(n.doc->file, f.str());
             glm::mat4 xform(1.0f);
@@ -353,6 +359,13 @@ private:
             std::optional<uint32_t> override_mat;
             if (Node m = n.member("material", "mesh 'material'")) override_mat = material_ref(m);
             const size_t added = append_obj_mesh(scene_, file, xform, override_mat, n.doc->file, f.line());
+            // A mesh with normals of its own (OBJ 'vn') keeps them; "smooth" makes them
+            // for a mesh that has none.
+            if (smooth) {
+                bool has_normals = false;
+                for (size_t i = first; i < scene_.triangles.size(); ++i) has_normals = has_normals || scene_.triangles[i].smooth;
+                if (!has_normals) compute_smooth_normals(scene_.triangles, first);
+            }
             if (added == 0)
                 std::cerr << n.doc->where(f.offset()) << ": warning: mesh '" << file << "' has no triangles\n";
         } else {

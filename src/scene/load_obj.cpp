@@ -127,6 +127,8 @@ struct MtlEntry {
 
 struct ObjMesh {
     std::vector<Point3> corners;  // 3 per triangle, object space
+    std::vector<glm::vec3> corner_normals;  // 3 per triangle when every corner has a 'vn' (else zero)
+    std::vector<uint8_t> tri_smooth;        // 1: that triangle's three corners have normals
     std::vector<int> tri_group;      // usemtl run of each triangle
     std::vector<int> group_mtl;      // material (index into mtls, -1 = none) of each run
     std::vector<MtlEntry> mtls;
@@ -261,10 +263,12 @@ ObjMesh read_obj(const std::string& path, const std::string& ref_file, int ref_l
     }
     ObjMesh mesh;
     std::vector<Point3> positions;
-    size_t n_vt = 0, n_vn = 0;
+    std::vector<glm::vec3> normals;
+    size_t n_vt = 0;
     int current_group = -1;
     int current_mtl = -1;
     std::vector<size_t> face;
+    std::vector<long> face_normal;  // per face vertex: index into normals, -1 = none
     for_each_statement(text, [&](int line, const std::vector<std::string>& t, size_t line_begin,
                                  size_t eol) {
         const std::string& kw = t[0];
@@ -286,21 +290,29 @@ ObjMesh read_obj(const std::string& path, const std::string& ref_file, int ref_l
             const size_t lo = kw == "vt" ? 1 : 3, hi = 3;
             if (t.size() - 1 < lo || t.size() - 1 > hi)
                 throw InputError(path, line, "'" + kw + "' has " + std::to_string(t.size() - 1) + " numbers");
-            for (size_t i = 1; i < t.size(); ++i) {
-                float dummy;
-                if (!parse_float(t[i], dummy))
+            float c[3] = {0, 0, 0};
+            for (size_t i = 1; i < t.size(); ++i)
+                if (!parse_float(t[i], c[i - 1]))
                     throw InputError(path, line, "malformed number '" + t[i] + "' in '" + kw + "'");
+            if (kw == "vt") {
+                ++n_vt;
+            } else {
+                // Normalised here; a zero normal leaves its faces flat.
+                const glm::vec3 n(c[0], c[1], c[2]);
+                const float len = glm::length(n);
+                normals.push_back(len > 0.0f && std::isfinite(len) ? n / len : glm::vec3(0.0f));
             }
-            (kw == "vt" ? n_vt : n_vn)++;
         } else if (kw == "f") {
             if (t.size() < 4)
                 throw InputError(path, line, "face has " + std::to_string(t.size() - 1) +
                                                  " vertices (at least 3 needed)");
             face.clear();
+            face_normal.clear();
             for (size_t i = 1; i < t.size(); ++i) {
                 const std::string& vtx = t[i];
                 const size_t s1 = vtx.find('/');
                 face.push_back(resolve_index(vtx.substr(0, s1), positions.size(), "vertex", "vertices", path, line));
+                face_normal.push_back(-1);
                 if (s1 == std::string::npos) continue;
                 const size_t s2 = vtx.find('/', s1 + 1);
                 const std::string vt = vtx.substr(s1 + 1, s2 == std::string::npos ? std::string::npos : s2 - s1 - 1);
@@ -311,7 +323,7 @@ ObjMesh read_obj(const std::string& path, const std::string& ref_file, int ref_l
                     const std::string vn = vtx.substr(s2 + 1);
                     if (vn.find('/') != std::string::npos)
                         throw InputError(path, line, "malformed face vertex '" + vtx + "'");
-                    resolve_index(vn, n_vn, "normal", "normals", path, line);
+                    face_normal.back() = long(resolve_index(vn, normals.size(), "normal", "normals", path, line));
                 }
             }
             if (current_group < 0) {
@@ -320,9 +332,15 @@ ObjMesh read_obj(const std::string& path, const std::string& ref_file, int ref_l
             }
             // Fan triangulation: exact for the convex polygons OBJ exporters write.
             for (size_t i = 1; i + 1 < face.size(); ++i) {
-                mesh.corners.push_back(positions[face[0]]);
-                mesh.corners.push_back(positions[face[i]]);
-                mesh.corners.push_back(positions[face[i + 1]]);
+                const size_t c[3] = {0, i, i + 1};
+                bool smooth = true;
+                for (size_t k : c) {
+                    mesh.corners.push_back(positions[face[k]]);
+                    smooth = smooth && face_normal[k] >= 0 && normals[size_t(face_normal[k])] != glm::vec3(0.0f);
+                }
+                for (size_t k : c)
+                    mesh.corner_normals.push_back(smooth ? normals[size_t(face_normal[k])] : glm::vec3(0.0f));
+                mesh.tri_smooth.push_back(smooth ? 1 : 0);
                 mesh.tri_group.push_back(current_group);
             }
         } else if (kw == "usemtl") {
@@ -386,9 +404,10 @@ size_t append_mesh(Scene& scene, const ObjMesh& mesh, const std::string& path,
     size_t added = 0, degenerate = 0;
     const size_t ntri = mesh.tri_group.size();
     scene.triangles.reserve(scene.triangles.size() + ntri);
+    const glm::dmat4 m(xform);
+    const glm::dmat3 normal_matrix = glm::transpose(glm::inverse(glm::dmat3(m)));  // normals: inverse transpose
     for (size_t i = 0; i < ntri; ++i) {
         Triangle tri;
-        const glm::dmat4 m(xform);
         tri.v0 = Point3(m * glm::dvec4(mesh.corners[3 * i + 0], 1.0));
         tri.v1 = Point3(m * glm::dvec4(mesh.corners[3 * i + 1], 1.0));
         tri.v2 = Point3(m * glm::dvec4(mesh.corners[3 * i + 2], 1.0));
@@ -417,6 +436,17 @@ size_t append_mesh(Scene& scene, const ObjMesh& mesh, const std::string& path,
             g.area += 0.5 * area2;
             g.weighted_centre += (0.5 * area2) * (a + b + c) / 3.0;
             g.normal_sum += 0.5 * cr;
+        }
+        if (mesh.tri_smooth[i]) {
+            glm::vec3* out[3] = {&tri.n0, &tri.n1, &tri.n2};
+            bool ok = true;
+            for (int k = 0; k < 3; ++k) {
+                const glm::dvec3 n = normal_matrix * glm::dvec3(mesh.corner_normals[3 * i + size_t(k)]);
+                const double len = glm::length(n);
+                ok = ok && len > 0.0;
+                *out[k] = ok ? glm::vec3(n / len) : glm::vec3(0.0f);
+            }
+            tri.smooth = ok;
         }
         scene.triangles.push_back(tri);
         ++added;

@@ -59,6 +59,10 @@ struct Plane {
 struct Triangle {
     Point3 v0, v1, v2;
     uint32_t material = 0;
+    // Smooth shading: unit vertex normals, interpolated across the triangle for lighting
+    // and reflection (shadow and reflected rays still leave the flat triangle).
+    bool smooth = false;
+    glm::vec3 n0{0.0f}, n1{0.0f}, n2{0.0f};
 };
 
 enum class LightType : uint8_t { Point, Directional };

@@ -134,22 +134,43 @@ std::string to_pov(const Scene& s, int width, int height, int depth) {
         o << " }\n";
     }
 
-    // Triangles: one mesh2 per material, three vertices per triangle (no sharing,
-    // so every triangle keeps its exact float corners).
-    std::vector<std::vector<size_t>> by_material(s.materials.size());
-    for (size_t i = 0; i < s.triangles.size(); ++i) by_material[s.triangles[i].material].push_back(i);
-    for (size_t m = 0; m < by_material.size(); ++m) {
-        const std::vector<size_t>& tris = by_material[m];
-        if (tris.empty()) continue;
-        o << "mesh2 {\n  vertex_vectors { " << tris.size() * 3;
-        for (size_t i : tris) {
-            const Triangle& t = s.triangles[i];
-            o << ",\n    " << dvec(t.v0) << ", " << dvec(t.v1) << ", " << dvec(t.v2);
+    // Triangles: one mesh2 per material (and per flat/smooth), three vertices per
+    // triangle (no sharing, so every triangle keeps its exact corners). Smooth ones carry
+    // their vertex normals (normal_vectors + normal_indices): POV-Ray interpolates them
+    // for lighting and reflection, while rays still start on the flat triangle.
+    for (int smooth = 0; smooth < 2; ++smooth) {
+        std::vector<std::vector<size_t>> by_material(s.materials.size());
+        for (size_t i = 0; i < s.triangles.size(); ++i)
+            if (int(s.triangles[i].smooth) == smooth) by_material[s.triangles[i].material].push_back(i);
+        for (size_t m = 0; m < by_material.size(); ++m) {
+            const std::vector<size_t>& tris = by_material[m];
+            if (tris.empty()) continue;
+            o << "mesh2 {\n  vertex_vectors { " << tris.size() * 3;
+            for (size_t i : tris) {
+                const Triangle& t = s.triangles[i];
+                o << ",\n    " << dvec(t.v0) << ", " << dvec(t.v1) << ", " << dvec(t.v2);
+            }
+            o << "\n  }\n";
+            if (smooth) {
+                o << "  normal_vectors { " << tris.size() * 3;
+                for (size_t i : tris) {
+                    const Triangle& t = s.triangles[i];
+                    o << ",\n    " << vec(t.n0) << ", " << vec(t.n1) << ", " << vec(t.n2);
+                }
+                o << "\n  }\n";
+            }
+            o << "  face_indices { " << tris.size();
+            for (size_t k = 0; k < tris.size(); ++k)
+                o << ",\n    <" << 3 * k << ", " << 3 * k + 1 << ", " << 3 * k + 2 << ">";
+            o << "\n  }\n";
+            if (smooth) {
+                o << "  normal_indices { " << tris.size();
+                for (size_t k = 0; k < tris.size(); ++k)
+                    o << ",\n    <" << 3 * k << ", " << 3 * k + 1 << ", " << 3 * k + 2 << ">";
+                o << "\n  }\n";
+            }
+            o << "  texture { M" << m << " }\n}\n";
         }
-        o << "\n  }\n  face_indices { " << tris.size();
-        for (size_t k = 0; k < tris.size(); ++k)
-            o << ",\n    <" << 3 * k << ", " << 3 * k + 1 << ", " << 3 * k + 2 << ">";
-        o << "\n  }\n  texture { M" << m << " }\n}\n";
     }
     return o.str();
 }
