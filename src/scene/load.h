@@ -25,6 +25,22 @@ Scene load_obj_scene(const std::string& path);
 // docs/scene-format.md).
 Scene load_nff_scene(const std::string& path);
 
+// A PLY mesh (ASCII, binary little- or big-endian; scene/load_ply.cpp) rendered on its
+// own: the default material, a camera that frames it and a default light.
+Scene load_ply_scene(const std::string& path);
+size_t append_ply_mesh(Scene& scene, const std::string& path, const glm::mat4& xform,
+                       std::optional<uint32_t> material, const std::string& referenced_from = "",
+                       int ref_line = 0);
+
+// For a mesh loaded on its own: a camera that frames its bounds from the +z side (50
+// degrees, a 16:9 image), and, when it has no lights, a white point light above and
+// behind the camera (with a note). Shared by the OBJ, PLY and glTF loaders.
+void frame_mesh_scene(Scene& scene, const std::string& path);
+
+// A mesh file by extension (.obj, .ply) into `scene`, as a JSON 'mesh' object asks.
+size_t append_mesh_file(Scene& scene, const std::string& path, const glm::mat4& xform,
+                        std::optional<uint32_t> material, const std::string& referenced_from, int ref_line);
+
 // Appends the triangles of an OBJ mesh to `scene`, transformed by `xform`.
 // Materials come from the OBJ's MTL files unless `material_override` is set.
 // `referenced_from` / `ref_line` name the file (and line) that asked for the mesh,

@@ -358,7 +358,7 @@ private:
             if (Node t = n.member("transform", "mesh 'transform'")) xform = read_transform(t);
             std::optional<uint32_t> override_mat;
             if (Node m = n.member("material", "mesh 'material'")) override_mat = material_ref(m);
-            const size_t added = append_obj_mesh(scene_, file, xform, override_mat, n.doc->file, f.line());
+            const size_t added = append_mesh_file(scene_, file, xform, override_mat, n.doc->file, f.line());
             // A mesh with normals of its own (OBJ 'vn') keeps them; "smooth" makes them
             // for a mesh that has none.
             if (smooth) {

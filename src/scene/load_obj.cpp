@@ -461,7 +461,46 @@ size_t append_mesh(Scene& scene, const ObjMesh& mesh, const std::string& path,
     return added;
 }
 
+struct MeshFraming {
+    glm::vec3 centre;
+    float radius;
+};
+
+// Frame the bounding box from the +z side: its front face must fit both the 50 degree
+// horizontal fov and the vertical fov of a 16:9 image.
+MeshFraming frame_camera(Scene& scene) {
+    const Bounds3 b = finite_bounds(scene);
+    const glm::vec3 centre(0.5 * (b.lo + b.hi));
+    const glm::vec3 half = glm::max(glm::vec3(0.5 * (b.hi - b.lo)), glm::vec3(1e-6f));
+    const double hfov = 50.0;
+    const double half_h = 0.5 * hfov * 3.14159265358979323846 / 180.0;
+    const double half_v = std::atan(std::tan(half_h) * 9.0 / 16.0);
+    const float radius = glm::length(half);
+    const float dist = 1.1f * static_cast<float>(std::max(double(half.x) / std::tan(half_h),
+                                                          double(half.y) / std::tan(half_v))) + half.z;
+    scene.camera.from = centre + glm::vec3(0.0f, 0.0f, dist);
+    scene.camera.at = centre;
+    scene.camera.up = glm::vec3(0.0f, 1.0f, 0.0f);
+    scene.camera.fov_deg = static_cast<float>(hfov);
+    return {centre, radius};
+}
+
+void add_default_light(Scene& scene, float radius, const std::string& why) {
+    Light l;
+    l.type = LightType::Point;
+    l.position = Point3(scene.camera.from) + Point3(0.0, radius, 0.5 * radius);
+    l.colour = glm::vec3(1.0f);
+    scene.lights.push_back(l);
+    scene.notes.push_back(why + "; added a white light above and behind the camera");
+}
+
 }  // namespace
+
+void frame_mesh_scene(Scene& scene, const std::string& path) {
+    const MeshFraming fr = frame_camera(scene);
+    if (scene.lights.empty()) add_default_light(scene, fr.radius, path + ": no lights");
+    validate(scene);
+}
 
 size_t append_obj_mesh(Scene& scene, const std::string& obj_path, const glm::mat4& xform,
                        std::optional<uint32_t> material_override,
@@ -482,21 +521,9 @@ Scene load_obj_scene(const std::string& path) {
     append_mesh(scene, mesh, path, glm::mat4(1.0f), std::nullopt, &groups);
     if (scene.triangles.empty()) throw InputError(path, 0, "OBJ file has no (non-degenerate) faces");
 
-    // Frame the bounding box from the +z side: its front face must fit both the 50
-    // degree horizontal fov and the vertical fov of a 16:9 image.
-    const Bounds3 b = finite_bounds(scene);
-    const glm::vec3 centre(0.5 * (b.lo + b.hi));
-    const glm::vec3 half = glm::max(glm::vec3(0.5 * (b.hi - b.lo)), glm::vec3(1e-6f));
-    const double hfov = 50.0;
-    const double half_h = 0.5 * hfov * 3.14159265358979323846 / 180.0;
-    const double half_v = std::atan(std::tan(half_h) * 9.0 / 16.0);
-    const float radius = glm::length(half);
-    const float dist = 1.1f * static_cast<float>(std::max(double(half.x) / std::tan(half_h),
-                                                          double(half.y) / std::tan(half_v))) + half.z;
-    scene.camera.from = centre + glm::vec3(0.0f, 0.0f, dist);
-    scene.camera.at = centre;
-    scene.camera.up = glm::vec3(0.0f, 1.0f, 0.0f);
-    scene.camera.fov_deg = static_cast<float>(hfov);
+    const MeshFraming fr = frame_camera(scene);
+    const glm::vec3 centre = fr.centre;
+    const float radius = fr.radius;
 
     for (size_t g = 0; g < groups.size(); ++g) {
         const int mi = mesh.group_mtl[g];
@@ -515,12 +542,7 @@ Scene load_obj_scene(const std::string& path) {
         scene.lights.push_back(l);
     }
     if (scene.lights.empty()) {
-        Light l;
-        l.type = LightType::Point;
-        l.position = Point3(scene.camera.from) + Point3(0.0, radius, 0.5 * radius);
-        l.colour = glm::vec3(1.0f);
-        scene.lights.push_back(l);
-        scene.notes.push_back(path + ": no emissive (Ke) material; added a white light above and behind the camera");
+        add_default_light(scene, radius, path + ": no emissive (Ke) material");
     } else {
         // Ke is an area light's radiance (McGuire's Cornell boxes use Ke 17 12 4); as a
         // point light with no falloff it would wash everything out. Scale all lights
