@@ -9,7 +9,7 @@
 # srt::InputError). Findings are kept in build-fuzz/findings/.
 #
 # Environment: CXX_FUZZ (default clang++-14, else clang++), SRT_FUZZ_DIR (default
-# build-fuzz), SRT_FUZZ_TARGETS (default "json obj nff ply").
+# build-fuzz), SRT_FUZZ_TARGETS (default "json obj nff ply gltf").
 set -euo pipefail
 
 secs=${1:-60}
@@ -19,7 +19,7 @@ if ! [[ "$secs" =~ ^[0-9]+$ ]] || [ "$secs" -lt 1 ]; then
 fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${SRT_FUZZ_DIR:-$root/build-fuzz}
-targets=${SRT_FUZZ_TARGETS:-json obj nff ply}
+targets=${SRT_FUZZ_TARGETS:-json obj nff ply gltf}
 cxx=${CXX_FUZZ:-$(command -v clang++-14 || command -v clang++ || true)}
 if [ -z "$cxx" ]; then
     echo "fuzz.sh: clang++ not found (Debian: apt-get install clang-14)" >&2
@@ -56,7 +56,7 @@ done
 for p in "${pids[@]}"; do wait "$p"; done
 for t in $targets; do
     "$cxx" "${common[@]}" -fsanitize=fuzzer -I"$root/tests/fuzz" \
-        "$root/tests/fuzz/fuzz_$t.cpp" "${objs[@]}" -lpthread -o "$out/fuzz_$t"
+        "$root/tests/fuzz/fuzz_$t.cpp" "${objs[@]}" -ltinygltf -lpthread -o "$out/fuzz_$t"
 done
 echo "fuzz.sh: build took $(( $(date +%s) - t_build )) s"
 

@@ -6,13 +6,13 @@ PKGS=(
   # build
   cmake ninja-build g++ pkg-config git
   # libraries (third_party/README.md)
-  libglm-dev libstb-dev nlohmann-json3-dev libcli11-dev libgtest-dev libopenexr-dev libpng-dev
+  libglm-dev libstb-dev nlohmann-json3-dev libcli11-dev libgtest-dev libopenexr-dev libpng-dev libtinygltf-dev
   # viewer: GLFW, OpenGL, GLAD generator, Dear ImGui
   libglfw3-dev libgl-dev python3-glad libimgui-dev
   # tests: POV-Ray (image oracle), Xvfb + Mesa (viewer), clang (fuzzing), matplotlib (bench plot)
   povray xvfb xauth libgl1-mesa-dri clang libclang-rt-14-dev python3-matplotlib xz-utils
-  # tests: OpenEXR's own tools (exrheader) read our EXR files
-  openexr
+  # tests: OpenEXR's own tools (exrheader) read our EXR files; assimp writes glTF we did not
+  openexr assimp-utils
 )
 missing=()
 for p in "${PKGS[@]}"; do

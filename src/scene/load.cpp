@@ -30,19 +30,21 @@ Scene load_scene(const std::string& path) {
     if (ext == ".obj") return load_obj_scene(path);
     if (ext == ".nff") return load_nff_scene(path);
     if (ext == ".ply") return load_ply_scene(path);
+    if (ext == ".gltf" || ext == ".glb") return load_gltf_scene(path);
     throw InputError(path, 0,
                      "unknown scene file extension '" + ext +
-                         "' (expected .json, .obj, .ply or .nff)");
+                         "' (expected .json, .obj, .ply, .gltf, .glb or .nff)");
 }
 
 size_t append_mesh_file(Scene& scene, const std::string& path, const glm::mat4& xform,
                         std::optional<uint32_t> material, const std::string& referenced_from, int ref_line) {
     const std::string ext = lower_extension(path);
     if (ext == ".ply") return append_ply_mesh(scene, path, xform, material, referenced_from, ref_line);
+    if (ext == ".gltf" || ext == ".glb") return append_gltf_mesh(scene, path, xform, material, referenced_from, ref_line);
     // OBJ is what a mesh was before there were others, so a name without an extension is one.
     if (ext == ".obj" || ext.empty()) return append_obj_mesh(scene, path, xform, material, referenced_from, ref_line);
     throw InputError(referenced_from, ref_line, "mesh file '" + path + "': unknown extension '" + ext +
-                                                    "' (expected .obj or .ply)");
+                                                    "' (expected .obj, .ply, .gltf or .glb)");
 }
 
 }  // namespace srt

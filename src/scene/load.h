@@ -32,12 +32,21 @@ size_t append_ply_mesh(Scene& scene, const std::string& path, const glm::mat4& x
                        std::optional<uint32_t> material, const std::string& referenced_from = "",
                        int ref_line = 0);
 
+// glTF 2.0, .gltf (embedded or external buffers) or .glb (scene/load_gltf.cpp): its
+// meshes by their node transforms, its first camera, its KHR_lights_punctual lights and
+// its materials; without a camera, framed as a mesh; without lights, a white light.
+Scene load_gltf_scene(const std::string& path);
+// Its triangles only (a JSON 'mesh'): materials from the file unless `material` is set.
+size_t append_gltf_mesh(Scene& scene, const std::string& path, const glm::mat4& xform,
+                        std::optional<uint32_t> material, const std::string& referenced_from = "",
+                        int ref_line = 0);
+
 // For a mesh loaded on its own: a camera that frames its bounds from the +z side (50
 // degrees, a 16:9 image), and, when it has no lights, a white point light above and
 // behind the camera (with a note). Shared by the OBJ, PLY and glTF loaders.
 void frame_mesh_scene(Scene& scene, const std::string& path);
 
-// A mesh file by extension (.obj, .ply) into `scene`, as a JSON 'mesh' object asks.
+// A mesh file by extension (.obj, .ply, .gltf, .glb) into `scene`, as a JSON 'mesh' object asks.
 size_t append_mesh_file(Scene& scene, const std::string& path, const glm::mat4& xform,
                         std::optional<uint32_t> material, const std::string& referenced_from, int ref_line);
 

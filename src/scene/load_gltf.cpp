@@ -1,0 +1,361 @@
+// load_gltf.cpp - glTF 2.0 (.gltf with embedded or external buffers, and .glb) through
+// Debian's libtinygltf-dev.
+//
+// tinygltf parses the JSON and loads the buffers; everything read from them is checked
+// here (accessor types, strides, bounds, index ranges), because tinygltf does not check
+// that an accessor fits its buffer. Errors name the file and, where it can be said, the
+// JSON pointer of what was wrong: `model.gltf: /accessors/2: count 900 runs past the end
+// of its buffer view (640 bytes)`.
+//
+// The mapping onto our model (docs/scene-format.md, "glTF 2.0"):
+//   meshes   triangles of every primitive of mode TRIANGLES (4; the default), placed by
+//            the node hierarchy of the default scene; NORMAL makes them smooth;
+//   camera   the first node with a perspective camera: from its origin along -z, up +y,
+//            yfov and aspectRatio (16:9 when absent) turned into our horizontal fov;
+//   lights   KHR_lights_punctual: point lights, directional lights, and spot lights as
+//            point lights (a note says so); colours scaled together so the brightest
+//            channel times intensity is 1 (no falloff in our model);
+//   material baseColorFactor -> colour; metallic m and roughness r -> a mirror of
+//            weight m (1 - r)^2 tinted by the base colour, kd = 1 - that weight.
+#include "scene/load.h"
+
+#include "core/error.h"
+
+#include <tiny_gltf.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+
+namespace srt {
+namespace {
+
+bool no_images(tinygltf::Image*, const int, std::string*, std::string*, int, int, const unsigned char*, int, void*) {
+    return true;  // textures are not used: do not decode them
+}
+
+[[noreturn]] void fail(const std::string& path, const std::string& pointer, const std::string& msg) {
+    throw InputError(path, 0, pointer.empty() ? msg : pointer + ": " + msg);
+}
+
+glm::dmat4 node_matrix(const tinygltf::Node& n) {
+    if (n.matrix.size() == 16) {
+        glm::dmat4 m;
+        for (int c = 0; c < 4; ++c)
+            for (int r = 0; r < 4; ++r) m[c][r] = n.matrix[size_t(4 * c + r)];  // column-major, as glTF
+        return m;
+    }
+    glm::dmat4 t(1.0), r(1.0), s(1.0);
+    if (n.translation.size() == 3) t[3] = glm::dvec4(n.translation[0], n.translation[1], n.translation[2], 1.0);
+    if (n.rotation.size() == 4) {
+        const double x = n.rotation[0], y = n.rotation[1], z = n.rotation[2], w = n.rotation[3];
+        r = glm::dmat4(glm::dmat3(1 - 2 * (y * y + z * z), 2 * (x * y + z * w), 2 * (x * z - y * w),
+                                  2 * (x * y - z * w), 1 - 2 * (x * x + z * z), 2 * (y * z + x * w),
+                                  2 * (x * z + y * w), 2 * (y * z - x * w), 1 - 2 * (x * x + y * y)));
+    }
+    if (n.scale.size() == 3) s = glm::dmat4(glm::dmat3(glm::dvec3(n.scale[0], 0, 0), glm::dvec3(0, n.scale[1], 0), glm::dvec3(0, 0, n.scale[2])));
+    return t * r * s;
+}
+
+// The bytes of accessor `a`, checked: `type` components of `ctypes`, within its buffer.
+struct View {
+    const unsigned char* data = nullptr;
+    size_t count = 0, stride = 0;
+    int ctype = 0;
+};
+View accessor_view(const std::string& path, const tinygltf::Model& m, int index, int type,
+                   std::initializer_list<int> ctypes) {
+    const std::string ptr = "/accessors/" + std::to_string(index);
+    if (index < 0 || size_t(index) >= m.accessors.size()) fail(path, ptr, "no such accessor");
+    const tinygltf::Accessor& a = m.accessors[size_t(index)];
+    auto tname = [](int t) {
+        switch (t) {
+            case TINYGLTF_TYPE_SCALAR: return std::string("SCALAR");
+            case TINYGLTF_TYPE_VEC2: return std::string("VEC2");
+            case TINYGLTF_TYPE_VEC3: return std::string("VEC3");
+            case TINYGLTF_TYPE_VEC4: return std::string("VEC4");
+            default: return "type " + std::to_string(t);
+        }
+    };
+    if (a.type != type) fail(path, ptr, "is " + tname(a.type) + " where " + tname(type) + " is needed");
+    if (std::find(ctypes.begin(), ctypes.end(), a.componentType) == ctypes.end())
+        fail(path, ptr, "componentType " + std::to_string(a.componentType) + " is not one this attribute may have");
+    if (a.sparse.isSparse) fail(path, ptr, "sparse accessors are not supported");
+    if (a.bufferView < 0 || size_t(a.bufferView) >= m.bufferViews.size()) fail(path, ptr, "bufferView missing or out of range");
+    const tinygltf::BufferView& bv = m.bufferViews[size_t(a.bufferView)];
+    const std::string bptr = "/bufferViews/" + std::to_string(a.bufferView);
+    if (bv.buffer < 0 || size_t(bv.buffer) >= m.buffers.size()) fail(path, bptr, "buffer missing or out of range");
+    const std::vector<unsigned char>& buf = m.buffers[size_t(bv.buffer)].data;
+    if (bv.byteOffset > buf.size() || bv.byteLength > buf.size() - bv.byteOffset)
+        fail(path, bptr, "runs past the end of buffer " + std::to_string(bv.buffer) + " (" + std::to_string(buf.size()) + " bytes)");
+    const int csize = tinygltf::GetComponentSizeInBytes(uint32_t(a.componentType));
+    const int ncomp = tinygltf::GetNumComponentsInType(uint32_t(a.type));
+    if (csize <= 0 || ncomp <= 0) fail(path, ptr, "unknown component type or type");
+    const size_t elem = size_t(csize) * size_t(ncomp);
+    const size_t stride = bv.byteStride ? bv.byteStride : elem;
+    if (stride < elem) fail(path, bptr, "byteStride " + std::to_string(bv.byteStride) + " is smaller than an element");
+    if (a.count == 0) fail(path, ptr, "count is 0");
+    if (a.byteOffset > bv.byteLength || (a.count - 1) > (bv.byteLength - a.byteOffset) / stride ||
+        (a.count - 1) * stride + elem > bv.byteLength - a.byteOffset)
+        fail(path, ptr, "count " + std::to_string(a.count) + " runs past the end of its buffer view (" +
+                            std::to_string(bv.byteLength) + " bytes)");
+    return {buf.data() + bv.byteOffset + a.byteOffset, a.count, stride, a.componentType};
+}
+
+float read_float(const View& v, size_t i, int c) {
+    float f;
+    std::memcpy(&f, v.data + i * v.stride + size_t(c) * 4, 4);
+    return f;
+}
+uint32_t read_index(const View& v, size_t i) {
+    const unsigned char* p = v.data + i * v.stride;
+    switch (v.ctype) {
+        case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: return p[0];
+        case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: { uint16_t x; std::memcpy(&x, p, 2); return x; }
+        default: { uint32_t x; std::memcpy(&x, p, 4); return x; }
+    }
+}
+
+struct Loaded {
+    tinygltf::Model model;
+};
+
+tinygltf::Model load_model(const std::string& path, const std::string& referenced_from, int ref_line) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) {
+        if (!referenced_from.empty()) throw InputError(referenced_from, ref_line, "mesh file '" + path + "' not found");
+        throw InputError(path, 0, "cannot open file");
+    }
+    if (!std::filesystem::is_regular_file(path, ec)) throw InputError(path, 0, "not a regular file");
+    if (std::filesystem::file_size(path, ec) > (size_t(1) << 30)) throw InputError(path, 0, "larger than 1 GiB");
+    tinygltf::TinyGLTF loader;
+    loader.SetImageLoader(no_images, nullptr);
+    tinygltf::Model model;
+    std::string err, warn;
+    std::string ext = std::filesystem::path(path).extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    const bool ok = ext == ".glb" ? loader.LoadBinaryFromFile(&model, &err, &warn, path)
+                                  : loader.LoadASCIIFromFile(&model, &err, &warn, path);
+    if (!ok || !err.empty()) {
+        while (!err.empty() && (err.back() == '\n' || err.back() == ' ')) err.pop_back();
+        for (char& c : err)
+            if (c == '\n') c = ';';
+        throw InputError(path, 0, "not a valid glTF 2.0 file: " + (err.empty() ? std::string("tinygltf gave no reason") : err));
+    }
+    return model;
+}
+
+}  // namespace
+
+size_t append_gltf(Scene& scene, const std::string& path, const glm::mat4& xform, std::optional<uint32_t> material,
+                   const std::string& referenced_from, int ref_line, bool take_camera_and_lights) {
+    const tinygltf::Model m = load_model(path, referenced_from, ref_line);
+
+    // Materials (unless one is imposed).
+    std::vector<uint32_t> mat_ids(m.materials.size(), 0);
+    if (!material) {
+        for (size_t i = 0; i < m.materials.size(); ++i) {
+            const tinygltf::PbrMetallicRoughness& p = m.materials[i].pbrMetallicRoughness;
+            Material mat;
+            mat.name = m.materials[i].name.empty() ? path + "#" + std::to_string(i) : m.materials[i].name;
+            if (p.baseColorFactor.size() >= 3)
+                mat.colour = glm::clamp(glm::vec3(float(p.baseColorFactor[0]), float(p.baseColorFactor[1]), float(p.baseColorFactor[2])),
+                                        glm::vec3(0.0f), glm::vec3(1.0f));
+            const double metal = std::clamp(p.metallicFactor, 0.0, 1.0), rough = std::clamp(p.roughnessFactor, 0.0, 1.0);
+            const float mirror = float(metal * (1.0 - rough) * (1.0 - rough));
+            mat.kr = mirror * mat.colour;
+            mat.kd = 1.0f - mirror;
+            mat_ids[i] = scene.add_material(mat);
+        }
+    }
+
+    const int root_scene = m.defaultScene >= 0 ? m.defaultScene : 0;
+    std::vector<int> roots;
+    if (size_t(root_scene) < m.scenes.size()) roots = m.scenes[size_t(root_scene)].nodes;
+    else
+        for (size_t i = 0; i < m.nodes.size(); ++i) roots.push_back(int(i));  // no scene: every node
+
+    size_t added = 0, skipped_modes = 0, degenerate = 0;
+    bool have_camera = false, spot_note = false;
+    std::vector<Light> lights;
+    std::vector<float> light_peak;
+    std::vector<char> visiting(m.nodes.size(), 0);
+    std::function<void(int, const glm::dmat4&, int)> visit = [&](int ni, const glm::dmat4& parent, int depth) {
+        const std::string nptr = "/nodes/" + std::to_string(ni);
+        if (ni < 0 || size_t(ni) >= m.nodes.size()) fail(path, nptr, "no such node");
+        if (visiting[size_t(ni)] || depth > 64) fail(path, nptr, "the node hierarchy has a cycle or is deeper than 64");
+        visiting[size_t(ni)] = 1;
+        const tinygltf::Node& node = m.nodes[size_t(ni)];
+        if (!node.matrix.empty() && node.matrix.size() != 16) fail(path, nptr + "/matrix", "must have 16 numbers");
+        const glm::dmat4 world = parent * node_matrix(node);
+        if (node.mesh >= 0) {
+            if (size_t(node.mesh) >= m.meshes.size()) fail(path, nptr + "/mesh", "no such mesh");
+            const tinygltf::Mesh& mesh = m.meshes[size_t(node.mesh)];
+            const glm::dmat3 nmat = glm::transpose(glm::inverse(glm::dmat3(world)));
+            for (size_t pi = 0; pi < mesh.primitives.size(); ++pi) {
+                const tinygltf::Primitive& prim = mesh.primitives[pi];
+                const std::string pptr = "/meshes/" + std::to_string(node.mesh) + "/primitives/" + std::to_string(pi);
+                if (prim.mode != TINYGLTF_MODE_TRIANGLES && prim.mode != -1) {
+                    ++skipped_modes;
+                    continue;
+                }
+                const auto pos_it = prim.attributes.find("POSITION");
+                if (pos_it == prim.attributes.end()) fail(path, pptr, "has no POSITION attribute");
+                const View pos = accessor_view(path, m, pos_it->second, TINYGLTF_TYPE_VEC3, {TINYGLTF_COMPONENT_TYPE_FLOAT});
+                View nrm;
+                const auto n_it = prim.attributes.find("NORMAL");
+                const bool smooth = n_it != prim.attributes.end();
+                if (smooth) {
+                    nrm = accessor_view(path, m, n_it->second, TINYGLTF_TYPE_VEC3, {TINYGLTF_COMPONENT_TYPE_FLOAT});
+                    if (nrm.count != pos.count)
+                        fail(path, "/accessors/" + std::to_string(n_it->second), "NORMAL has " + std::to_string(nrm.count) +
+                                                                                  " entries, POSITION " + std::to_string(pos.count));
+                }
+                std::vector<uint32_t> idx;
+                if (prim.indices >= 0) {
+                    const View iv = accessor_view(path, m, prim.indices, TINYGLTF_TYPE_SCALAR,
+                                                  {TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE, TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT,
+                                                   TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT});
+                    idx.resize(iv.count);
+                    for (size_t i = 0; i < iv.count; ++i) {
+                        idx[i] = read_index(iv, i);
+                        if (idx[i] >= pos.count)
+                            fail(path, "/accessors/" + std::to_string(prim.indices), "index " + std::to_string(idx[i]) +
+                                                                                     " at " + std::to_string(i) + " is out of range (" +
+                                                                                     std::to_string(pos.count) + " vertices)");
+                    }
+                } else {
+                    idx.resize(pos.count);
+                    for (size_t i = 0; i < pos.count; ++i) idx[i] = uint32_t(i);
+                }
+                if (idx.size() % 3 != 0) fail(path, pptr, std::to_string(idx.size()) + " indices are not whole triangles");
+                uint32_t mat_id = material.value_or(0u);
+                if (!material && prim.material >= 0) {
+                    if (size_t(prim.material) >= m.materials.size()) fail(path, pptr + "/material", "no such material");
+                    mat_id = mat_ids[size_t(prim.material)];
+                }
+                for (size_t t = 0; t < idx.size(); t += 3) {
+                    Triangle tri;
+                    Point3* v[3] = {&tri.v0, &tri.v1, &tri.v2};
+                    glm::vec3* nn[3] = {&tri.n0, &tri.n1, &tri.n2};
+                    bool ok = smooth;
+                    for (int c = 0; c < 3; ++c) {
+                        const size_t k = idx[t + size_t(c)];
+                        const glm::dvec3 p(read_float(pos, k, 0), read_float(pos, k, 1), read_float(pos, k, 2));
+                        if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z))
+                            fail(path, "/accessors/" + std::to_string(pos_it->second), "position " + std::to_string(k) + " is not finite");
+                        *v[c] = Point3(glm::dmat4(xform) * world * glm::dvec4(p, 1.0));
+                        if (smooth) {
+                            const glm::dvec3 n = glm::dmat3(glm::transpose(glm::inverse(glm::dmat3(glm::dmat4(xform))))) * nmat *
+                                                 glm::dvec3(read_float(nrm, k, 0), read_float(nrm, k, 1), read_float(nrm, k, 2));
+                            const double len = glm::length(n);
+                            ok = ok && len > 0.0 && std::isfinite(len);
+                            *nn[c] = ok ? glm::vec3(n / len) : glm::vec3(0.0f);
+                        }
+                    }
+                    const glm::dvec3 cr = glm::cross(tri.v1 - tri.v0, tri.v2 - tri.v0);
+                    const double longest = std::max({glm::length(tri.v1 - tri.v0), glm::length(tri.v2 - tri.v0), glm::length(tri.v2 - tri.v1)});
+                    if (!(glm::length(cr) > 1e-12 * longest * longest)) {
+                        ++degenerate;
+                        continue;
+                    }
+                    tri.smooth = ok;
+                    if (!ok) tri.n0 = tri.n1 = tri.n2 = glm::vec3(0.0f);
+                    tri.material = mat_id;
+                    scene.triangles.push_back(tri);
+                    ++added;
+                }
+            }
+        }
+        if (take_camera_and_lights && node.camera >= 0 && !have_camera) {
+            if (size_t(node.camera) >= m.cameras.size()) fail(path, nptr + "/camera", "no such camera");
+            const tinygltf::Camera& cam = m.cameras[size_t(node.camera)];
+            if (cam.type == "perspective") {
+                const glm::dmat4 w = glm::dmat4(xform) * world;
+                scene.camera.from = glm::vec3(w * glm::dvec4(0, 0, 0, 1));
+                scene.camera.at = glm::vec3(w * glm::dvec4(0, 0, -1, 1));
+                scene.camera.up = glm::vec3(glm::normalize(glm::dmat3(w) * glm::dvec3(0, 1, 0)));
+                const double aspect = cam.perspective.aspectRatio > 0 ? cam.perspective.aspectRatio : 16.0 / 9.0;
+                const double yfov = cam.perspective.yfov;
+                if (!(yfov > 0.0 && yfov < 3.1)) fail(path, "/cameras/" + std::to_string(node.camera) + "/perspective/yfov", "must be in (0, pi)");
+                scene.camera.fov_deg = float(std::min(179.0, 2.0 * std::atan(std::tan(yfov / 2.0) * aspect) * 180.0 / 3.14159265358979323846));
+                have_camera = true;
+            }
+        }
+        if (take_camera_and_lights) {
+            const auto ext = node.extensions.find("KHR_lights_punctual");
+            if (ext != node.extensions.end() && ext->second.Has("light")) {
+                const int li = ext->second.Get("light").GetNumberAsInt();
+                if (li < 0 || size_t(li) >= m.lights.size()) fail(path, nptr + "/extensions/KHR_lights_punctual/light", "no such light");
+                const tinygltf::Light& gl = m.lights[size_t(li)];
+                const glm::dmat4 w = glm::dmat4(xform) * world;
+                Light l;
+                glm::vec3 c(1.0f);
+                if (gl.color.size() >= 3) c = glm::vec3(float(gl.color[0]), float(gl.color[1]), float(gl.color[2]));
+                l.colour = glm::max(c, glm::vec3(0.0f)) * float(std::max(gl.intensity, 0.0));
+                if (gl.type == "directional") {
+                    l.type = LightType::Directional;
+                    l.direction = glm::vec3(glm::normalize(glm::dmat3(w) * glm::dvec3(0, 0, -1)));
+                } else {
+                    if (gl.type == "spot") spot_note = true;
+                    l.type = LightType::Point;
+                    l.position = Point3(w * glm::dvec4(0, 0, 0, 1));
+                }
+                lights.push_back(l);
+            }
+        }
+        for (int child : node.children) visit(child, world, depth + 1);
+        visiting[size_t(ni)] = 0;
+    };
+    for (int r : roots) visit(r, glm::dmat4(1.0), 0);
+
+    if (!lights.empty()) {
+        // glTF intensities are photometric; our lights have no falloff. Scale them together
+        // so the brightest channel is 1, keeping their colours and ratios (as for OBJ Ke).
+        float peak = 0.0f;
+        for (const Light& l : lights) peak = std::max({peak, l.colour.x, l.colour.y, l.colour.z});
+        if (peak > 0.0f)
+            for (Light& l : lights) l.colour /= peak;
+        scene.lights.insert(scene.lights.end(), lights.begin(), lights.end());
+        scene.notes.push_back(path + ": " + std::to_string(lights.size()) + " KHR_lights_punctual light(s), scaled so the brightest channel is 1");
+    }
+    if (spot_note) scene.notes.push_back(path + ": spot lights are rendered as point lights (no cone)");
+    if (skipped_modes) scene.notes.push_back(path + ": skipped " + std::to_string(skipped_modes) + " primitive(s) that are not triangles");
+    if (degenerate) scene.notes.push_back(path + ": dropped " + std::to_string(degenerate) + " degenerate triangle(s)");
+    if (have_camera) scene.notes.push_back(path + ": camera from the file");
+    return added;
+}
+
+size_t append_gltf_mesh(Scene& scene, const std::string& path, const glm::mat4& xform, std::optional<uint32_t> material,
+                        const std::string& referenced_from, int ref_line) {
+    return append_gltf(scene, path, xform, material, referenced_from, ref_line, false);
+}
+
+Scene load_gltf_scene(const std::string& path) {
+    Scene scene;
+    scene.name = path;
+    Material grey;
+    grey.name = "default";
+    scene.add_material(grey);
+    const Camera before = scene.camera;
+    append_gltf(scene, path, glm::mat4(1.0f), std::nullopt, "", 0, true);
+    if (scene.triangles.empty()) throw InputError(path, 0, "glTF file has no triangles in its default scene");
+    const bool own_camera = !(scene.camera.from == before.from && scene.camera.at == before.at);
+    if (own_camera) {
+        if (scene.lights.empty()) {
+            // No lights in the file: a white light at the camera.
+            Light l;
+            l.position = Point3(scene.camera.from);
+            scene.lights.push_back(l);
+            scene.notes.push_back(path + ": no KHR_lights_punctual lights; added a white light at the camera");
+        }
+        validate(scene);
+    } else {
+        frame_mesh_scene(scene, path);
+    }
+    return scene;
+}
+
+}  // namespace srt
