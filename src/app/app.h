@@ -44,6 +44,7 @@ struct RenderOptions {
     std::string exr_channels = "rgb";   // rgb | rgba
     std::string frames;                 // "A..B": frames of the scene's animation (app/frame_range.h)
     std::string frame;                  // "K": one frame of it
+    bool frame_count = false;           // print the animation's frame count and exit
     std::string stats_json;             // --stats-json FILE (docs/stats-json.md)
     void add_to(CLI::App& cmd);
 };

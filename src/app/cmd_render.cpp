@@ -106,6 +106,12 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
     // With -o - the image goes to standard output, so the text goes to standard error.
     std::FILE* info = out == "-" ? stderr : stdout;
 
+    if (ro.frame_count) {  // for job scripts (tools/slurm): nothing is rendered
+        const Scene s = load_with_overrides(so);
+        if (s.animation.empty()) throw InputError("--frame-count: the scene has no 'animation'");
+        std::printf("%d\n", s.animation.frame_count());
+        return 0;
+    }
     const auto t_load = Clock::now();
     const Scene scene = load_with_overrides(so);
     for (const std::string& n : scene.notes) std::fprintf(stderr, "note: %s\n", n.c_str());

@@ -102,6 +102,7 @@ void RenderOptions::add_to(CLI::App& cmd) {
     cmd.add_option("--exr-channels", exr_channels, "EXR channels (A is 1)")->check(CLI::IsMember({"rgb", "rgba"}))->capture_default_str();
     cmd.add_option("--frames", frames, "Render frames A..B (inclusive) of the scene's camera animation; -o then needs a frame number, like out_%04d.png");
     cmd.add_option("--frame", frame, "Render frame K of the scene's camera animation");
+    cmd.add_flag("--frame-count", frame_count, "Print the number of frames of the scene's camera animation and exit (for job scripts)");
     cmd.add_option("--stats-json", stats_json, "Write the scene, device, settings, frame times, rays and live rays/warps per bounce as JSON (docs/stats-json.md)");
 }
 
