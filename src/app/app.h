@@ -30,6 +30,7 @@ struct FrameOptions {
     std::string mode = "stencil";
     std::string launch = "graph";
     std::string warp_shape = "8x4";
+    std::string devices;  // --devices all|0,1,...: split each frame over these GPUs
     void add_to(CLI::App& cmd, bool with_size = true);
     // Parses mode/backend (throws CLI::ValidationError-like InputError on bad values).
     RenderSettings settings(const Scene& scene, const CLI::App& cmd) const;
@@ -54,7 +55,9 @@ Scene load_with_overrides(const SceneOptions& o);
 
 // Creates the executor for `b`; under Auto, prints a one-line notice when it falls
 // back to the CPU. Throws BackendUnavailable under Cuda when no device is usable.
-std::unique_ptr<Executor> make_executor(Backend b);
+// `devices` ("all" or "0,1,...", empty = the first device): with more than one, a
+// SplitExecutor over one CUDA executor per device (render/split_executor.h).
+std::unique_ptr<Executor> make_executor(Backend b, const std::string& devices = "");
 
 int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& cmd,
                const RenderOptions& ro);

@@ -6,6 +6,7 @@
 //   bench --skip                                                   dead rays skipped per second
 //   bench --tune                                                   launch sizes, cached per GPU
 #include "app/app.h"
+#include "render/split_executor.h"
 
 #include "bench/bench.h"
 #include "core/error.h"
@@ -66,6 +67,7 @@ int cmd_bench(int argc, char** argv) {
     cli.add_option("--warmup", o.warmup, "Untimed frames before them (CPU backend default: 1)")
         ->check(CLI::Range(0, 1000000))->capture_default_str();
     cli.add_option("--backend,-b", o.backend, "Executor")->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
+    cli.add_option("--devices", o.devices, "GPUs to split each frame over: all, or a list like 0,1 (prints each device's band and time)");
     cli.add_option("--csv", o.csv, "Write the results as CSV (atomically)");
     cli.add_option("--json", o.json, "Write the results, machine, build, scene and settings as JSON (atomically)");
     cli.add_option("--plot", o.plot, "Draw FPS against depth and live warps per bounce into this PNG "
@@ -111,7 +113,7 @@ int cmd_bench(int argc, char** argv) {
     const CompiledScene compiled = compile_scene(scene);
     const double compile_ms = ms_since(t_compile);
 
-    auto ex = make_executor(backend);
+    auto ex = make_executor(backend, o.devices);
     const bool gpu = is_cuda(*ex);
     if ((o.skip || o.tune) && !gpu) {
         std::fprintf(stderr, "stencilrt: bench %s needs the CUDA backend; no usable CUDA device here\n",
@@ -184,6 +186,24 @@ int cmd_bench(int argc, char** argv) {
 
     print_tables(results, o.modes);
     const ojson dead = print_dead_bounce_summary(results, o, gpu);
+    // Split frames: each device's band and time in the last timed frame, and the balance
+    // (the fastest band's time over the slowest's).
+    ojson split_json = nullptr;
+    if (const auto* split = dynamic_cast<const SplitExecutor*>(ex.get())) {
+        split_json = ojson::array();
+        double lo = 1e30, hi = 0.0;
+        std::printf("\nsplit frame (the last frame, the counted one): band rows and device time\n");
+        for (size_t i = 0; i < split->bands().size(); ++i) {
+            const SplitExecutor::Band& b = split->bands()[i];
+            std::printf("  part %zu: rows %d..%d (%d rows): %.3f ms\n", i, b.y, b.y + b.rows - 1, b.rows, b.ms);
+            split_json.push_back({{"part", i}, {"first_row", b.y}, {"rows", b.rows}, {"ms", b.ms}});
+            if (b.rows > 0) {
+                lo = std::min(lo, b.ms);
+                hi = std::max(hi, b.ms);
+            }
+        }
+        std::printf("  balance (fastest / slowest band): %.3f\n", hi > 0 ? lo / hi : 0.0);
+    }
 
     if (!o.csv.empty()) write_output(o.csv, results_csv(results, base, o.frames, o.warmup), "csv");
     if (o.json.empty() && o.plot.empty()) return 0;
@@ -198,6 +218,7 @@ int cmd_bench(int argc, char** argv) {
     for (const Result& r : results) arr.push_back(result_json(r, warps, o.spp));
     doc["results"] = arr;
     doc["dead_bounce"] = dead;
+    doc["split"] = split_json;
     return write_json_and_plot(o, doc);
 }
 

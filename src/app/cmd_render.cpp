@@ -12,6 +12,7 @@
 #include "core/output_file.h"
 #include "revision.h"  // generated: SRT_REVISION
 #include "render/scene_gpu.h"
+#include "render/split_executor.h"
 
 #include <unistd.h>
 
@@ -142,8 +143,8 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
     const double compile_ms = ms_since(t_compile);
     const RenderSettings rs = fo.settings(scene, cmd);
 
-    auto ex = app::make_executor(fo.parsed_backend());
-    const bool gpu = ex->name().rfind("cuda", 0) == 0;
+    auto ex = app::make_executor(fo.parsed_backend(), fo.devices);
+    const bool gpu = ex->name().rfind("cuda", 0) == 0 || ex->name().rfind("split", 0) == 0;
     // Before any frame buffer exists: a clear message (exit 2) instead of bad_alloc or
     // the OOM killer. The CUDA executor checks its own ray buffers against the device.
     check_host_memory(rs.width, rs.height, rs.warp_width, !gpu, host_memory_available());
@@ -200,6 +201,10 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
                      rs.width, rs.height, rs.depth, rs.spp, ms, gpu ? "CUDA events" : "host clock", rays * 1e-6,
                      rate_text(rays / (ms * 1e-3)).c_str());
         if (ro.stats) print_stats(info, st);
+        if (const auto* split = dynamic_cast<const SplitExecutor*>(ex.get()))
+            for (size_t i = 0; i < split->bands().size(); ++i)
+                std::fprintf(info, "band     part %zu: rows %d..%d, %.3f ms\n", i, split->bands()[i].y,
+                             split->bands()[i].y + split->bands()[i].rows - 1, split->bands()[i].ms);
         if (is_linear(format)) ex->read_linear(linear);  // the last frame: the same image
         write_image(file_of(0), format, img, linear, exr);  // a frame number in a still's name is 0
         record(0, scene.camera, ms, gpu ? "cuda events around generate..resolve" : "host clock around the frame", st,

@@ -73,6 +73,7 @@ void FrameOptions::add_to(CLI::App& cmd, bool with_size) {
     cmd.add_option("--mode,-m", mode, "Dead-ray strategy (CUDA)")->check(CLI::IsMember({"stencil", "flags", "compact"}))->capture_default_str();
     cmd.add_option("--launch", launch, "How the GPU's kernels are issued: a CUDA graph with device-side loops, or stream launches (CUDA)")
         ->check(CLI::IsMember({"graph", "stream"}))->capture_default_str();
+    cmd.add_option("--devices", devices, "GPUs to split each frame over, in bands balanced by their speed: all, or a list like 0,1 (CUDA)");
     cmd.add_option("--warp-shape", warp_shape, "Pixels covered by one warp of 32 rays")
         ->check(CLI::IsMember({"1x32", "2x16", "4x8", "8x4", "16x2", "32x1"}))->capture_default_str();
 }

@@ -49,6 +49,7 @@ struct BenchOptions {
     std::string launches_text = "graph";
     int frames = 50, warmup = 5;
     std::string backend = "auto";
+    std::string devices;  // --devices: split each frame over these GPUs
     std::string csv, json, plot;
     bool skip = false, tune = false, no_tuning = false, no_progress = false;
     uint32_t skip_rays = 1u << 24;

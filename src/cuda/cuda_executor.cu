@@ -54,7 +54,7 @@ using cuda::Event;
 
 class CudaExecutorImpl final : public CudaExecutor {
 public:
-    explicit CudaExecutorImpl(int device) : device_(device) {
+    explicit CudaExecutorImpl(int device) : device_(device), select_(device) {
         CUDA_CHECK(cudaSetDevice(device_));
         CUDA_CHECK(cudaGetDeviceProperties(&props_, device_));
         CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
@@ -66,13 +66,19 @@ public:
         sizes_.set_defaults(default_launch(), props_.multiProcessorCount);
     }
     ~CudaExecutorImpl() override {
+        cudaSetDevice(device_);  // the buffers and streams below belong to it
         graph_.reset();
         for (cudaStream_t s : side_)
             if (s) cudaStreamDestroy(s);
         if (stream_) cudaStreamDestroy(stream_);
     }
 
-    std::string name() const override { return "cuda (" + device_name() + ")"; }
+    std::string name() const override {
+        return "cuda (" + device_name() + (device_ ? ", device " + std::to_string(device_) : std::string()) + ")";
+    }
+    // Every entry point makes this executor's device current: a split frame drives each
+    // device's executor from its own thread (render/split_executor.h).
+    void bind() const { CUDA_CHECK(cudaSetDevice(device_)); }
     std::string device_name() const override { return props_.name; }
     int sm_count() const override { return props_.multiProcessorCount; }
 
@@ -80,6 +86,7 @@ public:
     LaunchConfig launch_config() const override { return sizes_.config(); }
 
     void set_scene(const CompiledScene& s) override {
+        bind();
         nodes_.upload(s.nodes, "BVH nodes");
         prims_.upload(s.prims, "primitives");
         if (!s.normals.empty()) normals_.upload(s.normals, "vertex normals");
@@ -99,18 +106,20 @@ public:
 
     void render(const Camera& camera, const RenderSettings& settings, Image& out,
                 FrameStats* stats) override {
-        const size_t pixels = size_t(settings.width) * size_t(settings.height);
+        bind();
+        const size_t pixels = size_t(settings.width) * size_t(settings.rows());
         out_.allocate(pixels, "output image");
         render_device(camera, settings, out_.get(), stats);
-        if (out.width != settings.width || out.height != settings.height)
-            out = Image(settings.width, settings.height);
+        if (out.width != settings.width || out.height != settings.rows())
+            out = Image(settings.width, settings.rows());
         CUDA_CHECK(cudaMemcpyAsync(out.rgba.data(), out_.get(), pixels * 4, cudaMemcpyDeviceToHost, stream_));
         CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
 
     double timed_frame(const Camera& camera, const RenderSettings& settings, FrameStats* stats) override {
-        out_.allocate(size_t(settings.width) * size_t(settings.height), "output image");
-        allocate(uint32_t(settings.width) * uint32_t(settings.height), settings);  // outside the timing
+        bind();
+        out_.allocate(size_t(settings.width) * size_t(settings.rows()), "output image");
+        allocate(uint32_t(settings.width) * uint32_t(settings.rows()), settings);  // outside the timing
         CUDA_CHECK(cudaEventRecord(frame_begin_.get(), stream_));
         render_device(camera, settings, out_.get(), stats);
         CUDA_CHECK(cudaEventRecord(frame_end_.get(), stream_));
@@ -122,7 +131,8 @@ public:
 
     void render_device(const Camera& camera, const RenderSettings& settings, uint32_t* device_rgba,
                        FrameStats* stats) override {
-        const uint32_t pixels = uint32_t(settings.width) * uint32_t(settings.height);
+        bind();
+        const uint32_t pixels = uint32_t(settings.width) * uint32_t(settings.rows());
         allocate(pixels, settings);
 
         FrameContext f;
@@ -130,7 +140,8 @@ public:
         f.camera = make_camera(camera, settings.width, settings.height, render_origin_);  // the CPU side's copy
         f.rays = RayBuffers{origin_.get(), dir_.get(), weight_.get(), radiance_.get(), hit_t_.get(),
                             hit_id_.get()};
-        set_geometry(f, uint32_t(settings.width), uint32_t(settings.height), uint32_t(settings.warp_width));
+        set_band_geometry(f, uint32_t(settings.width), uint32_t(settings.height), uint32_t(settings.band_y),
+                          uint32_t(settings.band_h), uint32_t(settings.warp_width));
         f.srgb_thresholds = thresholds_.get();
         f.out_rgba = device_rgba;
 
@@ -171,6 +182,7 @@ public:
     }
 
     void read_linear(LinearImage& out) override {
+        bind();
         std::vector<f4> radiance(last_frame_.ray_count);
         CUDA_CHECK(cudaStreamSynchronize(stream_));
         CUDA_CHECK(cudaMemcpy(radiance.data(), radiance_.get(), radiance.size() * sizeof(f4), cudaMemcpyDeviceToHost));
@@ -208,7 +220,7 @@ private:
     // captured again. (The camera is not here: it is read from FrameControl.)
     struct FrameKey {
         uint64_t scene_generation;
-        int width, height, depth, spp, warp_width;
+        int width, height, depth, spp, warp_width, band_y, band_h;
         DeadRayMode mode;
         bool counting;
         LaunchConfig launch;
@@ -220,6 +232,8 @@ private:
         k.scene_generation = scene_generation_;
         k.width = s.width;
         k.height = s.height;
+        k.band_y = s.band_y;
+        k.band_h = s.band_h;
         k.depth = s.depth;
         k.spp = s.spp;
         k.warp_width = s.warp_width;
@@ -315,7 +329,7 @@ private:
     }
 
     void allocate(uint32_t /*pixels*/, const RenderSettings& s) {
-        const size_t n = frame_geometry(uint32_t(s.width), uint32_t(s.height), uint32_t(s.warp_width)).ray_count;
+        const size_t n = frame_geometry(uint32_t(s.width), uint32_t(s.rows()), uint32_t(s.warp_width)).ray_count;
         // Check the whole need against what is free before any allocation fails.
         size_t need = 0;
         if (origin_.size() != n) need += n * (4 * sizeof(f4) + sizeof(float) + sizeof(int32_t) + 4);
@@ -367,6 +381,11 @@ private:
     }
 
     int device_;
+    // Makes device_ current while the members below are built (their events are created
+    // on the current device): it must stay declared right after device_.
+    struct SelectDevice {
+        explicit SelectDevice(int d) { CUDA_CHECK(cudaSetDevice(d)); }
+    } select_{device_};
     cudaDeviceProp props_{};
     cuda::LaunchSizer sizes_;
     cudaStream_t stream_ = nullptr;
@@ -401,7 +420,16 @@ private:
 
 }  // namespace
 
-std::unique_ptr<CudaExecutor> make_cuda_executor(std::string& why_not) {
+int cuda_device_count() {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return count;
+}
+
+std::unique_ptr<CudaExecutor> make_cuda_executor(std::string& why_not, int device) {
     int count = 0;
     const cudaError_t rc = cudaGetDeviceCount(&count);
     if (rc != cudaSuccess) {
@@ -413,9 +441,13 @@ std::unique_ptr<CudaExecutor> make_cuda_executor(std::string& why_not) {
         why_not = "no CUDA device";
         return nullptr;
     }
+    if (device < 0 || device >= count) {
+        why_not = "no CUDA device " + std::to_string(device) + " (" + std::to_string(count) + " present)";
+        return nullptr;
+    }
     cudaDeviceProp p{};
-    if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) {
-        why_not = "cannot query CUDA device 0";
+    if (cudaGetDeviceProperties(&p, device) != cudaSuccess) {
+        why_not = "cannot query CUDA device " + std::to_string(device);
         return nullptr;
     }
     if (p.major < 7 || (p.major == 7 && p.minor < 5)) {
@@ -424,7 +456,7 @@ std::unique_ptr<CudaExecutor> make_cuda_executor(std::string& why_not) {
         return nullptr;
     }
     try {
-        return std::make_unique<CudaExecutorImpl>(0);
+        return std::make_unique<CudaExecutorImpl>(device);
     } catch (const CudaError& e) {
         why_not = e.what();
         return nullptr;

@@ -35,6 +35,8 @@ public:
 
 // Returns nullptr and sets `why_not` when no usable device exists (no device, driver
 // too old, ...).
-std::unique_ptr<CudaExecutor> make_cuda_executor(std::string& why_not);
+std::unique_ptr<CudaExecutor> make_cuda_executor(std::string& why_not, int device = 0);
+// The number of CUDA devices (0 when none is usable).
+int cuda_device_count();
 
 }  // namespace srt

@@ -38,17 +38,18 @@ public:
                                  "applies to the CUDA executor\n", to_string(settings.mode));
             mode_notice_ = true;
         }
-        allocate(frame_geometry(uint32_t(settings.width), uint32_t(settings.height),
+        allocate(frame_geometry(uint32_t(settings.width), uint32_t(settings.rows()),
                                 uint32_t(settings.warp_width)).ray_count);
-        if (out.width != settings.width || out.height != settings.height)
-            out = Image(settings.width, settings.height);
+        if (out.width != settings.width || out.height != settings.rows())
+            out = Image(settings.width, settings.rows());
 
         FrameContext f;
         f.scene = scene_->view();
         f.camera = make_camera(camera, settings.width, settings.height, scene_->render_origin);
         f.rays = RayBuffers{origin_.data(), dir_.data(), weight_.data(), radiance_.data(),
                             hit_t_.data(), hit_id_.data()};
-        set_geometry(f, uint32_t(settings.width), uint32_t(settings.height), uint32_t(settings.warp_width));
+        set_band_geometry(f, uint32_t(settings.width), uint32_t(settings.height), uint32_t(settings.band_y),
+                          uint32_t(settings.band_h), uint32_t(settings.warp_width));
         f.srgb_thresholds = thresholds_.data();
         f.out_rgba = reinterpret_cast<uint32_t*>(out.rgba.data());
 

@@ -35,7 +35,9 @@ struct FrameContext {
     SceneView scene;
     CameraGpu camera;
     RayBuffers rays;
-    uint32_t width = 0, height = 0;
+    uint32_t width = 0, height = 0;  // of the image this frame writes (a band: its rows)
+    uint32_t full_height = 0;        // of the whole frame the camera spans
+    uint32_t row_offset = 0;         // the band's first row in the whole frame
     uint32_t pixel_count = 0;  // width * height
     uint32_t ray_count = 0;    // tiles_x * tiles_y * 32 (whole warps)
     uint32_t tile_shift = 3;   // log2(tile_w)
@@ -68,10 +70,21 @@ inline void set_geometry(FrameContext& f, uint32_t width, uint32_t height, uint3
     const FrameGeometry g = frame_geometry(width, height, tile_w);
     f.width = width;
     f.height = height;
+    f.full_height = height;
+    f.row_offset = 0;
     f.pixel_count = width * height;
     f.ray_count = g.ray_count;
     f.tile_shift = g.tile_shift;
     f.tiles_x = g.tiles_x;
+}
+
+// A band of a width x full_height frame (RenderSettings::band_y/band_h): the rays and
+// pixels of its rows only, with the camera still spanning the whole frame.
+inline void set_band_geometry(FrameContext& f, uint32_t width, uint32_t full_height, uint32_t band_y,
+                              uint32_t band_h, uint32_t tile_w) {
+    set_geometry(f, width, band_h ? band_h : full_height, tile_w);
+    f.full_height = full_height;
+    f.row_offset = band_h ? band_y : 0;
 }
 
 // Ray -> pixel; false for a pad lane (its pixel is outside the image).

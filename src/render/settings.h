@@ -39,6 +39,11 @@ struct RenderSettings {
     // sample_begin + spp. Frames 0, 1, ..., N-1 of one sample each leave exactly the
     // image of one frame with spp = N (the same samples, added in the same order).
     int sample_begin = 0;
+    // A band of the image (split-frame rendering over several devices): rows band_y ..
+    // band_y + band_h - 1 of the width x height frame, rendered into a width x band_h
+    // image, exactly as those rows of the whole frame. band_h 0 = the whole frame.
+    int band_y = 0, band_h = 0;
+    int rows() const { return band_h > 0 ? band_h : height; }  // of the image this frame writes
     float exposure = 0.0f;  // EV: 8-bit output is radiance * 2^exposure (linear output is not scaled)
     DeadRayMode mode = DeadRayMode::Stencil;
     LaunchMode launch = LaunchMode::Graph;  // CUDA only

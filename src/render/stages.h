@@ -186,8 +186,8 @@ SRT_HD_INLINE void store3(f4* p, uint32_t i, const glm::vec3& v) { p[i] = f4{v.x
 SRT_HD_INLINE bool stage_generate(const FrameContext& f, uint32_t i) {
     uint32_t x, y;
     if (!ray_to_pixel(f, i, x, y)) return false;  // pad lane: dead from the start
-    const glm::vec3 d = camera_dir(f.camera, f.width, f.height, float(x) + f.sample_dx,
-                                   float(y) + f.sample_dy);
+    const glm::vec3 d = camera_dir(f.camera, f.width, f.full_height, float(x) + f.sample_dx,
+                                   float(y + f.row_offset) + f.sample_dy);
     store3(f.rays.origin, i, f.camera.origin);
     store3(f.rays.dir, i, d);
     store3(f.rays.weight, i, glm::vec3(1.0f));

@@ -2,6 +2,7 @@
 // Label `gpu`; the binary exits 77 (ctest: skipped) where no CUDA device exists.
 #include "cuda/cuda_executor.h"
 #include "render/executor.h"
+#include "render/split_executor.h"
 #include "scene/load.h"
 #include "scene/scene.h"
 #include "support/scene_transform.h"
@@ -267,6 +268,60 @@ TEST(Gpu, AccumulationEqualsOneFrameOfNSamples) {
     EXPECT_EQ(a.rgba, b.rgba);
     EXPECT_NE(a.rgba, ref.rgba);
     std::printf("[gpu accumulate] %d frames of 1 sample == 1 frame of %d: checked in 3 modes x 2 launches\n", n, n);
+}
+
+// Split-frame rendering over every GPU of the host (render/split_executor.h): one CUDA
+// executor per device, each on its own thread with its device current, gives exactly the
+// CPU's image, linear radiance and ray counts, in every mode and launch kind, over frames
+// that move the bands; and an accumulated sequence too. Skipped with one GPU.
+TEST(Gpu, SplitOverDevicesEqualsOneDevice) {
+    const int n = cuda_device_count();
+    if (n < 2) GTEST_SKIP() << n << " CUDA device(s): split frames need 2";
+    std::vector<std::unique_ptr<Executor>> parts;
+    std::string why;
+    for (int d = 0; d < n; ++d) {
+        auto ex = make_cuda_executor(why, d);
+        ASSERT_TRUE(ex) << why;
+        parts.push_back(std::move(ex));
+    }
+    SplitExecutor split(std::move(parts));
+    auto cpu = make_cpu_executor();
+    for (auto& [name, scene] : scenes()) {
+        const CompiledScene cs = compile_scene(scene);
+        split.set_scene(cs);
+        cpu->set_scene(cs);
+        for (LaunchMode launch : {LaunchMode::Graph, LaunchMode::Stream})
+            for (DeadRayMode mode : kModes) {
+                RenderSettings rs = settings(517, 301, 8, mode, launch);
+                rs.stats = true;
+                Image ref, img;
+                FrameStats sr, si;
+                cpu->render(scene.camera, rs, ref, &sr);
+                for (int frame = 0; frame < 2; ++frame) split.render(scene.camera, rs, img, &si);
+                EXPECT_EQ(img.rgba, ref.rgba) << name << " " << to_string(mode);
+                EXPECT_EQ(si.rays_traced, sr.rays_traced) << name << " " << to_string(mode);
+                LinearImage a, b;
+                split.read_linear(a);
+                cpu->read_linear(b);
+                EXPECT_EQ(a.rgb, b.rgb) << name;
+            }
+        std::printf("[split] %-45s %d devices == CPU (bands: ", name.c_str(), n);
+        for (const auto& band : split.bands()) std::printf("%d ", band.rows);
+        std::printf("rows)\n");
+    }
+    // An accumulation over frames of one sample each, split: the CPU's spp-4 frame.
+    const Scene scene = builtin_default_scene();
+    const CompiledScene cs = compile_scene(scene);
+    split.set_scene(cs);
+    cpu->set_scene(cs);
+    Image ref, acc;
+    cpu->render(scene.camera, settings(400, 250, 6, DeadRayMode::Stencil, LaunchMode::Graph, 4), ref);
+    for (int k = 0; k < 4; ++k) {
+        RenderSettings rs = settings(400, 250, 6);
+        rs.sample_begin = k;
+        split.render(scene.camera, rs, acc);
+    }
+    EXPECT_EQ(acc.rgba, ref.rgba);
 }
 
 // A new camera replays the captured graph (no new capture) and gives the image of a
