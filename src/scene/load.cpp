@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 namespace srt {
@@ -34,6 +37,34 @@ Scene load_scene(const std::string& path) {
     throw InputError(path, 0,
                      "unknown scene file extension '" + ext +
                          "' (expected .json, .obj, .ply, .gltf, .glb or .nff)");
+}
+
+namespace {
+[[noreturn]] void mesh_file_error(const std::string& path, const std::string& referenced_from, int ref_line,
+                                  const std::string& referenced_msg, const std::string& own_msg) {
+    if (!referenced_from.empty()) throw InputError(referenced_from, ref_line, "mesh file '" + path + "' " + referenced_msg);
+    throw InputError(path, 0, own_msg);
+}
+}  // namespace
+
+void check_mesh_file(const std::string& path, const std::string& referenced_from, int ref_line, const char* what) {
+    std::error_code ec;
+    const auto st = std::filesystem::status(path, ec);
+    if (ec || !std::filesystem::exists(st))
+        mesh_file_error(path, referenced_from, ref_line, "not found", std::string("cannot open ") + what + " file");
+    if (!std::filesystem::is_regular_file(st))  // a device or FIFO would be read until memory runs out
+        mesh_file_error(path, referenced_from, ref_line, "is not a regular file", "not a regular file");
+}
+
+std::string read_mesh_file(const std::string& path, const std::string& referenced_from, int ref_line,
+                           const char* what) {
+    check_mesh_file(path, referenced_from, ref_line, what);
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream ss;
+    if (in) ss << in.rdbuf();
+    if (!in || in.bad())
+        mesh_file_error(path, referenced_from, ref_line, "not found", std::string("cannot open ") + what + " file");
+    return ss.str();
 }
 
 size_t append_mesh_file(Scene& scene, const std::string& path, const glm::mat4& xform,

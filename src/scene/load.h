@@ -46,6 +46,16 @@ size_t append_gltf_mesh(Scene& scene, const std::string& path, const glm::mat4& 
 // behind the camera (with a note). Shared by the OBJ, PLY and glTF loaders.
 void frame_mesh_scene(Scene& scene, const std::string& path);
 
+// A mesh file's checks, shared by the OBJ, PLY and glTF loaders: a device or FIFO
+// (/dev/zero) is refused unread, and a missing or unreadable file is reported where it
+// was referenced (`referenced_from:ref_line: mesh file 'P' not found` / `... is not a
+// regular file`) or, for a file loaded on its own, as `P: cannot open <what> file`.
+// check_mesh_file only checks (for readers that open the file themselves);
+// read_mesh_file also returns its bytes.
+void check_mesh_file(const std::string& path, const std::string& referenced_from, int ref_line, const char* what);
+std::string read_mesh_file(const std::string& path, const std::string& referenced_from, int ref_line,
+                           const char* what);
+
 // A mesh file by extension (.obj, .ply, .gltf, .glb) into `scene`, as a JSON 'mesh' object asks.
 size_t append_mesh_file(Scene& scene, const std::string& path, const glm::mat4& xform,
                         std::optional<uint32_t> material, const std::string& referenced_from, int ref_line);

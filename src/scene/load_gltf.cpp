@@ -123,12 +123,8 @@ struct Loaded {
 };
 
 tinygltf::Model load_model(const std::string& path, const std::string& referenced_from, int ref_line) {
+    check_mesh_file(path, referenced_from, ref_line, "glTF");  // tinygltf opens it itself
     std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) {
-        if (!referenced_from.empty()) throw InputError(referenced_from, ref_line, "mesh file '" + path + "' not found");
-        throw InputError(path, 0, "cannot open file");
-    }
-    if (!std::filesystem::is_regular_file(path, ec)) throw InputError(path, 0, "not a regular file");
     if (std::filesystem::file_size(path, ec) > (size_t(1) << 30)) throw InputError(path, 0, "larger than 1 GiB");
     tinygltf::TinyGLTF loader;
     loader.SetImageLoader(no_images, nullptr);

@@ -250,17 +250,7 @@ size_t resolve_index(const std::string& tok, size_t count, const char* what, con
 }
 
 ObjMesh read_obj(const std::string& path, const std::string& ref_file, int ref_line) {
-    std::string text;
-    if (is_special_file(path)) {
-        if (!ref_file.empty())
-            throw InputError(ref_file, ref_line, "mesh file '" + path + "' is not a regular file");
-        throw InputError(path, 0, "not a regular file");
-    }
-    if (!read_whole_file(path, text)) {
-        if (!ref_file.empty())
-            throw InputError(ref_file, ref_line, "mesh file '" + path + "' not found");
-        throw InputError(path, 0, "cannot open OBJ file");
-    }
+    const std::string text = read_mesh_file(path, ref_file, ref_line, "OBJ");
     ObjMesh mesh;
     std::vector<Point3> positions;
     std::vector<glm::vec3> normals;

@@ -168,25 +168,11 @@ private:
     size_t value_at_ = 0;
 };
 
-std::string read_all(const std::string& path, const std::string& referenced_from, int ref_line) {
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) {
-        if (!referenced_from.empty()) throw InputError(referenced_from, ref_line, "mesh file '" + path + "' not found");
-        throw InputError(path, 0, "cannot open file");
-    }
-    if (!std::filesystem::is_regular_file(path, ec)) throw InputError(path, 0, "not a regular file");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(path, 0, "cannot open file");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 }  // namespace
 
 size_t append_ply_mesh(Scene& scene, const std::string& path, const glm::mat4& xform,
                        std::optional<uint32_t> material, const std::string& referenced_from, int ref_line) {
-    const std::string bytes = read_all(path, referenced_from, ref_line);
+    const std::string bytes = read_mesh_file(path, referenced_from, ref_line, "PLY");
 
     // --- the header: ASCII lines up to "end_header" ---
     size_t pos = 0;
