@@ -8,6 +8,8 @@
 //   SRT_VIEW_USE_DISPLAY=1      use the X server in $DISPLAY (the GPU machine's, where
 //                               GLX runs on the NVIDIA driver) instead of a new Xvfb
 //   SRT_VIEW_EXPECT_INTEROP=1   also require "viewer: interop=cuda-gl-pbo"
+//   SRT_VIEW_ARGS="--devices all"  more flags for the viewer only (its image must still
+//                               equal the one-device headless render)
 #include "core/image.h"
 
 #include <gtest/gtest.h>
@@ -32,6 +34,7 @@ std::string env_or(const char* name, const std::string& fallback) {
 
 std::string binary() { return env_or("SRT_BINARY", SRT_BINARY); }
 std::string backend() { return env_or("SRT_VIEW_BACKEND", "cpu"); }
+std::string view_args() { return env_or("SRT_VIEW_ARGS", ""); }
 
 std::string quote(const std::string& s) {
     std::string q = "'";
@@ -119,7 +122,7 @@ void expect_viewer_equals_render(const std::string& name, const std::string& scr
     write_file(dir / "script.txt", script);
     const fs::path shot = dir / "shot.png", hud = dir / "shot.hud.png", ref = dir / "ref.png";
     std::string out;
-    const int rc = run(prefix + quote(binary()) + " view --backend " + backend() +
+    const int rc = run(prefix + quote(binary()) + " view --backend " + backend() + " " + view_args() +
                            " --width 160 --height 120 --frames " + std::to_string(frames) +
                            " --no-vsync --screenshot " + quote(shot.string()) +
                            " --input-script " + quote((dir / "script.txt").string()),

@@ -3,10 +3,10 @@
 
 #if defined(SRT_HAVE_CUDA)
 #include "cuda/cuda_executor.h"
+#include "cuda/multi_gpu_executor.h"
 #endif
 
 #include "core/error.h"
-#include "render/split_executor.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -53,14 +53,11 @@ std::unique_ptr<Executor> make_executor(Backend b, const std::string& devices) {
             throw BackendUnavailable("--devices " + devices + ": no usable CUDA device");
         }
         const std::vector<int> ids = parse_devices(devices, count);
-        std::vector<std::unique_ptr<Executor>> parts;
-        for (int d : ids) {
-            auto ex = make_cuda_executor(why, d);
-            if (!ex) throw BackendUnavailable("--devices: device " + std::to_string(d) + ": " + why);
-            parts.push_back(std::move(ex));
-        }
-        if (parts.size() == 1) return std::move(parts.front());
-        return std::make_unique<SplitExecutor>(std::move(parts));
+        // One GPU: its executor. Several: one frame split over them
+        // (cuda/multi_gpu_executor.h), which is a CudaExecutor too.
+        auto ex = ids.size() == 1 ? make_cuda_executor(why, ids.front()) : make_multi_gpu_executor(ids, why);
+        if (!ex) throw BackendUnavailable("--devices " + devices + ": " + why);
+        return ex;
     }
     if (auto ex = make_cuda_executor(why)) return ex;
     if (b == Backend::Cuda) throw BackendUnavailable("--backend cuda: " + why);

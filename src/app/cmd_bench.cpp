@@ -67,7 +67,7 @@ int cmd_bench(int argc, char** argv) {
     cli.add_option("--warmup", o.warmup, "Untimed frames before them (CPU backend default: 1)")
         ->check(CLI::Range(0, 1000000))->capture_default_str();
     cli.add_option("--backend,-b", o.backend, "Executor")->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
-    cli.add_option("--devices", o.devices, "GPUs to split each frame over: all, or a list like 0,1 (prints each device's band and time)");
+    cli.add_option("--devices", o.devices, "GPUs to split each frame over: all, or a list like 0,1 (prints each device's band and time, the balance, and the scaling against one device)");
     cli.add_option("--csv", o.csv, "Write the results as CSV (atomically)");
     cli.add_option("--json", o.json, "Write the results, machine, build, scene and settings as JSON (atomically)");
     cli.add_option("--plot", o.plot, "Draw FPS against depth and live warps per bounce into this PNG "
@@ -115,6 +115,9 @@ int cmd_bench(int argc, char** argv) {
 
     auto ex = make_executor(backend, o.devices);
     const bool gpu = is_cuda(*ex);
+    if ((o.skip || o.tune) && ex->split())
+        throw InputError(std::string("bench ") + (o.skip ? "--skip" : "--tune") +
+                         " measures one GPU's kernels; name one device with --devices, or leave it out");
     if ((o.skip || o.tune) && !gpu) {
         std::fprintf(stderr, "stencilrt: bench %s needs the CUDA backend; no usable CUDA device here\n",
                      o.skip ? "--skip" : "--tune");
@@ -174,7 +177,9 @@ int cmd_bench(int argc, char** argv) {
     std::printf("frame    %dx%d, %d spp; %d timed frames (+%d warm-up) per configuration, %s; "
                 "plus one counted frame for rays, bounces and stages\n",
                 o.width, o.height, o.spp, o.frames, o.warmup,
-                gpu ? "CUDA events around generate..resolve" : "host clock around generate..resolve");
+                ex->split() ? "host clock around every band and its gather onto part 0's GPU"
+                : gpu       ? "CUDA events around generate..resolve"
+                            : "host clock around generate..resolve");
 
     // The sweep.
     RenderSettings base;
@@ -186,24 +191,9 @@ int cmd_bench(int argc, char** argv) {
 
     print_tables(results, o.modes);
     const ojson dead = print_dead_bounce_summary(results, o, gpu);
-    // Split frames: each device's band and time in the last timed frame, and the balance
-    // (the fastest band's time over the slowest's).
+    // Split frames: each device's band and time, the balance, and the scaling.
     ojson split_json = nullptr;
-    if (const auto* split = dynamic_cast<const SplitExecutor*>(ex.get())) {
-        split_json = ojson::array();
-        double lo = 1e30, hi = 0.0;
-        std::printf("\nsplit frame (the last frame, the counted one): band rows and device time\n");
-        for (size_t i = 0; i < split->bands().size(); ++i) {
-            const SplitExecutor::Band& b = split->bands()[i];
-            std::printf("  part %zu: rows %d..%d (%d rows): %.3f ms\n", i, b.y, b.y + b.rows - 1, b.rows, b.ms);
-            split_json.push_back({{"part", i}, {"first_row", b.y}, {"rows", b.rows}, {"ms", b.ms}});
-            if (b.rows > 0) {
-                lo = std::min(lo, b.ms);
-                hi = std::max(hi, b.ms);
-            }
-        }
-        std::printf("  balance (fastest / slowest band): %.3f\n", hi > 0 ? lo / hi : 0.0);
-    }
+    if (SplitExecutor* split = ex->split()) split_json = report_split(o, *ex, *split, scene.camera, base, results);
 
     if (!o.csv.empty()) write_output(o.csv, results_csv(results, base, o.frames, o.warmup), "csv");
     if (o.json.empty() && o.plot.empty()) return 0;

@@ -144,7 +144,7 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
     const RenderSettings rs = fo.settings(scene, cmd);
 
     auto ex = app::make_executor(fo.parsed_backend(), fo.devices);
-    const bool gpu = ex->name().rfind("cuda", 0) == 0 || ex->name().rfind("split", 0) == 0;
+    const bool gpu = bench::is_cuda(*ex);  // one GPU or a frame split over several
     // Before any frame buffer exists: a clear message (exit 2) instead of bad_alloc or
     // the OOM killer. The CUDA executor checks its own ray buffers against the device.
     check_host_memory(rs.width, rs.height, rs.warp_width, !gpu, host_memory_available());
@@ -198,16 +198,22 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
         }
         const double rays = double(st.rays_traced);
         std::fprintf(info, "frame    %dx%d, depth %d, %d spp: %.3f ms (%s), %.2f M rays, %s rays/s incl. shadow rays\n",
-                     rs.width, rs.height, rs.depth, rs.spp, ms, gpu ? "CUDA events" : "host clock", rays * 1e-6,
+                     rs.width, rs.height, rs.depth, rs.spp, ms,
+                     ex->split() ? "host clock, every band gathered on one GPU" : gpu ? "CUDA events" : "host clock",
+                     rays * 1e-6,
                      rate_text(rays / (ms * 1e-3)).c_str());
         if (ro.stats) print_stats(info, st);
-        if (const auto* split = dynamic_cast<const SplitExecutor*>(ex.get()))
+        if (const SplitExecutor* split = ex->split())
             for (size_t i = 0; i < split->bands().size(); ++i)
                 std::fprintf(info, "band     part %zu: rows %d..%d, %.3f ms\n", i, split->bands()[i].y,
                              split->bands()[i].y + split->bands()[i].rows - 1, split->bands()[i].ms);
         if (is_linear(format)) ex->read_linear(linear);  // the last frame: the same image
         write_image(file_of(0), format, img, linear, exr);  // a frame number in a still's name is 0
-        record(0, scene.camera, ms, gpu ? "cuda events around generate..resolve" : "host clock around the frame", st,
+        record(0, scene.camera, ms,
+               ex->split()  ? "host clock around every band and its gather onto one GPU"
+               : gpu        ? "cuda events around generate..resolve"
+                            : "host clock around the frame",
+               st,
                file_of(0));
         total_rays = st.rays_traced;
     } else {

@@ -51,7 +51,9 @@ int cmd_view(const SceneOptions& so, const FrameOptions& fo, const CLI::App& cmd
     std::unique_ptr<Executor> ex;
     const Backend b = fo.parsed_backend();
 #if defined(SRT_HAVE_CUDA)
-    if (b != Backend::Cpu) {
+    if (b != Backend::Cpu && !fo.devices.empty()) {
+        ex = make_executor(b, fo.devices);  // one GPU's or a split's executor: a CudaExecutor either way
+    } else if (b != Backend::Cpu) {
         std::string why;
         ex = make_cuda_executor(why);
         if (!ex) {

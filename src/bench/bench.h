@@ -171,6 +171,13 @@ ojson tuning_json(const AppliedTuning& t);
 // The dead-bounce table per mode and launch, and graph against stream (bench/dead_bounce.h).
 ojson print_dead_bounce_summary(const std::vector<Result>& results, const BenchOptions& o, bool gpu);
 
+// --devices with several (bench/split_report.cpp): each part's band, time and gather
+// time over a fresh run of timed frames of the sweep's last configuration; the balance;
+// and the scaling: every configuration of the sweep timed again on part 0 alone, the
+// whole frame, against the split's time from `results`. Printed; returned as JSON.
+ojson report_split(const BenchOptions& o, Executor& ex, SplitExecutor& split, const Camera& camera,
+                   const RenderSettings& base, const std::vector<Result>& results);
+
 #if defined(SRT_HAVE_CUDA)
 // --skip (bench/skip.cpp) and --tune (bench/tune.cpp): CUDA only.
 int run_skip(const BenchOptions& o, Executor& ex);

@@ -328,11 +328,14 @@ private:
         return next_event_++;
     }
 
+    // The ray buffers for a frame of `s`: grown when too small, never shrunk (a split
+    // frame's bands change size as they are balanced, and with peer access enabled
+    // every cudaMalloc and cudaFree maps into or out of the other GPUs).
     void allocate(uint32_t /*pixels*/, const RenderSettings& s) {
         const size_t n = frame_geometry(uint32_t(s.width), uint32_t(s.rows()), uint32_t(s.warp_width)).ray_count;
         // Check the whole need against what is free before any allocation fails.
         size_t need = 0;
-        if (origin_.size() != n) need += n * (4 * sizeof(f4) + sizeof(float) + sizeof(int32_t) + 4);
+        if (origin_.size() < n) need += n * (4 * sizeof(f4) + sizeof(float) + sizeof(int32_t) + 4);
         if (need) {
             size_t free_b = 0, total_b = 0;
             CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
@@ -342,19 +345,19 @@ private:
                                             std::to_string(s.height) + " needs " + mib(need) +
                                             " of ray buffers, " + mib(free_b) + " free of " + mib(total_b));
         }
-        origin_.allocate(n, "ray origins");
-        dir_.allocate(n, "ray directions");
-        weight_.allocate(n, "ray weights");
-        radiance_.allocate(n, "radiance");
-        hit_t_.allocate(n, "hit distances");
-        hit_id_.allocate(n, "hit ids");
-        stencil_.allocate(n / kWarpSize, "stencil");
-        if (s.mode == DeadRayMode::Flags) flags_.allocate(n, "ray flags");
+        origin_.grow(n, "ray origins");
+        dir_.grow(n, "ray directions");
+        weight_.grow(n, "ray weights");
+        radiance_.grow(n, "radiance");
+        hit_t_.grow(n, "hit distances");
+        hit_id_.grow(n, "hit ids");
+        stencil_.grow(n / kWarpSize, "stencil");
+        if (s.mode == DeadRayMode::Flags) flags_.grow(n, "ray flags");
         // Live sets: stencil lists live words, compact lists live rays (kernels.cuh).
         if (s.mode != DeadRayMode::Flags) {
             const size_t entries = s.mode == DeadRayMode::Compact ? n : n / kWarpSize;
-            list_[0].allocate(entries, "live list 0");
-            list_[1].allocate(entries, "live list 1");
+            list_[0].grow(entries, "live list 0");
+            list_[1].grow(entries, "live list 1");
         }
     }
 

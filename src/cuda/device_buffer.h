@@ -55,6 +55,12 @@ public:
         }
         count_ = n;
     }
+    // At least `n` elements: reallocates only to grow, so buffers that follow a changing
+    // size (a split frame's band, a resized viewer) are not freed and allocated again
+    // every time. size() is then the capacity.
+    void grow(size_t n, const char* what) {
+        if (n > count_) allocate(n, what);
+    }
     void upload(const std::vector<T>& v, const char* what) {
         allocate(v.size(), what);
         if (!v.empty()) CUDA_CHECK(cudaMemcpy(ptr_, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));

@@ -19,6 +19,8 @@
 
 namespace srt {
 
+class SplitExecutor;
+
 class Executor {
 public:
     virtual ~Executor() = default;
@@ -44,9 +46,13 @@ public:
 
     // For tests: called after each bounce's reflect stage with the stencil words as
     // they are then (the CUDA executor copies them back, so only tests set this).
+    // A frame split over several executors (--devices) answers with the split: its
+    // bands and their times, for bench and render --stats. Others: nullptr.
+    virtual SplitExecutor* split() { return nullptr; }
+
     using StencilProbe =
         std::function<void(int sample, int bounce, const std::vector<uint32_t>& words)>;
-    void set_stencil_probe(StencilProbe probe) { probe_ = std::move(probe); }
+    virtual void set_stencil_probe(StencilProbe probe) { probe_ = std::move(probe); }
 
 protected:
     StencilProbe probe_;

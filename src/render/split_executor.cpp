@@ -2,38 +2,18 @@
 #include "render/split_executor.h"
 
 #include "render/frame.h"
+#include "render/stencil.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <exception>
 #include <stdexcept>
-#include <thread>
 
 namespace srt {
 
-namespace {
-// Runs fn(i) for every part on its own thread; rethrows the first failure.
-template <class Fn>
-void each_part(size_t n, Fn fn) {
-    std::vector<std::thread> threads;
-    std::vector<std::exception_ptr> errors(n);
-    for (size_t i = 0; i < n; ++i)
-        threads.emplace_back([&, i] {
-            try {
-                fn(i);
-            } catch (...) {
-                errors[i] = std::current_exception();
-            }
-        });
-    for (std::thread& t : threads) t.join();
-    for (const std::exception_ptr& e : errors)
-        if (e) std::rethrow_exception(e);
-}
-}  // namespace
-
-SplitExecutor::SplitExecutor(std::vector<std::unique_ptr<Executor>> parts) : parts_(std::move(parts)) {
+SplitExecutor::SplitExecutor(std::vector<std::unique_ptr<Executor>> parts)
+    : parts_(std::move(parts)), threads_(parts_.size()) {
     if (parts_.empty()) throw std::invalid_argument("SplitExecutor: no executors");
     speed_.assign(parts_.size(), 1.0);
 }
@@ -45,7 +25,7 @@ std::string SplitExecutor::name() const {
 }
 
 void SplitExecutor::set_scene(const CompiledScene& scene) {
-    each_part(parts_.size(), [&](size_t i) { parts_[i]->set_scene(scene); });
+    threads_.run([&](size_t i) { parts_[i]->set_scene(scene); });
 }
 
 void SplitExecutor::plan(const RenderSettings& s) {
@@ -73,13 +53,17 @@ void SplitExecutor::plan(const RenderSettings& s) {
         rows[i] += upto - given;
         given = upto;
     }
-    bands_.assign(parts_.size(), Band{});
+    std::vector<Band> next(parts_.size());
     int y = 0;
     for (size_t i = 0; i < n; ++i) {
-        bands_[i].y = y * tile_h;
-        bands_[i].rows = std::min(rows[i] * tile_h, s.height - y * tile_h);
+        next[i].y = y * tile_h;
+        next[i].rows = std::min(rows[i] * tile_h, s.height - y * tile_h);
         y += rows[i];
     }
+    bool moved = next.size() != bands_.size();
+    for (size_t i = 0; !moved && i < next.size(); ++i) moved = next[i].y != bands_[i].y || next[i].rows != bands_[i].rows;
+    if (moved) settling_ = true;
+    bands_ = std::move(next);
 }
 
 std::vector<RenderSettings> SplitExecutor::band_settings(const RenderSettings& s) const {
@@ -91,26 +75,32 @@ std::vector<RenderSettings> SplitExecutor::band_settings(const RenderSettings& s
     return out;
 }
 
-void SplitExecutor::rebalance(const RenderSettings& s) {
+void SplitExecutor::rebalance() {
     last_ = bands_;
-    // Rows per ms of the frame just done, smoothed over frames. The bands move only when
-    // the last frame was out of balance by more than 5% (fastest band under 95% of the
-    // slowest): moving them costs each CUDA executor a new graph capture, and chasing
-    // every frame's noise would pay that every frame.
-    double lo = 1e300, hi = 0.0;
-    for (const Band& b : bands_)
-        if (b.rows > 0) {
-            lo = std::min(lo, b.ms);
-            hi = std::max(hi, b.ms);
-        }
+    // The first frame of new bands pays for each part's new graph and buffers: its
+    // times say nothing about speed, and balancing by them would move the bands again.
+    if (settling_) {
+        settling_ = false;
+        return;
+    }
+    // Rows per ms of the frame just done, smoothed over frames.
     for (size_t i = 0; i < parts_.size(); ++i)
         if (bands_[i].rows > 0 && bands_[i].ms > 0.0) {
             const double v = double(bands_[i].rows) / bands_[i].ms;
             speed_[i] = measured_ ? 0.5 * speed_[i] + 0.5 * v : v;
         }
     measured_ = true;
+    // The bands move when, at the smoothed speeds, the fastest band would finish in
+    // under 95% of the slowest one's time: moving them costs every CUDA executor a new
+    // graph capture, and chasing one frame's noise would pay that every frame.
+    double lo = 1e300, hi = 0.0;
+    for (size_t i = 0; i < parts_.size(); ++i)
+        if (bands_[i].rows > 0) {
+            const double t = double(bands_[i].rows) / speed_[i];
+            lo = std::min(lo, t);
+            hi = std::max(hi, t);
+        }
     if (hi > 0.0 && lo < 0.95 * hi) dirty_ = true;  // the next frame that starts a sum gets new bands
-    (void)s;
 }
 
 void SplitExecutor::merge(const std::vector<FrameStats>& parts, FrameStats& out) {
@@ -131,56 +121,100 @@ void SplitExecutor::merge(const std::vector<FrameStats>& parts, FrameStats& out)
     }
 }
 
-void SplitExecutor::render(const Camera& camera, const RenderSettings& s, Image& out, FrameStats* stats) {
+void SplitExecutor::set_stencil_probe(StencilProbe probe) {
+    probe_ = std::move(probe);
+    probed_.assign(parts_.size(), {});
+    for (size_t i = 0; i < parts_.size(); ++i) {
+        if (!probe_) {
+            parts_[i]->set_stencil_probe(nullptr);
+            continue;
+        }
+        // Called on part i's thread; only that thread touches probed_[i] during a frame.
+        parts_[i]->set_stencil_probe([this, i](int sample, int bounce, const std::vector<uint32_t>& words) {
+            probed_[i][{sample, bounce}] = words;
+        });
+    }
+}
+
+void SplitExecutor::forward_probes(const RenderSettings& s) {
+    std::map<std::pair<int, int>, bool> keys;
+    for (const auto& m : probed_)
+        for (const auto& kv : m) keys[kv.first] = true;
+    const FrameGeometry whole = frame_geometry(uint32_t(s.width), uint32_t(s.height), uint32_t(s.warp_width));
+    for (const auto& kv : keys) {
+        std::vector<uint32_t> words;
+        words.reserve(whole.ray_count / kWarpSize);
+        for (size_t i = 0; i < parts_.size(); ++i) {
+            if (bands_[i].rows <= 0) continue;
+            const auto it = probed_[i].find(kv.first);
+            const uint32_t n =
+                frame_geometry(uint32_t(s.width), uint32_t(bands_[i].rows), uint32_t(s.warp_width)).ray_count /
+                kWarpSize;
+            if (it == probed_[i].end()) words.insert(words.end(), n, 0u);
+            else words.insert(words.end(), it->second.begin(), it->second.end());
+        }
+        probe_(kv.first.first, kv.first.second, words);
+    }
+}
+
+double SplitExecutor::run_bands(const RenderSettings& s, const BandFn& render_band, FrameStats* stats,
+                                std::vector<FrameStats>* part_stats) {
+    using Clock = std::chrono::steady_clock;
     plan(s);
     const std::vector<RenderSettings> bs = band_settings(s);
-    images_.resize(parts_.size());
-    std::vector<FrameStats> st(parts_.size());
-    each_part(parts_.size(), [&](size_t i) {
+    if (part_stats) part_stats->assign(parts_.size(), FrameStats{});
+    for (auto& m : probed_) m.clear();
+    const auto t0 = Clock::now();
+    threads_.run([&](size_t i) {
+        bands_[i].ms = bands_[i].gather_ms = 0.0;
         if (bands_[i].rows <= 0) return;
-        const auto t0 = std::chrono::steady_clock::now();
-        parts_[i]->render(camera, bs[i], images_[i], stats ? &st[i] : nullptr);
-        bands_[i].ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        const auto start = Clock::now();
+        const BandTime t = render_band(i, bs[i]);
+        bands_[i].ms = t.ms >= 0.0 ? t.ms : std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+        bands_[i].gather_ms = t.gather_ms;
     });
+    const double wall = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    if (stats && part_stats) merge(*part_stats, *stats);
+    if (probe_) forward_probes(s);
+    last_w_ = s.width;
+    last_h_ = s.height;
+    rebalance();
+    return wall;
+}
+
+void SplitExecutor::render(const Camera& camera, const RenderSettings& s, Image& out, FrameStats* stats) {
+    images_.resize(parts_.size());
+    run_bands(s, [&](size_t i, const RenderSettings& band) {
+        parts_[i]->render(camera, band, images_[i], stats ? &part_stats_[i] : nullptr);
+        return BandTime{};
+    }, stats, &part_stats_);
     if (out.width != s.width || out.height != s.height) out = Image(s.width, s.height);
     const size_t row = size_t(s.width) * 4;
     for (size_t i = 0; i < parts_.size(); ++i)
-        if (bands_[i].rows > 0)
-            std::memcpy(out.pixel(0, bands_[i].y), images_[i].rgba.data(), row * size_t(bands_[i].rows));
-    if (stats) merge(st, *stats);
-    last_w_ = s.width;
-    last_h_ = s.height;
-    rebalance(s);
+        if (last_[i].rows > 0)
+            std::memcpy(out.pixel(0, last_[i].y), images_[i].rgba.data(), row * size_t(last_[i].rows));
 }
 
 void SplitExecutor::read_linear(LinearImage& out) {
     std::vector<LinearImage> parts(parts_.size());
-    each_part(parts_.size(), [&](size_t i) {
-        if (last_[i].rows > 0) parts_[i]->read_linear(parts[i]);
+    threads_.run([&](size_t i) {
+        if (i < last_.size() && last_[i].rows > 0) parts_[i]->read_linear(parts[i]);
     });
     out = LinearImage(last_w_, last_h_);
-    for (size_t i = 0; i < parts_.size(); ++i)
+    for (size_t i = 0; i < last_.size(); ++i)
         if (last_[i].rows > 0)
             std::memcpy(out.pixel(0, last_[i].y), parts[i].rgb.data(),
                         sizeof(float) * 3 * size_t(last_w_) * size_t(last_[i].rows));
 }
 
+// The frame takes as long as its slowest band: each part's own timed frame (CUDA events on
+// a GPU), without reading the image back, as one executor's timed_frame.
 double SplitExecutor::timed_frame(const Camera& camera, const RenderSettings& s, FrameStats* stats) {
-    plan(s);
-    const std::vector<RenderSettings> bs = band_settings(s);
-    std::vector<FrameStats> st(parts_.size());
-    const auto t0 = std::chrono::steady_clock::now();
-    each_part(parts_.size(), [&](size_t i) {
-        if (bands_[i].rows > 0) bands_[i].ms = parts_[i]->timed_frame(camera, bs[i], stats ? &st[i] : nullptr);
-    });
-    const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    if (stats) merge(st, *stats);
+    run_bands(s, [&](size_t i, const RenderSettings& band) {
+        return BandTime{parts_[i]->timed_frame(camera, band, stats ? &part_stats_[i] : nullptr), 0.0};
+    }, stats, &part_stats_);
     double slowest = 0.0;
-    for (const Band& b : bands_) slowest = std::max(slowest, b.ms);
-    rebalance(s);
-    // The frame takes as long as its slowest band; the host's wall time includes the
-    // threads' start, which a real multi-GPU frame loop would not pay every frame.
-    (void)wall;
+    for (const Band& b : last_) slowest = std::max(slowest, b.ms);
     return slowest;
 }
 

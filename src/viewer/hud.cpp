@@ -2,6 +2,8 @@
 // per bounce, the controls.
 #include "viewer/viewer_impl.h"
 
+#include "render/split_executor.h"
+
 namespace srt::viewer::detail {
 
 void Viewer::draw_hud() {
@@ -24,6 +26,12 @@ void Viewer::draw_hud() {
             ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1.0f), "%s", notice_.c_str());
             ImGui::PopTextWrapPos();
         }
+        if (const SplitExecutor* split = ex_->split())  // --devices: each GPU's band
+            for (size_t i = 0; i < split->bands().size(); ++i) {
+                const SplitExecutor::Band& b = split->bands()[i];
+                ImGui::Text("  GPU part %zu: rows %d..%d  %.2f ms (gather %.2f ms)", i, b.y, b.y + b.rows - 1, b.ms,
+                            b.gather_ms);
+            }
         ImGui::Text("%dx%d  depth %d  mode %s  spp %d/frame  vsync %s", rs_.width, rs_.height, rs_.depth,
                     to_string(rs_.mode), rs_.spp, vsync_ ? "on" : "off");
         ImGui::Text("samples  %d%s", accumulated_,

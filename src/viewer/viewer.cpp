@@ -10,6 +10,8 @@
 //   [and read it again, HUD included]; swap.
 #include "viewer/viewer_impl.h"
 
+#include "render/split_executor.h"
+
 namespace srt::viewer {
 
 std::string hud_screenshot_path(const std::string& screenshot) {
@@ -330,6 +332,7 @@ int Viewer::run() {
     auto last = Clock::now();
     const auto start = last;
     auto window_start = last;  // for the periodic FPS line
+    double window_render_ms = 0.0;
     int frame = 0;
     bool screenshot_saved = false;
     double timed_s = 0.0;  // frames after the first (which pays for warm-up)
@@ -356,6 +359,7 @@ int Viewer::run() {
         }
 
         render_frame(dt);
+        window_render_ms += render_ms_;
         draw_image();
 
         const bool last_frame = options_.frames > 0 && frame + 1 >= options_.frames;
@@ -383,9 +387,17 @@ int Viewer::run() {
 
         if ((frame + 1) % 100 == 0) {
             const double s = std::chrono::duration<double>(Clock::now() - window_start).count();
-            std::fprintf(stderr, "viewer: frame %d fps=%.1f (last 100 frames; %dx%d depth %d mode %s)\n",
-                         frame + 1, 100.0 / s, rs_.width, rs_.height, rs_.depth, to_string(rs_.mode));
+            // Where a frame's time goes: the render into the display texture (render_frame:
+            // the executor, the gather of split bands, the upload) against the whole frame.
+            std::fprintf(stderr, "viewer: frame %d fps=%.1f, render+upload %.2f ms a frame (last 100 frames; %dx%d depth %d mode %s)\n",
+                         frame + 1, 100.0 / s, window_render_ms / 100.0, rs_.width, rs_.height, rs_.depth,
+                         to_string(rs_.mode));
+            if (const SplitExecutor* split = ex_->split())
+                for (size_t i = 0; i < split->bands().size(); ++i)
+                    std::fprintf(stderr, "viewer:   part %zu: %d rows, %.2f ms, of which gather %.2f ms (the last frame)\n",
+                                 i, split->bands()[i].rows, split->bands()[i].ms, split->bands()[i].gather_ms);
             window_start = Clock::now();
+            window_render_ms = 0.0;
         }
         if (last_frame) {
             ++frame;

@@ -1,6 +1,7 @@
 // GPU tests: the CUDA executor against the CPU executor (its reference).
 // Label `gpu`; the binary exits 77 (ctest: skipped) where no CUDA device exists.
 #include "cuda/cuda_executor.h"
+#include "cuda/multi_gpu_executor.h"
 #include "render/executor.h"
 #include "render/split_executor.h"
 #include "scene/load.h"
@@ -270,25 +271,28 @@ TEST(Gpu, AccumulationEqualsOneFrameOfNSamples) {
     std::printf("[gpu accumulate] %d frames of 1 sample == 1 frame of %d: checked in 3 modes x 2 launches\n", n, n);
 }
 
-// Split-frame rendering over every GPU of the host (render/split_executor.h): one CUDA
-// executor per device, each on its own thread with its device current, gives exactly the
-// CPU's image, linear radiance and ray counts, in every mode and launch kind, over frames
-// that move the bands; and an accumulated sequence too. Skipped with one GPU.
+// Split-frame rendering over every GPU of the host (cuda/multi_gpu_executor.h, bands from
+// render/split_executor.h): one CUDA executor per device, each on its own thread with its
+// device current, gives exactly the CPU's image, linear radiance and ray counts, in every
+// mode and launch kind, over frames that move the bands; and an accumulated sequence too.
+// Skipped with one GPU.
+std::vector<int> all_devices() {
+    std::vector<int> d(static_cast<size_t>(cuda_device_count()));
+    for (size_t i = 0; i < d.size(); ++i) d[i] = int(i);
+    return d;
+}
+
 TEST(Gpu, SplitOverDevicesEqualsOneDevice) {
     const int n = cuda_device_count();
     if (n < 2) GTEST_SKIP() << n << " CUDA device(s): split frames need 2";
-    std::vector<std::unique_ptr<Executor>> parts;
     std::string why;
-    for (int d = 0; d < n; ++d) {
-        auto ex = make_cuda_executor(why, d);
-        ASSERT_TRUE(ex) << why;
-        parts.push_back(std::move(ex));
-    }
-    SplitExecutor split(std::move(parts));
+    auto multi = make_multi_gpu_executor(all_devices(), why);
+    ASSERT_TRUE(multi) << why;
+    SplitExecutor& split = *multi->split();
     auto cpu = make_cpu_executor();
     for (auto& [name, scene] : scenes()) {
         const CompiledScene cs = compile_scene(scene);
-        split.set_scene(cs);
+        multi->set_scene(cs);
         cpu->set_scene(cs);
         for (LaunchMode launch : {LaunchMode::Graph, LaunchMode::Stream})
             for (DeadRayMode mode : kModes) {
@@ -297,11 +301,11 @@ TEST(Gpu, SplitOverDevicesEqualsOneDevice) {
                 Image ref, img;
                 FrameStats sr, si;
                 cpu->render(scene.camera, rs, ref, &sr);
-                for (int frame = 0; frame < 2; ++frame) split.render(scene.camera, rs, img, &si);
+                for (int frame = 0; frame < 2; ++frame) multi->render(scene.camera, rs, img, &si);
                 EXPECT_EQ(img.rgba, ref.rgba) << name << " " << to_string(mode);
                 EXPECT_EQ(si.rays_traced, sr.rays_traced) << name << " " << to_string(mode);
                 LinearImage a, b;
-                split.read_linear(a);
+                multi->read_linear(a);
                 cpu->read_linear(b);
                 EXPECT_EQ(a.rgb, b.rgb) << name;
             }
@@ -312,16 +316,65 @@ TEST(Gpu, SplitOverDevicesEqualsOneDevice) {
     // An accumulation over frames of one sample each, split: the CPU's spp-4 frame.
     const Scene scene = builtin_default_scene();
     const CompiledScene cs = compile_scene(scene);
-    split.set_scene(cs);
+    multi->set_scene(cs);
     cpu->set_scene(cs);
     Image ref, acc;
     cpu->render(scene.camera, settings(400, 250, 6, DeadRayMode::Stencil, LaunchMode::Graph, 4), ref);
     for (int k = 0; k < 4; ++k) {
         RenderSettings rs = settings(400, 250, 6);
         rs.sample_begin = k;
-        split.render(scene.camera, rs, acc);
+        multi->render(scene.camera, rs, acc);
     }
     EXPECT_EQ(acc.rgba, ref.rgba);
+}
+
+// The device gather (the viewer's path): render_device into one buffer on a GPU puts
+// every band there, by peer copies and through pinned host memory alike, into a buffer
+// on the first device and on the last; the buffer equals the CPU's image. Odd sizes,
+// sizes with fewer tile rows than devices, and frames that move the bands.
+TEST(Gpu, SplitGathersOnTheDevice) {
+    const int n = cuda_device_count();
+    if (n < 2) GTEST_SKIP() << n << " CUDA device(s): split frames need 2";
+    const Scene scene = load_scene(source_dir() + "/scenes/big-sphere.json");
+    const CompiledScene cs = compile_scene(scene);
+    auto cpu = make_cpu_executor();
+    cpu->set_scene(cs);
+    int can = 0;
+    cudaDeviceCanAccessPeer(&can, 0, n - 1);
+    std::vector<GatherPath> paths{GatherPath::Host, GatherPath::Auto};
+    if (can) paths.push_back(GatherPath::Peer);
+    for (GatherPath path : paths) {
+        std::string why;
+        auto multi = make_multi_gpu_executor(all_devices(), why, path);
+        ASSERT_TRUE(multi) << why;
+        multi->set_scene(cs);
+        for (int dst_device : {0, n - 1})
+            for (auto [w, h] : {std::pair{961, 541}, std::pair{33, 17}, std::pair{64, 4}, std::pair{1, 1}}) {
+                RenderSettings rs = settings(w, h, 8);
+                Image ref;
+                cpu->render(scene.camera, rs, ref);
+                ASSERT_EQ(cudaSetDevice(dst_device), cudaSuccess);
+                uint32_t* dst = nullptr;
+                const size_t bytes = size_t(w) * size_t(h) * 4;
+                ASSERT_EQ(cudaMalloc(&dst, bytes), cudaSuccess);
+                ASSERT_EQ(cudaMemset(dst, 0xAB, bytes), cudaSuccess);
+                for (int frame = 0; frame < 3; ++frame) {  // the bands move after the first
+                    multi->render_device(scene.camera, rs, dst, nullptr);
+                    std::vector<uint8_t> got(bytes);
+                    ASSERT_EQ(cudaSetDevice(dst_device), cudaSuccess);
+                    ASSERT_EQ(cudaMemcpy(got.data(), dst, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+                    ASSERT_EQ(got, ref.rgba) << to_string(path) << " onto device " << dst_device << ", " << w << "x"
+                                             << h << ", frame " << frame;
+                }
+                cudaFree(dst);
+                // timed_frame gathers onto the first device; the time covers it.
+                EXPECT_GT(multi->timed_frame(scene.camera, rs, nullptr), 0.0);
+            }
+        std::printf("[split gather] %-11s onto device 0 and %d: == CPU at 961x541, 33x17, 64x4, 1x1 (bands:", to_string(path),
+                    n - 1);
+        for (const auto& b : multi->split()->bands()) std::printf(" %d rows %.3f ms gather %.3f ms;", b.rows, b.ms, b.gather_ms);
+        std::printf(")\n");
+    }
 }
 
 // A new camera replays the captured graph (no new capture) and gives the image of a
