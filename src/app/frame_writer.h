@@ -43,8 +43,8 @@ public:
     // Waits until every queued job has run; rethrows the first error.
     void finish() {
         std::unique_lock<std::mutex> lock(mutex_);
-        done_.wait(lock, [&] { return (queue_.empty() && running_ == 0) || error_; });
-        done_.wait(lock, [&] { return running_ == 0; });
+        // Nothing running, and nothing queued (after an error the queue was dropped).
+        done_.wait(lock, [&] { return running_ == 0 && (queue_.empty() || error_); });
         rethrow(lock);
     }
 
