@@ -60,6 +60,9 @@ public:
         CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
         for (cudaStream_t& s : side_) CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
         ctrl_.allocate(1, "frame control");
+        // Zero once: every dense reflect's counts are summed and cleared by k_end_bounce.
+        word_counts_.allocate(cuda::kWordCountWords, "live word counts");
+        CUDA_CHECK(cudaMemset(word_counts_.get(), 0, word_counts_.bytes()));
         CUDA_CHECK(cudaMemset(ctrl_.get(), 0, ctrl_.bytes()));  // every byte defined (initcheck)
         const auto t = make_srgb_thresholds();
         thresholds_.upload(std::vector<float>(t.begin(), t.end()), "sRGB table");
@@ -322,6 +325,16 @@ private:
         return sizes_.fill_blocks(kernel, block) * uint32_t(block) / 32u;
     }
 
+    // A bounce that starts with no more live words than this runs, with every later
+    // bounce of its sample, in the one-block tail kernel. 128 words: the tail's 32 warps
+    // take them in 4 rounds, well under the cost of a sparse bounce's own launches.
+    uint32_t tail_words() const {
+        // SRT_TAIL_WORDS overrides it, for experiments (0: no tail).
+        if (const char* env = std::getenv("SRT_TAIL_WORDS"))
+            return std::min<uint32_t>(uint32_t(std::atoi(env)), cuda::kTailMaxWords);
+        return 128u;
+    }
+
     size_t record() {
         if (next_event_ == events_.size()) events_.push_back(std::make_unique<Event>());
         CUDA_CHECK(cudaEventRecord(events_[next_event_]->get(), stream_));
@@ -407,6 +420,7 @@ private:
     DeviceBuffer<int32_t> hit_id_;
     DeviceBuffer<uint32_t> stencil_, flags_, list_[2], out_;
     DeviceBuffer<FrameControl> ctrl_;
+    DeviceBuffer<uint32_t> word_counts_;  // dense reflect's live words (cuda::kWordCountSlots)
     DeviceBuffer<BounceCounters> counters_;
     FrameControl frame_start_{};               // staging for the per-frame upload (camera, reset state)
     cudaStream_t side_[3] = {};  // capture of the sample and bounce loop bodies and the dense/sparse branches

@@ -107,11 +107,17 @@ struct FrameLauncher {
         const uint32_t depth = uint32_t(f.max_depth);
         const bool both = stencil() && (hybrid || !graph());
         const uint32_t sparse_words = both ? ex.sparse_words() : 0u;  // 0: every bounce dense
-        auto end = [&] { launch(kReflect, 1, 1, cuda::k_end_bounce, ctrl(), depth, stencil(), sparse_words, loops); };
+        // The probe wants the words after every bounce: no tail, which runs many in one.
+        const uint32_t tail_words = both && !ex.probe_ ? ex.tail_words() : 0u;
+        auto end = [&] {
+            launch(kReflect, 1, 1, cuda::k_end_bounce, ctrl(), ex.word_counts_.get(), depth, stencil(), sparse_words,
+                   tail_words, loops);
+        };
         if (!graph()) {
             for (uint32_t b = 0; b < depth; ++b) {
                 body(int(b));
                 if (both) sparse_bounce(f);
+                if (tail_words) tail(f);
                 if (ex.probe_) ex.probe_(int(f.sample), int(b), ex.stencil_words(settings, f.ray_count));
                 end();
                 if (both) list_words(f);
@@ -142,6 +148,7 @@ struct FrameLauncher {
                 [&](cudaStream_t s) {
                     stream = s;
                     sparse_bounce(f);
+                    if (tail_words) tail(f);
                     end();
                 });
             stream = outer;
@@ -152,6 +159,13 @@ struct FrameLauncher {
         const auto [grid, b] = filling(kernel, ex.sizes_.config().intersect);
         launch(kIntersect, grid, b, kernel, f, ex.stencil_.get(), ex.list_[0].get(), ex.list_[1].get(),
                cuda::IntersectOp{}, cuda::ShadeOp{}, cuda::ReflectOp{ctrl()}, counters(), ctrl());
+    }
+    // The rest of the sample in one block, once few words live (k_stencil_tail).
+    void tail(const FrameContext& f) {
+        const auto kernel = cuda::k_stencil_tail<cuda::IntersectOp, cuda::ShadeOp, cuda::ReflectAtOp>;
+        launch(kIntersect, 1, int(cuda::kTailBlock), kernel, f, ex.stencil_.get(), (const uint32_t*)ex.list_[0].get(),
+               (const uint32_t*)ex.list_[1].get(), cuda::IntersectOp{}, cuda::ShadeOp{}, cuda::ReflectAtOp{},
+               counters(), ctrl(), uint32_t(f.max_depth));
     }
     void list_words(const FrameContext& f) {
         const auto [grid, b] = filling(cuda::k_stencil_list, 256);
@@ -204,7 +218,7 @@ struct FrameLauncher {
                 const auto kernel = cuda::k_stencil_write<Op>;
                 const auto [grid, b] = per_ray(kernel, block, f.ray_count);
                 launch(stage, grid, b, kernel, f, ex.stencil_.get(), op, false,
-                       out == 0 ? &ctrl()->live_words : nullptr, c, (const FrameControl*)ctrl());
+                       out == 0 ? ex.word_counts_.get() : nullptr, c, (const FrameControl*)ctrl());
                 break;
             }
             case DeadRayMode::Flags: {

@@ -58,11 +58,21 @@ struct FrameControl {
     // ...and the counters that atomics hit on another, so that the appends do not keep
     // evicting the line every ray reads (measured: generate 2x slower when shared).
     alignas(128) uint32_t live[2];  // sizes of the two lists (above)
-    uint32_t live_words;            // stencil, dense: words still alive after reflect
     uint32_t active;                // the current bounce started with live rays
     uint32_t bounces_run;           // bounces that started with live rays, summed over samples
+    uint32_t tail;                  // stencil: so few live words that one block runs every
+                                    // remaining bounce of the sample (k_stencil_tail)
 };
 static_assert(sizeof(FrameControl) == 256, "FrameControl: two 128-byte lines");
+
+// The live words a dense reflect leaves, counted over kWordCountSlots counters 32 bytes
+// apart (warp w adds to slot w % kWordCountSlots) and summed by k_end_bounce. One counter
+// took one atomic per live warp at one L2 address: 26,000 of them after 1080p's first
+// bounce, issued one after another (measured: 16 us of a depth-2 frame, where flags,
+// which only loads and rarely stores its flag, paid nothing).
+constexpr uint32_t kWordCountSlots = 32;
+constexpr uint32_t kWordCountStride = 8;  // uint32s: one 32-byte sector per slot
+constexpr uint32_t kWordCountWords = kWordCountSlots * kWordCountStride;
 
 // The loop conditions of the frame's graph (cuda/frame_graph.h), or 0 with stream
 // launches: the host then runs the loops and nothing is set.
@@ -92,6 +102,12 @@ struct ReflectOp {
     const FrameControl* ctrl;
     __device__ bool operator()(const FrameContext& f, uint32_t i) const {
         return stage_reflect(f, i, int(ctrl->bounce));
+    }
+};
+// Reflect at a bounce the caller knows (the tail kernel steps through bounces itself).
+struct ReflectAtOp {
+    __device__ bool operator()(const FrameContext& f, uint32_t i, int bounce) const {
+        return stage_reflect(f, i, bounce);
     }
 };
 struct ShadeOp {
@@ -153,7 +169,7 @@ __device__ __forceinline__ void warp_append(bool keep, uint32_t value, uint32_t*
 // every bounce and only the right one works (a graph launches only the right one).
 template <class Op>
 __global__ void k_stencil_write(FrameContext f, uint32_t* __restrict__ stencil, Op op, bool all_lanes,
-                                uint32_t* live_words, BounceCounters* counters, const FrameControl* ctrl) {
+                                uint32_t* word_counts, BounceCounters* counters, const FrameControl* ctrl) {
     if (!ctrl->dense) return;
     const uint32_t w = warp_global();
     if (w >= (f.ray_count >> 5)) return;  // whole warp past the end
@@ -166,7 +182,7 @@ __global__ void k_stencil_write(FrameContext f, uint32_t* __restrict__ stencil, 
     const uint32_t out = __ballot_sync(kFullMask, alive);  // ...but still vote
     if (lane_id() == 0) {
         stencil[w] = out;
-        if (live_words && out) atomicAdd(live_words, 1u);
+        if (word_counts && out) atomicAdd(&word_counts[(w % kWordCountSlots) * kWordCountStride], 1u);
     }
 }
 
@@ -246,7 +262,7 @@ template <class Intersect, class Shade, class Reflect>
 __global__ void k_stencil_sparse_bounce(FrameContext f, uint32_t* __restrict__ stencil, uint32_t* list0,
                                         uint32_t* list1, Intersect intersect, Shade shade, Reflect reflect,
                                         BounceCounters* counters, FrameControl* ctrl) {
-    if (ctrl->dense) return;
+    if (ctrl->dense || ctrl->tail) return;
     const uint32_t p = ctrl->parity;
     WarpAppender out{p ? list0 : list1, &ctrl->live[p ^ 1u]};
     BounceCounters* c = bounce_counters(counters, ctrl);
@@ -262,6 +278,70 @@ __global__ void k_stencil_sparse_bounce(FrameContext f, uint32_t* __restrict__ s
         out.push(lane_id() == 0 && vote != 0, w);
     });
     out.flush();
+}
+
+// THE TAIL of a sample: once a bounce starts with no more than a few live words
+// (k_end_bounce: FrameControl::tail), one block of kTailBlock threads runs that bounce
+// and every later one of the sample in one launch. The live words move between two
+// lists in shared memory; __syncthreads separates the bounces. A near-dead bounce then
+// costs the latency of its rays' stages, not the launches, conditional nodes and
+// whole-GPU grids of a bounce of its own. Per lane it is the sparse kernel's work, in the
+// same order; the words written are the same ballots.
+constexpr uint32_t kTailBlock = 1024;
+constexpr uint32_t kTailMaxWords = 1024;  // the most live words a tail may start with
+
+template <class Intersect, class Shade, class ReflectAt>
+__global__ void __launch_bounds__(kTailBlock, 1)
+    k_stencil_tail(FrameContext f, uint32_t* __restrict__ stencil, const uint32_t* list0, const uint32_t* list1,
+                   Intersect intersect, Shade shade, ReflectAt reflect, BounceCounters* counters,
+                   FrameControl* ctrl, uint32_t depth) {
+    if (!ctrl->tail) return;
+    __shared__ uint32_t words[2][kTailMaxWords];
+    __shared__ uint32_t count[2];
+    {
+        const uint32_t p = ctrl->parity;
+        const uint32_t* list = p ? list1 : list0;
+        const uint32_t n = ctrl->live[p];  // <= the tail threshold <= kTailMaxWords
+        for (uint32_t k = threadIdx.x; k < n; k += blockDim.x) words[0][k] = list[k];
+        if (threadIdx.x == 0) {
+            count[0] = n;
+            count[1] = 0;
+        }
+    }
+    __syncthreads();
+    const uint32_t warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    uint32_t bounce = ctrl->bounce, cur = 0, ran = 0;
+    while (bounce < depth) {
+        const uint32_t n = count[cur];  // block-uniform: read between barriers
+        if (n == 0) break;
+        BounceCounters* c = counters ? counters + bounce : nullptr;
+        for (uint32_t k = warp; k < n; k += warps) {  // warp-uniform bound
+            const uint32_t w = words[cur][k];
+            const uint32_t word = stencil[w];
+            count_entry(c, word);
+            const uint32_t i = (w << 5) | lane_id();
+            bool alive = stencil_test(word, i);
+            if (alive) alive = intersect(f, i);
+            count_shadow(c, alive ? shade(f, i) : 0u);
+            if (alive) alive = reflect(f, i, int(bounce));
+            const uint32_t vote = __ballot_sync(kFullMask, alive);
+            if (lane_id() == 0) {
+                stencil[w] = vote;
+                if (vote) words[cur ^ 1u][atomicAdd(&count[cur ^ 1u], 1u)] = w;
+            }
+        }
+        ++ran;
+        ++bounce;
+        __syncthreads();  // every survivor listed
+        if (threadIdx.x == 0) count[cur] = 0;
+        cur ^= 1u;
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {  // k_end_bounce then ends the sample's bounce loop
+        ctrl->bounces_run += ran;
+        ctrl->bounce = bounce;
+        ctrl->active = 0;
+    }
 }
 
 // The sparse read side alone (bench --skip): a read-only stage over listed words.
@@ -373,8 +453,8 @@ __host__ __device__ inline void reset_sample(FrameControl& c) {
     c.parity = 0;
     c.need_list = 0;
     c.live[0] = c.live[1] = 0;
-    c.live_words = 0;
     c.active = 1;
+    c.tail = 0;
 }
 
 // The state a frame starts from: the host uploads it with the camera, in one copy.
@@ -393,11 +473,22 @@ inline FrameControl frame_start(const FrameContext& f) {
 
 // After reflect: count the bounce if it started with live rays, step to the next, say
 // whether it is needed (some ray alive and depth left) and, for the stencil, whether
-// it is dense (more than `sparse_words` live words; sparse_words == 0: always dense)
-// or sparse. `stencil` is false for flags and compact, whose survivors are live[0] (a
+// it is dense (more than `sparse_words` live words; sparse_words == 0: always dense),
+// sparse, or the tail (no more than `tail_words`: k_stencil_tail runs the rest of the
+// sample). `stencil` is false for flags and compact, whose survivors are live[0] (a
 // flag, a list size).
-static __global__ void k_end_bounce(FrameControl* c, uint32_t depth, bool stencil, uint32_t sparse_words,
-                                    LoopHandles loops) {
+static __global__ void k_end_bounce(FrameControl* c, uint32_t* word_counts, uint32_t depth, bool stencil,
+                                    uint32_t sparse_words, uint32_t tail_words, LoopHandles loops) {
+    if (c->tail) {  // the tail ran every remaining bounce and counted them: the sample is done
+        c->tail = 0;
+        c->dense = 0;  // with stream launches the host's later bounces then find nothing to do
+        c->need_list = 0;
+        c->live[0] = c->live[1] = 0;
+        c->active = 0;
+        if (loops.bounces) cudaGraphSetConditional(loops.bounces, 0u);
+        if (loops.dense) cudaGraphSetConditional(loops.dense, 0u);
+        return;
+    }
     c->bounces_run += c->active;
     c->bounce += 1;
     const bool was_dense = c->dense != 0;
@@ -406,8 +497,10 @@ static __global__ void k_end_bounce(FrameControl* c, uint32_t depth, bool stenci
         live = c->live[0];
         c->live[1] = 0;
     } else if (c->dense) {
-        live = c->live_words;
-        c->live_words = 0;
+        for (uint32_t k = 0; k < kWordCountWords; k += kWordCountStride) {
+            live += word_counts[k];
+            word_counts[k] = 0;
+        }
         c->live[c->parity] = 0;  // k_stencil_list refills it if the next bounce is sparse
     } else {
         live = c->live[c->parity ^ 1u];  // the sparse kernel's survivors...
@@ -416,7 +509,8 @@ static __global__ void k_end_bounce(FrameControl* c, uint32_t depth, bool stenci
     }
     const bool more = live != 0 && c->bounce < depth;
     c->active = more ? 1u : 0u;
-    c->dense = (!stencil || sparse_words == 0 || live > sparse_words) ? 1u : 0u;
+    c->tail = (stencil && more && live <= tail_words) ? 1u : 0u;
+    c->dense = (!c->tail && (!stencil || sparse_words == 0 || live > sparse_words)) ? 1u : 0u;
     c->need_list = (more && was_dense && !c->dense) ? 1u : 0u;
     if (loops.bounces) cudaGraphSetConditional(loops.bounces, more ? 1u : 0u);
     if (loops.dense) cudaGraphSetConditional(loops.dense, c->dense);

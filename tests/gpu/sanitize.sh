@@ -4,9 +4,11 @@
 # partial: 67x33, 1x1, 961x1, 33x17. memcheck, synccheck and initcheck run every case.
 # racecheck runs the stream launches only: under racecheck, stencilrt's graphs end the
 # process with SIGSEGV before any output, in every mode, while a minimal nested WHILE
-# graph (tools/repro/while_node.cu) passes, and racecheck checks shared memory, which no
-# stencilrt kernel uses (cuobjdump --dump-resource-usage: SHARED:0); the kernels of both
-# launch kinds are the same. Cases run one at a time (SAN_JOBS): with 12 concurrent
+# graph (tools/repro/while_node.cu) passes. racecheck checks shared memory, which only
+# the stencil's tail kernel uses (k_stencil_tail: its two word lists), and stream launches
+# run it as graphs do (every case here is small enough for the tail to take over after
+# bounce 0); the kernels of both launch kinds are the same. Cases run one at a time
+# (SAN_JOBS): with 12 concurrent
 # memcheck processes, graphs with IF/ELSE nodes hit error 700 in 11 of 12 while each
 # passes alone (docs/robustness.md). Exits 77 (skipped) where no GPU or no
 # compute-sanitizer exists.
