@@ -99,16 +99,16 @@ struct FrameLauncher {
         });
     }
     // Stencil: each bounce is dense (the three wavefront kernels, then the live-word
-    // list if the next bounce is sparse) or sparse (one fused kernel over the list);
-    // k_end_bounce decides. A graph holds an IF/ELSE node per bounce; stream launches
-    // issue both kinds and each kernel checks FrameControl::dense.
+    // list if the next bounce is sparse), sparse (one fused kernel over the list) or the
+    // tail (one block runs it and the rest of the sample); k_end_bounce decides. A graph
+    // holds an IF/ELSE node per bounce (ELSE: the sparse and the tail kernel); stream
+    // launches issue every kind and each kernel checks FrameControl::dense and ::tail.
     template <class Body>
     void for_each_bounce(const FrameContext& f, Body&& body) {
         const uint32_t depth = uint32_t(f.max_depth);
         const bool both = stencil() && (hybrid || !graph());
         const uint32_t sparse_words = both ? ex.sparse_words() : 0u;  // 0: every bounce dense
-        // The probe wants the words after every bounce: no tail, which runs many in one.
-        const uint32_t tail_words = both && !ex.probe_ ? ex.tail_words() : 0u;
+        const uint32_t tail_words = this->tail_words();
         auto end = [&] {
             launch(kReflect, 1, 1, cuda::k_end_bounce, ctrl(), ex.word_counts_.get(), depth, stencil(), sparse_words,
                    tail_words, loops);
@@ -146,6 +146,9 @@ struct FrameLauncher {
                     list_words(f);
                 },
                 [&](cudaStream_t s) {
+                    // Both kernels; the one that does not apply returns at entry. (A
+                    // nested IF tail ELSE sparse node, launching only the one that works,
+                    // measured 1-2% slower: the node costs more than the empty launch.)
                     stream = s;
                     sparse_bounce(f);
                     if (tail_words) tail(f);
@@ -154,6 +157,9 @@ struct FrameLauncher {
             stream = outer;
         });
     }
+    // The tail's threshold (cuda_executor.cu), or 0: no tail. Stencil only, as the
+    // sparse bounce; not under the probe, which wants the words after every bounce.
+    uint32_t tail_words() const { return stencil() && (hybrid || !graph()) && !ex.probe_ ? ex.tail_words() : 0u; }
     void sparse_bounce(const FrameContext& f) {
         const auto kernel = cuda::k_stencil_sparse_bounce<cuda::IntersectOp, cuda::ShadeOp, cuda::ReflectOp>;
         const auto [grid, b] = filling(kernel, ex.sizes_.config().intersect);

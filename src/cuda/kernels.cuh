@@ -79,7 +79,7 @@ constexpr uint32_t kWordCountWords = kWordCountSlots * kWordCountStride;
 struct LoopHandles {
     cudaGraphConditionalHandle samples = 0;
     cudaGraphConditionalHandle bounces = 0;
-    cudaGraphConditionalHandle dense = 0;  // stencil: IF dense ELSE sparse, per bounce
+    cudaGraphConditionalHandle dense = 0;  // stencil: IF dense ELSE sparse (and tail), per bounce
 };
 
 // ---------------------------------------------------------------------------
@@ -288,6 +288,15 @@ __global__ void k_stencil_sparse_bounce(FrameContext f, uint32_t* __restrict__ s
 // whole-GPU grids of a bounce of its own. Per lane it is the sparse kernel's work, in the
 // same order; the words written are the same ballots.
 constexpr uint32_t kTailBlock = 1024;
+
+// __syncthreads with each warp reconverged first: lanes that took different paths before
+// it (a lane 0 that appended, lanes past the end of a copy) meet at __syncwarp, so that
+// the barrier is reached by whole warps (compute-sanitizer synccheck reports a barrier
+// reached by a divergent warp).
+__device__ __forceinline__ void block_barrier() {
+    __syncwarp();
+    __syncthreads();
+}
 constexpr uint32_t kTailMaxWords = 1024;  // the most live words a tail may start with
 
 template <class Intersect, class Shade, class ReflectAt>
@@ -308,7 +317,7 @@ __global__ void __launch_bounds__(kTailBlock, 1)
             count[1] = 0;
         }
     }
-    __syncthreads();
+    block_barrier();
     const uint32_t warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
     uint32_t bounce = ctrl->bounce, cur = 0, ran = 0;
     while (bounce < depth) {
@@ -332,10 +341,10 @@ __global__ void __launch_bounds__(kTailBlock, 1)
         }
         ++ran;
         ++bounce;
-        __syncthreads();  // every survivor listed
+        block_barrier();  // every survivor listed
         if (threadIdx.x == 0) count[cur] = 0;
         cur ^= 1u;
-        __syncthreads();
+        block_barrier();
     }
     if (threadIdx.x == 0) {  // k_end_bounce then ends the sample's bounce loop
         ctrl->bounces_run += ran;
