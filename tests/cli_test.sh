@@ -23,6 +23,7 @@ check unknown-flag 2 "--bogus|bogus" -- "$BIN" render --bogus
 check bad-width 2 "width|-W" -- "$BIN" render --width 0 -o "$tmp/a.png"
 check bad-mode 2 "mode" -- "$BIN" render --mode fast -o "$tmp/a.png"
 check bad-backend 2 "backend" -- "$BIN" render --backend opencl -o "$tmp/a.png"
+check bad-accel 2 "accel" -- "$BIN" render --accel bvh3 -o "$tmp/a.png"
 check bad-vec 2 "--camera-from" -- "$BIN" render --camera-from 1,2 -o "$tmp/a.png"
 check missing-scene 2 "nope.json" -- "$BIN" render "$tmp/nope.json" -o "$tmp/a.png"
 printf '{ "camera": { "from": [0, 0, 5], "fov": "wide" } }\n' > "$tmp/bad.json"
@@ -33,5 +34,9 @@ check render-cpu 0 "$tmp/ok.png" -- "$BIN" render --backend cpu -W 48 -H 27 --de
 [ -s "$tmp/ok.png" ] || { echo "FAIL: render wrote no PNG"; fails=$((fails + 1)); }
 ls "$tmp" | grep -q "tmp-" && { echo "FAIL: temporary file left behind"; fails=$((fails + 1)); }
 check render-scene 0 "ok2.png" -- "$BIN" render "$SRC/scenes/cornell-mirror.json" --backend cpu -W 40 -H 30 -o "$tmp/ok2.png"
+# The BVH4 gives the BVH2's image, byte for byte, through the whole command.
+check render-bvh4 0 "bvh4.png" -- "$BIN" render "$SRC/scenes/mesh.json" --accel bvh4 --backend cpu -W 64 -H 48 -o "$tmp/bvh4.png"
+check render-bvh2 0 "bvh2.png" -- "$BIN" render "$SRC/scenes/mesh.json" --accel bvh2 --backend cpu -W 64 -H 48 -o "$tmp/bvh2.png"
+cmp -s "$tmp/bvh4.png" "$tmp/bvh2.png" || { echo "FAIL: --accel bvh4 and bvh2 wrote different PNGs"; fails=$((fails + 1)); }
 echo "cli: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]

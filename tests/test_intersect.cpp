@@ -141,9 +141,12 @@ Hit brute_closest(const SceneView& s, const glm::vec3& o, const glm::vec3& d) {
             h.id = int32_t(s.prim_count + j);
         }
     }
+    // Ties go to the lower id, as in traversal (closer_prim): a primitive beats a plane
+    // at the same distance, and the lower of two primitives wins.
     for (uint32_t k = 0; k < s.prim_count; ++k) {
         float t;
-        if (hit_prim(s.prims, k, o, d, h.t, t)) {
+        if (hit_prim(s.prims, k, o, d, std::nextafter(h.t, kInf), t) &&
+            (t < h.t || (t == h.t && int32_t(k) < h.id))) {
             h.t = t;
             h.id = int32_t(k);
         }
@@ -158,8 +161,21 @@ bool brute_any(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float
 
 // Random rays through the scene's bounds: half from outside aimed at random points
 // inside, half from random points inside in random directions.
+void check_layout_against_brute_force(const Scene& scene, AccelLayout accel, int rays, uint32_t seed,
+                                      int min_hits);
+
+// Both layouts (accel/bvh.h, accel/bvh4.h), each against brute force.
 void check_against_brute_force(const Scene& scene, int rays, uint32_t seed, int min_hits = -1) {
-    const CompiledScene cs = compile_scene(scene);
+    for (AccelLayout a : {AccelLayout::Bvh2, AccelLayout::Bvh4}) {
+        SCOPED_TRACE(to_string(a));
+        check_layout_against_brute_force(scene, a, rays, seed, min_hits);
+    }
+}
+
+void check_layout_against_brute_force(const Scene& scene, AccelLayout accel, int rays, uint32_t seed,
+                                      int min_hits) {
+    const CompiledScene cs = compile_scene(scene, accel);
+    ASSERT_EQ(cs.nodes4.empty(), accel == AccelLayout::Bvh2 || cs.nodes.empty());
     const SceneView s = cs.view();
     Bounds3 b = finite_bounds(scene);
     const glm::vec3 lo(b.lo), size(b.hi - b.lo);
@@ -191,14 +207,10 @@ void check_against_brute_force(const Scene& scene, int rays, uint32_t seed, int 
         ASSERT_EQ(bvh.id >= 0, ref.id >= 0) << "ray " << r;
         if (ref.id >= 0) {
             ++hits;
-            // Same primitive tests, so the same closest distance to the bit; the id may
-            // differ only where two primitives are hit at exactly that distance.
+            // Same primitive tests, so the same closest distance to the bit, and the
+            // same id: ties go to the lower id in both.
             ASSERT_EQ(bvh.t, ref.t) << "ray " << r;
-            if (bvh.id != ref.id) {
-                float t2;
-                ASSERT_TRUE(hit_prim(s.prims, uint32_t(bvh.id), o, d, kInf, t2));
-                ASSERT_EQ(t2, ref.t);
-            }
+            ASSERT_EQ(bvh.id, ref.id) << "ray " << r;
         }
         // Any-hit (shadow rays) with a finite tmax: half the closest distance, or 1.
         const float tmax = ref.id >= 0 ? (r % 3 == 0 ? ref.t * 0.5f : ref.t * 1.5f) : 1.0f;
@@ -262,6 +274,74 @@ TEST(Bvh, MatchesBruteForceOnTinyScenes) {
     check_against_brute_force(random_soup(40, 0, 5), 1000, 16, 10);
 }
 
+TEST(Bvh, MatchesBruteForceOnThousandsOfSpheres) { check_against_brute_force(random_soup(0, 4000, 6), 3000, 17); }
+
+// The tie rule itself: a hit at the same distance replaces the hit so far only with a
+// lower id, and a hit at the initial tmax never counts.
+TEST(Bvh, CloserPrimBreaksTiesByLowerId) {
+    Scene s;
+    s.name = "test:tie-rule";
+    s.add_material(Material{});
+    for (int i = 0; i < 3; ++i) s.triangles.push_back({{-1, -1, 0}, {2, -1, 0}, {-1, 2, 0}, 0});
+    const CompiledScene cs = compile_scene(s);
+    const SceneView v = cs.view();
+    const glm::vec3 o = glm::vec3(0.1f, 0.2f, 3.0f) - cs.render_origin, d(0, 0, -1);
+    float t = 0.0f;
+    ASSERT_TRUE(hit_prim(v.prims, 1, o, d, kInf, t));
+    Hit h{t, 2};
+    EXPECT_TRUE(closer_prim(v.prims, 1, o, d, h));  // same t, lower id: replaces
+    EXPECT_EQ(h.id, 1);
+    EXPECT_FALSE(closer_prim(v.prims, 2, o, d, h));  // same t, higher id: does not
+    EXPECT_EQ(h.id, 1);
+    Hit at_tmax{t, -1};  // a hit exactly at the initial tmax is not a hit
+    EXPECT_FALSE(closer_prim(v.prims, 0, o, d, at_tmax));
+    EXPECT_EQ(at_tmax.id, -1);
+}
+
+// Every triangle of a grid twice: each ray that hits the grid hits two primitives at
+// exactly the same distance (the same arithmetic), and both layouts return the id brute
+// force returns. (Here the lower copy is also the one both traversals meet first; the
+// rule itself is tested above.) The rays are oblique: a ray parallel to a box face
+// and lying exactly in it is outside the slab test's reach (a zero direction component
+// becomes 1e-20, and the face's slab then ends at t = 0), so axis-aligned rays along the
+// grid lines would test that, not the ties.
+TEST(Bvh, TiesGoToTheLowestIdInBothLayouts) {
+    Scene s;
+    s.name = "test:ties";
+    s.add_material(Material{});
+    for (int copy = 0; copy < 2; ++copy)
+        for (int i = 0; i < 16; ++i)
+            for (int j = 0; j < 16; ++j) {
+                const glm::vec3 p(float(i), float(j), 0.0f);
+                s.triangles.push_back({p, p + glm::vec3(1, 0, 0), p + glm::vec3(1, 1, 0), 0});
+                s.triangles.push_back({p, p + glm::vec3(1, 1, 0), p + glm::vec3(0, 1, 0), 0});
+            }
+    const glm::vec3 d = unit(glm::vec3(0.013f, 0.021f, -1.0f));
+    for (AccelLayout a : {AccelLayout::Bvh2, AccelLayout::Bvh4}) {
+        const CompiledScene cs = compile_scene(s, a);
+        const SceneView v = cs.view();
+        int ties = 0;
+        for (int i = 0; i < 16; ++i)
+            for (int j = 0; j < 16; ++j)
+                for (float off : {0.3f, 0.5f, 0.7f}) {
+                    const glm::vec3 target(float(i) + off, float(j) + 1.0f - off * 0.9f, 0.0f);
+                    const glm::vec3 o = target - 5.0f * d - cs.render_origin;
+                    const Hit h = intersect_closest(v, o, d, kInf);
+                    const Hit ref = brute_closest(v, o, d);
+                    ASSERT_GE(ref.id, 0);
+                    ASSERT_EQ(h.id, ref.id) << to_string(a) << " at " << i << "," << j << "+" << off;
+                    ASSERT_EQ(h.t, ref.t);
+                    int n = 0;  // primitives hit at that distance
+                    for (uint32_t k = 0; k < v.prim_count; ++k) {
+                        float t;
+                        if (hit_prim(v.prims, k, o, d, kInf, t) && t == ref.t) ++n;
+                    }
+                    ties += n > 1;
+                }
+        EXPECT_EQ(ties, 16 * 16 * 3) << "every ray must meet a tie, or the test tests nothing";
+    }
+}
+
 TEST(Bvh, DegenerateInputsKeepTheDepthBound) {
     // Every triangle at the same place: SAH cannot split; the builder must still
     // produce a valid tree within the traversal stack.
@@ -269,6 +349,9 @@ TEST(Bvh, DegenerateInputsKeepTheDepthBound) {
     s.name = "test:stack";
     s.add_material(Material{});
     for (int i = 0; i < 5000; ++i) s.triangles.push_back({{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, 0});
+    const CompiledScene cs4 = compile_scene(s, AccelLayout::Bvh4);  // its stack bound holds too
+    EXPECT_LE(cs4.bvh4_stats.max_stack, uint32_t(kBvh4StackSize));
+    EXPECT_EQ(intersect_closest(cs4.view(), glm::vec3(0.25f, 0.25f, 1.0f) - cs4.render_origin, {0, 0, -1}, kInf).t, 1.0f);
     const CompiledScene cs = compile_scene(s);
     EXPECT_LT(cs.bvh_stats.max_depth, uint32_t(kBvhStackSize - 1));
     EXPECT_LE(cs.bvh_stats.max_leaf_size, uint32_t(kMaxLeafPrims));

@@ -56,7 +56,10 @@ void expect_schema(const json& d, size_t frames) {
     EXPECT_TRUE(d["machine"].contains("executor") && d["machine"].contains("backend") && d["machine"].contains("host"));
     expect_fields(d["scene"], {{"name", Str}, {"path", Str}, {"hash", Str}, {"spheres", Int}, {"planes", Int},
                                {"triangles", Int}, {"lights", Int}, {"load_ms", Num}, {"compile_ms", Num},
-                               {"bvh_build_ms", Num}, {"bvh_nodes", Int}, {"upload_ms", Num}}, "scene");
+                               {"bvh_build_ms", Num}, {"bvh_nodes", Int}, {"upload_ms", Num}, {"accel", Obj}}, "scene");
+    expect_fields(d["scene"]["accel"], {{"layout", Str}, {"nodes", Int}, {"node_bytes", Int}, {"leaves", Int},
+                                        {"avg_leaf_prims", Num}, {"bytes_per_prim", Num}, {"max_depth", Int},
+                                        {"build_ms", Num}}, "scene.accel");
     expect_fields(d["settings"], {{"width", Int}, {"height", Int}, {"depth", Int}, {"spp", Int}, {"mode", Str},
                                   {"launch", Str}, {"warp_shape", Str}, {"exposure", Num}, {"backend_requested", Str},
                                   {"output", Str}, {"output_format", Str}, {"frames_requested", StrOrNull}}, "settings");

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "accel/bvh.h"
+#include "accel/bvh4.h"
 #include "core/hd.h"
 #include "accel/scene_view.h"
 
@@ -103,6 +104,21 @@ SRT_HD_INLINE bool hit_prim(const PrimGpu* prims, uint32_t k, const glm::vec3& o
     return hit_triangle(o, d, xyz(a), xyz(b), xyz(c), tmax, t);
 }
 
+// Tests primitive k against the hit so far, ties included: a hit at the same t goes to
+// the lower id. Every traversal order then finds the same hit (the BVH2 and the BVH4
+// visit leaves in different orders). An initial h (t = tmax, id -1) is never replaced by
+// a hit at tmax itself: ids are >= 0.
+SRT_HD_INLINE bool closer_prim(const PrimGpu* prims, uint32_t k, const glm::vec3& o, const glm::vec3& d, Hit& h) {
+    float t;
+    // The tests' own bound is strict (t < tmax); give them one past any distance and
+    // apply the bound here, where a tie can still count.
+    if (!hit_prim(prims, k, o, d, 3.4e38f, t)) return false;
+    if (!(t < h.t || (t == h.t && int32_t(k) < h.id))) return false;
+    h.t = t;
+    h.id = int32_t(k);
+    return true;
+}
+
 // Per-ray constants for slab tests. Zero direction components become +-1e-20 so
 // that 0 * inf never makes a NaN.
 struct RayInv {
@@ -159,21 +175,7 @@ SRT_HD_INLINE int32_t child_ref(int32_t link, int32_t count) {
 // tests) at the same time. kAnyHit: stop at the first hit (shadow rays), testing each
 // leaf as soon as it is found.
 template <bool kAnyHit>
-SRT_HD_INLINE Hit traverse(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float tmax) {
-    Hit h{tmax, -1};
-    // Planes first: they are few and often the nearest thing (floors, mirrors).
-    for (uint32_t j = 0; j < s.plane_count; ++j) {
-        const f4 pm = load_f4(&s.planes[j].point_mat);
-        const f4 pn = load_f4(&s.planes[j].normal);
-        float t;
-        if (hit_plane(o, d, xyz(pm), xyz(pn), h.t, t)) {
-            h.t = t;
-            h.id = int32_t(s.prim_count + j);
-            if (kAnyHit) return h;
-        }
-    }
-    if (s.node_count == 0) return h;
-
+SRT_HD_INLINE Hit traverse_bvh2(const SceneView& s, const glm::vec3& o, const glm::vec3& d, Hit h) {
     const RayInv r = make_ray_inv(o, d);
     int32_t stack[kBvhStackSize];
     int sp = 0;
@@ -217,14 +219,8 @@ SRT_HD_INLINE Hit traverse(const SceneView& s, const glm::vec3& o, const glm::ve
         while (leaf < 0) {
             const uint32_t packed = uint32_t(~leaf);
             const uint32_t first = packed >> 3, count = packed & 7u;
-            for (uint32_t k = first; k < first + count; ++k) {
-                float t;
-                if (hit_prim(s.prims, k, o, d, h.t, t)) {
-                    h.t = t;
-                    h.id = int32_t(k);
-                    if (kAnyHit) return h;
-                }
-            }
+            for (uint32_t k = first; k < first + count; ++k)
+                if (closer_prim(s.prims, k, o, d, h) && kAnyHit) return h;
             leaf = node;  // the node in hand may be a leaf too
             if (node < 0) node = stack[--sp];
         }
@@ -232,12 +228,112 @@ SRT_HD_INLINE Hit traverse(const SceneView& s, const glm::vec3& o, const glm::ve
     return h;
 }
 
-SRT_HD_INLINE Hit intersect_closest(const SceneView& s, const glm::vec3& o, const glm::vec3& d,
-                                    float tmax) {
-    return traverse<false>(s, o, d, tmax);
+// The BVH4 (accel/bvh4.h): at each inner node the four boxes are tested at once; the
+// children hit are sorted by entry distance, the nearest is taken and the others pushed
+// (farthest deepest) with their entry distances, so that a popped node the closest hit
+// has already passed is dropped without a load. Leaves are tested as they are reached.
+template <bool kAnyHit>
+SRT_HD_INLINE Hit traverse_bvh4(const SceneView& s, const glm::vec3& o, const glm::vec3& d, Hit h) {
+    const RayInv r = make_ray_inv(o, d);
+    int32_t stack[kBvh4StackSize];
+    float stack_t[kBvh4StackSize];
+    int sp = 0;
+    int32_t node = 0;  // the root is always an inner node
+    for (;;) {
+        if (node >= 0) {
+            const Bvh4Node* n = &s.nodes4[node];
+            const f4 lx = load_f4(&n->lo_x), hx = load_f4(&n->hi_x);
+            const f4 ly = load_f4(&n->lo_y), hy = load_f4(&n->hi_y);
+            const f4 lz = load_f4(&n->lo_z), hz = load_f4(&n->hi_z);
+            const f4 cf = load_f4(reinterpret_cast<const f4*>(&n->child[0]));
+            const float lxs[4] = {lx.x, lx.y, lx.z, lx.w}, hxs[4] = {hx.x, hx.y, hx.z, hx.w};
+            const float lys[4] = {ly.x, ly.y, ly.z, ly.w}, hys[4] = {hy.x, hy.y, hy.z, hy.w};
+            const float lzs[4] = {lz.x, lz.y, lz.z, lz.w}, hzs[4] = {hz.x, hz.y, hz.z, hz.w};
+            const int32_t refs[4] = {int32_t(float_bits(cf.x)), int32_t(float_bits(cf.y)), int32_t(float_bits(cf.z)),
+                                     int32_t(float_bits(cf.w))};
+            // The children hit, sorted by entry distance (insertion into at most 4).
+            float ht[4];
+            int32_t hr[4];
+            int nh = 0;
+            for (int k = 0; k < 4; ++k) {
+                float t;
+                if (refs[k] == kBvh4Empty ||
+                    !hit_box(r, f4{lxs[k], hxs[k], lys[k], hys[k]}, lzs[k], hzs[k], h.t, t))
+                    continue;
+                int j = nh++;
+                while (j > 0 && ht[j - 1] > t) {
+                    ht[j] = ht[j - 1];
+                    hr[j] = hr[j - 1];
+                    --j;
+                }
+                ht[j] = t;
+                hr[j] = refs[k];
+            }
+            if (nh > 0) {
+                for (int j = nh - 1; j > 0; --j) {  // the far ones wait, farthest deepest
+                    stack[sp] = hr[j];
+                    stack_t[sp] = ht[j];
+                    ++sp;
+                }
+                node = hr[0];
+                continue;
+            }
+        } else {
+            const uint32_t packed = uint32_t(~node);
+            const uint32_t first = packed >> 3, count = packed & 7u;
+            for (uint32_t k = first; k < first + count; ++k)
+                if (closer_prim(s.prims, k, o, d, h) && kAnyHit) return h;
+        }
+        // Next: the nearest waiting node the hit so far has not passed.
+        for (;;) {
+            if (sp == 0) return h;
+            --sp;
+            if (stack_t[sp] <= h.t) break;
+        }
+        node = stack[sp];
+    }
+}
+
+// kWidth: which layout to walk, 2 (SceneView::nodes) or 4 (SceneView::nodes4). A
+// kernel is compiled for one width (the executors choose by the scene), so that it holds
+// one traversal's code and registers, not both.
+template <bool kAnyHit, int kWidth>
+SRT_HD_INLINE Hit traverse(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float tmax) {
+    static_assert(kWidth == 2 || kWidth == 4, "BVH width 2 or 4");
+    Hit h{tmax, -1};
+    // Planes first: they are few and often the nearest thing (floors, mirrors).
+    for (uint32_t j = 0; j < s.plane_count; ++j) {
+        const f4 pm = load_f4(&s.planes[j].point_mat);
+        const f4 pn = load_f4(&s.planes[j].normal);
+        float t;
+        if (hit_plane(o, d, xyz(pm), xyz(pn), h.t, t)) {
+            h.t = t;
+            h.id = int32_t(s.prim_count + j);
+            if (kAnyHit) return h;
+        }
+    }
+    if (s.node_count == 0) return h;
+    if (kWidth == 4) return traverse_bvh4<kAnyHit>(s, o, d, h);
+    return traverse_bvh2<kAnyHit>(s, o, d, h);
+}
+
+// The width the scene was compiled for (render/scene_gpu.h: --accel).
+SRT_HD_INLINE int bvh_width(const SceneView& s) { return s.nodes4 ? 4 : 2; }
+
+template <int kWidth>
+SRT_HD_INLINE Hit intersect_closest(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float tmax) {
+    return traverse<false, kWidth>(s, o, d, tmax);
+}
+template <int kWidth>
+SRT_HD_INLINE bool occluded(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float tmax) {
+    return traverse<true, kWidth>(s, o, d, tmax).id >= 0;
+}
+// The same, choosing the width per call (host code, tests).
+SRT_HD_INLINE Hit intersect_closest(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float tmax) {
+    return bvh_width(s) == 4 ? intersect_closest<4>(s, o, d, tmax) : intersect_closest<2>(s, o, d, tmax);
 }
 SRT_HD_INLINE bool occluded(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float tmax) {
-    return traverse<true>(s, o, d, tmax).id >= 0;
+    return bvh_width(s) == 4 ? occluded<4>(s, o, d, tmax) : occluded<2>(s, o, d, tmax);
 }
 
 }  // namespace srt

@@ -49,8 +49,11 @@ struct CameraGpu {
     glm::vec3 up;
 };
 
+struct Bvh4Node;
+
 struct SceneView {
     const BvhNode* nodes = nullptr;
+    const Bvh4Node* nodes4 = nullptr;  // when set, traversal uses the BVH4 (accel/bvh4.h) instead of `nodes`
     const PrimGpu* prims = nullptr;
     const f4* normals = nullptr;  // 3 per primitive (BVH order) when any triangle is smooth: n0, n1, n2
     const PlaneGpu* planes = nullptr;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "render/executor.h"
+#include "render/scene_gpu.h"
 #include "render/settings.h"
 #include "scene/scene.h"
 
@@ -20,6 +21,8 @@ struct SceneOptions {
     std::string from_text, at_text, up_text;  // "x,y,z"; empty = keep the scene's
     std::optional<float> fov;
     std::vector<std::string> lights;  // "x,y,z" or "x,y,z:r,g,b" point lights
+    std::string accel = "bvh2";        // --accel: the acceleration structure (render/scene_gpu.h)
+    AccelLayout accel_layout() const;
     void add_to(CLI::App& cmd);
 };
 

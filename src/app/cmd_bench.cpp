@@ -110,7 +110,7 @@ int cmd_bench(int argc, char** argv) {
     for (const std::string& n : scene.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
     const double load_ms = ms_since(t_load);
     const auto t_compile = Clock::now();
-    const CompiledScene compiled = compile_scene(scene);
+    const CompiledScene compiled = compile_scene(scene, so.accel_layout());
     const double compile_ms = ms_since(t_compile);
 
     auto ex = make_executor(backend, o.devices);
@@ -153,6 +153,14 @@ int cmd_bench(int argc, char** argv) {
                 scene.name.c_str(), scene_json["hash"].get<std::string>().c_str(), scene.spheres.size(),
                 scene.planes.size(), scene.triangles.size(), scene.lights.size(), load_ms,
                 compiled.bvh_stats.build_ms, compiled.bvh_stats.nodes, upload_ms);
+    {
+        const ojson a = scene_json["accel"];
+        std::printf("accel    %s: %u nodes of %zu B, %u leaves of %.2f primitives on average, %.1f B a primitive "
+                    "(nodes + primitives), depth %u, built in %.1f ms\n",
+                    a["layout"].get<std::string>().c_str(), a["nodes"].get<uint32_t>(), a["node_bytes"].get<size_t>(),
+                    a["leaves"].get<uint32_t>(), a["avg_leaf_prims"].get<double>(), a["bytes_per_prim"].get<double>(),
+                    a["max_depth"].get<uint32_t>(), a["build_ms"].get<double>());
+    }
 
 #if defined(SRT_HAVE_CUDA)
     if (o.skip) return run_skip(o, *ex);

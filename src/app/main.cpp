@@ -38,6 +38,16 @@ void SceneOptions::add_to(CLI::App& cmd) {
         ->check(CLI::Range(0.01f, 179.0f));
     cmd.add_option("--light", lights,
                    "Replace the scene's lights with point lights: x,y,z or x,y,z:r,g,b (repeatable)");
+    cmd.add_option("--accel", accel,
+                   "Acceleration structure: bvh2 (two boxes a node) or bvh4 (four, collapsed from it); the same image")
+        ->check(CLI::IsMember({"bvh2", "bvh4"}))
+        ->capture_default_str();
+}
+
+AccelLayout SceneOptions::accel_layout() const {
+    AccelLayout a = AccelLayout::Bvh2;
+    parse_accel(accel, a);  // validated by the option
+    return a;
 }
 
 Scene load_with_overrides(const SceneOptions& o) {

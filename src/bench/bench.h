@@ -161,6 +161,9 @@ void add_counters_json(ojson& j, const FrameStats& st, uint32_t warps_per_sample
 // The scene as both records it.
 ojson scene_json(const Scene& scene, const std::string& path, const CompiledScene& compiled, double load_ms,
                  double compile_ms, double upload_ms);
+// The acceleration structure: layout, nodes, leaves, average leaf size, bytes per
+// primitive (nodes and primitives), depth, build time.
+ojson accel_json(const CompiledScene& compiled);
 void write_output(const std::string& path, const std::string& text, const char* what);
 int run_plot(const std::string& json_path, const std::string& png);
 int write_json_and_plot(const BenchOptions& o, const ojson& doc);

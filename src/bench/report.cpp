@@ -190,7 +190,28 @@ ojson scene_json(const Scene& scene, const std::string& path, const CompiledScen
     j["bvh_build_ms"] = compiled.bvh_stats.build_ms;
     j["bvh_nodes"] = compiled.bvh_stats.nodes;
     j["upload_ms"] = upload_ms;
+    j["accel"] = accel_json(compiled);
     return j;
+}
+
+ojson accel_json(const CompiledScene& c) {
+    const bool wide = !c.nodes4.empty();
+    const size_t prims = c.prims.size();
+    const uint32_t nodes = wide ? c.bvh4_stats.nodes : c.bvh_stats.nodes;
+    const uint32_t leaves = wide ? c.bvh4_stats.leaves : c.bvh_stats.leaves;
+    const size_t node_bytes = wide ? sizeof(Bvh4Node) : sizeof(BvhNode);
+    ojson a;
+    a["layout"] = wide ? "bvh4" : "bvh2";
+    a["nodes"] = nodes;
+    a["node_bytes"] = node_bytes;
+    a["leaves"] = leaves;
+    a["avg_leaf_prims"] = leaves ? double(prims) / double(leaves) : 0.0;
+    // What traversal reads per primitive: its nodes' share and the 48-byte primitive.
+    a["bytes_per_prim"] = prims ? double(nodes * node_bytes + prims * sizeof(PrimGpu)) / double(prims) : 0.0;
+    a["max_depth"] = wide ? c.bvh4_stats.max_depth : c.bvh_stats.max_depth;
+    a["build_ms"] = c.bvh_stats.build_ms + (wide ? c.bvh4_stats.build_ms : 0.0);
+    if (wide) a["collapse_ms"] = c.bvh4_stats.build_ms;
+    return a;
 }
 
 void write_output(const std::string& path, const std::string& text, const char* what) {

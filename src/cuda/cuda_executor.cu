@@ -91,6 +91,7 @@ public:
     void set_scene(const CompiledScene& s) override {
         bind();
         nodes_.upload(s.nodes, "BVH nodes");
+        nodes4_.upload(s.nodes4, "BVH4 nodes");
         prims_.upload(s.prims, "primitives");
         if (!s.normals.empty()) normals_.upload(s.normals, "vertex normals");
         planes_.upload(s.planes, "planes");
@@ -99,6 +100,7 @@ public:
         view_ = s.view();
         render_origin_ = s.render_origin;
         view_.nodes = nodes_.get();
+        view_.nodes4 = s.nodes4.empty() ? nullptr : nodes4_.get();
         view_.prims = prims_.get();
         view_.normals = s.normals.empty() ? nullptr : normals_.get();
         view_.planes = planes_.get();
@@ -318,7 +320,7 @@ private:
     // one pass, and the dense kernels' whole-frame grids would be mostly empty.
     uint32_t sparse_words() {
         const void* kernel =
-            reinterpret_cast<const void*>(cuda::k_stencil_sparse_bounce<cuda::IntersectOp, cuda::ShadeOp, cuda::ReflectOp>);
+            reinterpret_cast<const void*>(cuda::k_stencil_sparse_bounce<cuda::IntersectOp<2>, cuda::ShadeOp<2>, cuda::ReflectOp>);
         // SRT_SPARSE_WORDS overrides it, for experiments (0: every bounce dense).
         if (const char* env = std::getenv("SRT_SPARSE_WORDS")) return uint32_t(std::atoi(env));
         const int block = sizes_.clamp_block(kernel, sizes_.config().intersect);
@@ -388,11 +390,11 @@ private:
         constexpr int kTraversalBlockLimit = 128;
         LaunchConfig d;
         d.generate = best(cuda::k_stencil_write<cuda::GenerateOp>);
-        d.intersect = best(cuda::k_stencil_write<cuda::IntersectOp>, kTraversalBlockLimit);
-        d.shade = best(cuda::k_stencil_read<cuda::ShadeOp>, kTraversalBlockLimit);
+        d.intersect = best(cuda::k_stencil_write<cuda::IntersectOp<2>>, kTraversalBlockLimit);
+        d.shade = best(cuda::k_stencil_read<cuda::ShadeOp<2>>, kTraversalBlockLimit);
         d.reflect = best(cuda::k_stencil_write<cuda::ReflectOp>);
         d.resolve = best(cuda::k_resolve);
-        d.compact = best(cuda::k_compact_write<cuda::IntersectOp>);
+        d.compact = best(cuda::k_compact_write<cuda::IntersectOp<2>>);
         return d;
     }
 
@@ -409,6 +411,7 @@ private:
     FrameContext last_frame_;        // for read_linear
     glm::vec3 render_origin_{0.0f};  // CompiledScene::render_origin of the scene uploaded
     DeviceBuffer<BvhNode> nodes_;
+    DeviceBuffer<Bvh4Node> nodes4_;
     DeviceBuffer<PrimGpu> prims_;
     DeviceBuffer<f4> normals_;  // 3 per primitive, only for scenes with smooth triangles
     DeviceBuffer<PlaneGpu> planes_;

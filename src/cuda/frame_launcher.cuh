@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 namespace srt::cuda {
@@ -160,18 +161,31 @@ struct FrameLauncher {
     // The tail's threshold (cuda_executor.cu), or 0: no tail. Stencil only, as the
     // sparse bounce; not under the probe, which wants the words after every bounce.
     uint32_t tail_words() const { return stencil() && (hybrid || !graph()) && !ex.probe_ ? ex.tail_words() : 0u; }
+    // Calls fn(std::integral_constant<int, W>) for the scene's BVH width W (2 or 4): the
+    // traversing kernels are instantiated for each and launched for the one in use.
+    template <class Fn>
+    static void by_width(const FrameContext& f, Fn&& fn) {
+        if (bvh_width(f.scene) == 4) fn(std::integral_constant<int, 4>{});
+        else fn(std::integral_constant<int, 2>{});
+    }
     void sparse_bounce(const FrameContext& f) {
-        const auto kernel = cuda::k_stencil_sparse_bounce<cuda::IntersectOp, cuda::ShadeOp, cuda::ReflectOp>;
-        const auto [grid, b] = filling(kernel, ex.sizes_.config().intersect);
-        launch(kIntersect, grid, b, kernel, f, ex.stencil_.get(), ex.list_[0].get(), ex.list_[1].get(),
-               cuda::IntersectOp{}, cuda::ShadeOp{}, cuda::ReflectOp{ctrl()}, counters(), ctrl());
+        by_width(f, [&](auto w) {
+            constexpr int W = decltype(w)::value;
+            const auto kernel = cuda::k_stencil_sparse_bounce<cuda::IntersectOp<W>, cuda::ShadeOp<W>, cuda::ReflectOp>;
+            const auto [grid, b] = filling(kernel, ex.sizes_.config().intersect);
+            launch(kIntersect, grid, b, kernel, f, ex.stencil_.get(), ex.list_[0].get(), ex.list_[1].get(),
+                   cuda::IntersectOp<W>{}, cuda::ShadeOp<W>{}, cuda::ReflectOp{ctrl()}, counters(), ctrl());
+        });
     }
     // The rest of the sample in one block, once few words live (k_stencil_tail).
     void tail(const FrameContext& f) {
-        const auto kernel = cuda::k_stencil_tail<cuda::IntersectOp, cuda::ShadeOp, cuda::ReflectAtOp>;
-        launch(kIntersect, 1, int(cuda::kTailBlock), kernel, f, ex.stencil_.get(), (const uint32_t*)ex.list_[0].get(),
-               (const uint32_t*)ex.list_[1].get(), cuda::IntersectOp{}, cuda::ShadeOp{}, cuda::ReflectAtOp{},
-               counters(), ctrl(), uint32_t(f.max_depth));
+        by_width(f, [&](auto w) {
+            constexpr int W = decltype(w)::value;
+            const auto kernel = cuda::k_stencil_tail<cuda::IntersectOp<W>, cuda::ShadeOp<W>, cuda::ReflectAtOp>;
+            launch(kIntersect, 1, int(cuda::kTailBlock), kernel, f, ex.stencil_.get(),
+                   (const uint32_t*)ex.list_[0].get(), (const uint32_t*)ex.list_[1].get(), cuda::IntersectOp<W>{},
+                   cuda::ShadeOp<W>{}, cuda::ReflectAtOp{}, counters(), ctrl(), uint32_t(f.max_depth));
+        });
     }
     void list_words(const FrameContext& f) {
         const auto [grid, b] = filling(cuda::k_stencil_list, 256);
@@ -245,29 +259,36 @@ struct FrameLauncher {
         }
     }
     void intersect(const FrameContext& f, int) {
-        write_stage(kIntersect, ex.sizes_.config().intersect, f, cuda::IntersectOp{}, counters(), 0, 1);
+        by_width(f, [&](auto w) {
+            write_stage(kIntersect, ex.sizes_.config().intersect, f, cuda::IntersectOp<decltype(w)::value>{}, counters(),
+                        0, 1);
+        });
     }
     // Reads live set 1; clears live set 0's size, which reflect refills.
     void shade(const FrameContext& f, int) {
-        const cuda::ShadeOp op{};
+        by_width(f, [&](auto w) { shade_w<decltype(w)::value>(f); });
+    }
+    template <int W>
+    void shade_w(const FrameContext& f) {
+        const cuda::ShadeOp<W> op{};
         const int block = ex.sizes_.config().shade;
         switch (settings.mode) {
             case DeadRayMode::Stencil: {
-                const auto kernel = cuda::k_stencil_read<cuda::ShadeOp>;
+                const auto kernel = cuda::k_stencil_read<cuda::ShadeOp<W>>;
                 const auto [grid, b] = per_ray(kernel, block, f.ray_count);
                 launch(kShade, grid, b, kernel, f, (const uint32_t*)ex.stencil_.get(), op, counters(),
                        (const FrameControl*)ctrl());
                 break;
             }
             case DeadRayMode::Flags: {
-                const auto kernel = cuda::k_flags_read<cuda::ShadeOp>;
+                const auto kernel = cuda::k_flags_read<cuda::ShadeOp<W>>;
                 const auto [grid, b] = per_ray(kernel, block, f.ray_count);
                 launch(kShade, grid, b, kernel, f, (const uint32_t*)ex.flags_.get(), op, counters(), ctrl(),
                        live(0));
                 break;
             }
             case DeadRayMode::Compact: {
-                const auto kernel = cuda::k_compact_read<cuda::ShadeOp>;
+                const auto kernel = cuda::k_compact_read<cuda::ShadeOp<W>>;
                 const auto [grid, b] = filling(kernel, block);
                 launch(kShade, grid, b, kernel, f, (const uint32_t*)ex.list_[1].get(), (const uint32_t*)live(1),
                        op, counters(), ctrl(), live(0));

@@ -95,8 +95,10 @@ struct GenerateOp {
         return stage_generate(g, i);
     }
 };
+// kWidth: the BVH width (accel/intersect.h); the launcher picks the instantiation.
+template <int kWidth>
 struct IntersectOp {
-    __device__ bool operator()(const FrameContext& f, uint32_t i) const { return stage_intersect(f, i); }
+    __device__ bool operator()(const FrameContext& f, uint32_t i) const { return stage_intersect<kWidth>(f, i); }
 };
 struct ReflectOp {
     const FrameControl* ctrl;
@@ -110,8 +112,9 @@ struct ReflectAtOp {
         return stage_reflect(f, i, bounce);
     }
 };
+template <int kWidth>
 struct ShadeOp {
-    __device__ uint32_t operator()(const FrameContext& f, uint32_t i) const { return stage_shade(f, i); }
+    __device__ uint32_t operator()(const FrameContext& f, uint32_t i) const { return stage_shade<kWidth>(f, i); }
 };
 
 __device__ __forceinline__ uint32_t lane_id() { return threadIdx.x & 31u; }

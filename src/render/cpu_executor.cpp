@@ -165,10 +165,12 @@ private:
                 stats->bounces[size_t(bounce)].live_rays += live;
                 stats->bounces[size_t(bounce)].live_warps += warps;
             }
-            write_stage(1, f, false, [&](uint32_t i) { return stage_intersect(f, i); });
+            if (bvh_width(f.scene) == 4) write_stage(1, f, false, [&](uint32_t i) { return stage_intersect<4>(f, i); });
+            else write_stage(1, f, false, [&](uint32_t i) { return stage_intersect<2>(f, i); });
         }
         void shade(const FrameContext& f, int) {
-            shadow_rays += read_stage(2, f, [&](uint32_t i) { return stage_shade(f, i); });
+            if (bvh_width(f.scene) == 4) shadow_rays += read_stage(2, f, [&](uint32_t i) { return stage_shade<4>(f, i); });
+            else shadow_rays += read_stage(2, f, [&](uint32_t i) { return stage_shade<2>(f, i); });
         }
         void reflect(const FrameContext& f, int bounce) {
             write_stage(3, f, false, [&](uint32_t i) { return stage_reflect(f, i, bounce); });

@@ -43,7 +43,15 @@ CameraGpu make_camera(const Camera& c, int width, int height, const glm::vec3& r
     return g;
 }
 
-CompiledScene compile_scene(const Scene& scene) {
+const char* to_string(AccelLayout a) { return a == AccelLayout::Bvh4 ? "bvh4" : "bvh2"; }
+bool parse_accel(const std::string& s, AccelLayout& out) {
+    if (s == "bvh2") out = AccelLayout::Bvh2;
+    else if (s == "bvh4") out = AccelLayout::Bvh4;
+    else return false;
+    return true;
+}
+
+CompiledScene compile_scene(const Scene& scene, AccelLayout accel) {
     CompiledScene cs;
     cs.camera = scene.camera;
     cs.render_origin = scene.camera.from;
@@ -77,6 +85,11 @@ CompiledScene compile_scene(const Scene& scene) {
     Bvh bvh = build_bvh(build);
     cs.nodes = std::move(bvh.nodes);
     cs.bvh_stats = bvh.stats;
+    if (accel == AccelLayout::Bvh4 && !cs.nodes.empty()) {
+        Bvh4 b4 = collapse_bvh4(cs.nodes);
+        cs.nodes4 = std::move(b4.nodes);
+        cs.bvh4_stats = b4.stats;
+    }
 
     cs.prims.resize(bvh.order.size());
     for (size_t k = 0; k < bvh.order.size(); ++k) {
@@ -136,6 +149,7 @@ CompiledScene compile_scene(const Scene& scene) {
 SceneView CompiledScene::view() const {
     SceneView v;
     v.nodes = nodes.data();
+    v.nodes4 = nodes4.empty() ? nullptr : nodes4.data();
     v.prims = prims.data();
     v.normals = normals.empty() ? nullptr : normals.data();
     v.planes = planes.data();
@@ -151,7 +165,7 @@ SceneView CompiledScene::view() const {
 }
 
 size_t CompiledScene::device_bytes() const {
-    return nodes.size() * sizeof(BvhNode) + prims.size() * sizeof(PrimGpu) + normals.size() * sizeof(f4) +
+    return nodes.size() * sizeof(BvhNode) + nodes4.size() * sizeof(Bvh4Node) + prims.size() * sizeof(PrimGpu) + normals.size() * sizeof(f4) +
            planes.size() * sizeof(PlaneGpu) + materials.size() * sizeof(MaterialGpu) +
            lights.size() * sizeof(LightGpu);
 }

@@ -9,19 +9,30 @@
 #pragma once
 
 #include "accel/bvh.h"
+#include "accel/bvh4.h"
 #include "accel/scene_view.h"
 #include "scene/scene.h"
 
 #include <glm/glm.hpp>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace srt {
 
 // Everything needed to render a Scene, on the host, ready to upload.
+// The acceleration structure traversal walks (issue #11 compares them).
+enum class AccelLayout {
+    Bvh2,  // two boxes a 64-byte node (accel/bvh.h)
+    Bvh4,  // four boxes a 128-byte node, collapsed from the BVH2 (accel/bvh4.h)
+};
+const char* to_string(AccelLayout a);
+bool parse_accel(const std::string& s, AccelLayout& out);
+
 struct CompiledScene {
     std::vector<BvhNode> nodes;
+    std::vector<Bvh4Node> nodes4;  // AccelLayout::Bvh4 only; then traversal uses these
     std::vector<PrimGpu> prims;
     std::vector<f4> normals;  // 3 per primitive when any triangle is smooth, else empty
     std::vector<PlaneGpu> planes;
@@ -32,12 +43,13 @@ struct CompiledScene {
     Camera camera;                  // world space, as the scene gave it
     glm::vec3 render_origin{0.0f};  // world position of rendering space's origin (the camera's)
     BvhBuildStats bvh_stats;
+    Bvh4Stats bvh4_stats;  // AccelLayout::Bvh4 only
     size_t device_bytes() const;  // bytes of the arrays above
 
     SceneView view() const;  // host pointers
 };
 
-CompiledScene compile_scene(const Scene& scene);
+CompiledScene compile_scene(const Scene& scene, AccelLayout accel = AccelLayout::Bvh2);
 // The camera in rendering space: its position relative to `render_origin`.
 CameraGpu make_camera(const Camera& c, int width, int height, const glm::vec3& render_origin);
 

@@ -140,6 +140,8 @@ SRT_HD_INLINE glm::vec3 offset_origin(const Surface& sf) { return offset_ray_ori
 
 // kd * colour * sum over lights of max(0, N.L) * light, with one hard shadow ray each.
 // `shadow_rays` counts the shadow rays traced (for rays/s).
+// kWidth: the BVH width the scene was compiled for (accel/intersect.h).
+template <int kWidth>
 SRT_HD_INLINE glm::vec3 direct_light(const SceneView& s, const Surface& sf, uint32_t& shadow_rays) {
     glm::vec3 sum(0.0f);
     if (sf.kd == 0.0f) return sum;
@@ -160,7 +162,7 @@ SRT_HD_INLINE glm::vec3 direct_light(const SceneView& s, const Surface& sf, uint
         const float ndotl = glm::dot(sf.ns, to_light);
         if (!(ndotl > 0.0f)) continue;
         ++shadow_rays;
-        if (occluded(s, o, to_light, dist)) continue;
+        if (occluded<kWidth>(s, o, to_light, dist)) continue;
         sum += ndotl * lc;
     }
     return (sf.kd * sf.colour) * sum;
@@ -168,8 +170,9 @@ SRT_HD_INLINE glm::vec3 direct_light(const SceneView& s, const Surface& sf, uint
 
 // What a surface sends back before its mirror term: the ambient term (lit or in shadow)
 // plus direct light (scene.h's model).
+template <int kWidth>
 SRT_HD_INLINE glm::vec3 surface_light(const SceneView& s, const Surface& sf, uint32_t& shadow_rays) {
-    return (sf.ka * s.ambient) * sf.colour + direct_light(s, sf, shadow_rays);
+    return (sf.ka * s.ambient) * sf.colour + direct_light<kWidth>(s, sf, shadow_rays);
 }
 
 SRT_HD_INLINE glm::vec3 reflect_dir(const glm::vec3& d, const glm::vec3& n) {
@@ -195,9 +198,10 @@ SRT_HD_INLINE bool stage_generate(const FrameContext& f, uint32_t i) {
     return true;
 }
 
+template <int kWidth>
 SRT_HD_INLINE bool stage_intersect(const FrameContext& f, uint32_t i) {
     const glm::vec3 o = load3(f.rays.origin, i), d = load3(f.rays.dir, i);
-    const Hit h = intersect_closest(f.scene, o, d, 3.0e38f);
+    const Hit h = intersect_closest<kWidth>(f.scene, o, d, 3.0e38f);
     if (h.id < 0) {
         store3(f.rays.radiance, i, load3(f.rays.radiance, i) + load3(f.rays.weight, i) * f.scene.background);
         return false;
@@ -208,11 +212,12 @@ SRT_HD_INLINE bool stage_intersect(const FrameContext& f, uint32_t i) {
 }
 
 // Returns the number of shadow rays traced.
+template <int kWidth>
 SRT_HD_INLINE uint32_t stage_shade(const FrameContext& f, uint32_t i) {
     const glm::vec3 o = load3(f.rays.origin, i), d = load3(f.rays.dir, i);
     const Surface sf = surface_at(f.scene, o, d, f.rays.hit_t[i], f.rays.hit_id[i]);
     uint32_t shadow_rays = 0;
-    const glm::vec3 direct = surface_light(f.scene, sf, shadow_rays);
+    const glm::vec3 direct = surface_light<kWidth>(f.scene, sf, shadow_rays);
     store3(f.rays.radiance, i, load3(f.rays.radiance, i) + load3(f.rays.weight, i) * direct);
     return shadow_rays;
 }

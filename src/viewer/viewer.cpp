@@ -309,7 +309,7 @@ int Viewer::run() {
 
     init_gl();
 
-    compiled_ = compile_scene(scene_);
+    compiled_ = compile_scene(scene_, options_.accel);
     ex_->set_scene(compiled_);
 #if defined(SRT_HAVE_CUDA)
     cuda_ = dynamic_cast<CudaExecutor*>(ex_.get());

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "render/executor.h"
+#include "render/scene_gpu.h"
 #include "render/settings.h"
 #include "scene/scene.h"
 
@@ -22,6 +23,7 @@ struct Options {
     std::string backend_notice;  // why the CPU renders, when it does; shown in the HUD
     std::string shader_dir;      // load the GLSL from here instead of the embedded copies
     int max_samples = 4096;      // progressive accumulation stops adding at this many samples
+    AccelLayout accel = AccelLayout::Bvh2;  // --accel
 };
 
 // The companion of a --screenshot path: "out.png" -> "out.hud.png" (the same frame

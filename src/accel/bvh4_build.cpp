@@ -1,0 +1,135 @@
+// bvh4_build.cpp - the BVH2 collapsed into four-wide nodes (accel/bvh4.h).
+#include "accel/bvh4.h"
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+#include <string>
+
+namespace srt {
+namespace {
+
+// A child of a BVH2 node: its box and its link (>= 0 inner node, < 0 leaf with count).
+struct Entry {
+    float lo[3], hi[3];
+    int32_t link = 0, count = 0;
+    bool inner() const { return link >= 0; }
+    float area() const {
+        const float dx = hi[0] - lo[0], dy = hi[1] - lo[1], dz = hi[2] - lo[2];
+        return 2.0f * (dx * dy + dy * dz + dz * dx);
+    }
+};
+
+class Collapser {
+public:
+    explicit Collapser(const std::vector<BvhNode>& bvh2) : in_(bvh2) {}
+
+    // The BVH4 node for BVH2 node `i`; returns its index. `depth`: of the new node.
+    int32_t build(int32_t i, uint32_t depth, uint32_t& stack_need) {
+        std::vector<Entry> c = children(i);
+        // Open the inner child of largest area until four children or only leaves.
+        while (c.size() < 4) {
+            int best = -1;
+            for (int k = 0; k < int(c.size()); ++k)
+                if (c[k].inner() && (best < 0 || c[k].area() > c[best].area())) best = k;
+            if (best < 0) break;
+            const std::vector<Entry> g = children(c[size_t(best)].link);
+            c.erase(c.begin() + best);
+            c.insert(c.begin() + best, g.begin(), g.end());
+        }
+        const int32_t index = int32_t(out_.size());
+        out_.emplace_back();
+        stats_.max_depth = std::max(stats_.max_depth, depth);
+        float lo[3][4], hi[3][4];
+        int32_t ref[4];
+        uint32_t deepest = 0;  // the most stack any child subtree needs
+        for (int k = 0; k < 4; ++k) {
+            if (k >= int(c.size())) {
+                for (int a = 0; a < 3; ++a) {
+                    lo[a][k] = 1e30f;
+                    hi[a][k] = -1e30f;
+                }
+                ref[k] = kBvh4Empty;
+                continue;
+            }
+            const Entry& e = c[size_t(k)];
+            for (int a = 0; a < 3; ++a) {
+                lo[a][k] = e.lo[a];
+                hi[a][k] = e.hi[a];
+            }
+            if (e.inner()) {
+                uint32_t need = 0;
+                ref[k] = build(e.link, depth + 1, need);
+                deepest = std::max(deepest, need);
+            } else {
+                ++stats_.leaves;
+                ref[k] = ~((int32_t(~e.link) << 3) | e.count);
+            }
+        }
+        // A ray here pushes every hit child but the nearest.
+        stack_need = uint32_t(c.size() > 0 ? c.size() - 1 : 0) + deepest;
+        Bvh4Node& n = out_[size_t(index)];
+        n.lo_x = f4{lo[0][0], lo[0][1], lo[0][2], lo[0][3]};
+        n.hi_x = f4{hi[0][0], hi[0][1], hi[0][2], hi[0][3]};
+        n.lo_y = f4{lo[1][0], lo[1][1], lo[1][2], lo[1][3]};
+        n.hi_y = f4{hi[1][0], hi[1][1], hi[1][2], hi[1][3]};
+        n.lo_z = f4{lo[2][0], lo[2][1], lo[2][2], lo[2][3]};
+        n.hi_z = f4{hi[2][0], hi[2][1], hi[2][2], hi[2][3]};
+        for (int k = 0; k < 4; ++k) {
+            n.child[k] = ref[k];
+            n.pad[k] = 0;
+        }
+        return index;
+    }
+
+    std::vector<Bvh4Node> take() { return std::move(out_); }
+    Bvh4Stats& stats() { return stats_; }
+
+private:
+    // The children of BVH2 node i, without empty slots.
+    std::vector<Entry> children(int32_t i) const {
+        const BvhNode& n = in_[size_t(i)];
+        std::vector<Entry> out;
+        for (int side = 0; side < 2; ++side) {
+            Entry e;
+            const f4& xy = side == 0 ? n.lxy : n.rxy;
+            e.lo[0] = xy.x;
+            e.hi[0] = xy.y;
+            e.lo[1] = xy.z;
+            e.hi[1] = xy.w;
+            e.lo[2] = side == 0 ? n.lrz.x : n.lrz.z;
+            e.hi[2] = side == 0 ? n.lrz.y : n.lrz.w;
+            e.link = n.link[side];
+            e.count = n.link[2 + side];
+            if (e.link < 0 && e.count == 0) continue;  // empty slot
+            out.push_back(e);
+        }
+        return out;
+    }
+
+    const std::vector<BvhNode>& in_;
+    std::vector<Bvh4Node> out_;
+    Bvh4Stats stats_;
+};
+
+}  // namespace
+
+Bvh4 collapse_bvh4(const std::vector<BvhNode>& bvh2) {
+    const auto t0 = std::chrono::steady_clock::now();
+    Bvh4 out;
+    if (bvh2.empty()) return out;
+    Collapser c(bvh2);
+    uint32_t need = 0;
+    c.build(0, 0, need);
+    out.stats = c.stats();
+    out.nodes = c.take();
+    out.stats.nodes = uint32_t(out.nodes.size());
+    out.stats.max_stack = need + 1;  // + the bottom-of-stack marker
+    if (out.stats.max_stack > uint32_t(kBvh4StackSize))
+        throw std::length_error("BVH4: a traversal could need " + std::to_string(out.stats.max_stack) +
+                                " stack entries, more than " + std::to_string(kBvh4StackSize));
+    out.stats.build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return out;
+}
+
+}  // namespace srt
