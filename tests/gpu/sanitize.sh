@@ -11,7 +11,7 @@
 # (SAN_JOBS): with 12 concurrent
 # memcheck processes, graphs with IF/ELSE nodes hit error 700 in 11 of 12 while each
 # passes alone (docs/robustness.md). Exits 77 (skipped) where no GPU or no
-# compute-sanitizer exists.
+# compute-sanitizer exists. SAN_RENDER_ARGS adds flags to every render (e.g. --accel bvh4).
 set -u
 BIN=${1:?usage: sanitize.sh path/to/stencilrt}
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
@@ -30,7 +30,7 @@ one() {  # tool mode launch size
   local env=()
   [ "$1" = synccheck ] && [ "$2" = stencil ] && [ "$3" = graph ] && env=(SRT_TAIL_WORDS=0)
   env "${env[@]}" timeout "${SAN_CASE_TIMEOUT:-300}" "$CS" --tool "$1" --error-exitcode 99 "$BIN" render --backend cuda --mode "$2" \
-    --launch "$3" -W "${4%x*}" -H "${4#*x}" --depth 4 --spp 2 -o "$out/$1-$2-$3-$4.png" >"$log" 2>&1
+    --launch "$3" -W "${4%x*}" -H "${4#*x}" --depth 4 --spp 2 ${SAN_RENDER_ARGS:-} -o "$out/$1-$2-$3-$4.png" >"$log" 2>&1
   local rc=$?
   printf '%-10s %-8s %-6s %-6s rc=%d  %s\n' "$1" "$2" "$3" "$4" "$rc" \
     "$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)"
