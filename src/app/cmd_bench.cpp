@@ -199,6 +199,7 @@ int cmd_bench(int argc, char** argv) {
 
     print_tables(results, o.modes);
     const ojson dead = print_dead_bounce_summary(results, o, gpu);
+    const ojson by_kind = print_rays_by_kind(results);
     // Split frames: each device's band and time, the balance, and the scaling.
     ojson split_json = nullptr;
     if (SplitExecutor* split = ex->split()) split_json = report_split(o, *ex, *split, scene.camera, base, results);
@@ -216,6 +217,7 @@ int cmd_bench(int argc, char** argv) {
     for (const Result& r : results) arr.push_back(result_json(r, warps, o.spp));
     doc["results"] = arr;
     doc["dead_bounce"] = dead;
+    doc["rays_by_kind"] = by_kind;
     doc["split"] = split_json;
     return write_json_and_plot(o, doc);
 }

@@ -171,6 +171,11 @@ int write_json_and_plot(const BenchOptions& o, const ojson& doc);
 ojson record_head(const std::string& kind, Executor& ex, const BenchOptions& o);
 ojson launch_json(Executor& ex);
 ojson tuning_json(const AppliedTuning& t);
+// Rays/s by kind from each mode and launch's deepest counted frame (stream launches, per
+// bounce stage times): primary = bounce 0's live rays over its intersect time, shadow =
+// bounce 0's shadow rays over its shade time, reflected = bounce 1's live rays over its
+// intersect time (none where bounce 1 ran fused in the stencil's sparse or tail kernel).
+ojson print_rays_by_kind(const std::vector<Result>& results);
 // The dead-bounce table per mode and launch, and graph against stream (bench/dead_bounce.h).
 ojson print_dead_bounce_summary(const std::vector<Result>& results, const BenchOptions& o, bool gpu);
 

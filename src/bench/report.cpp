@@ -157,6 +157,48 @@ ojson result_json(const Result& r, uint32_t warps_per_sample, int spp) {
     return j;
 }
 
+ojson print_rays_by_kind(const std::vector<Result>& results) {
+    ojson out = ojson::array();
+    std::vector<const Result*> deepest;  // per mode and launch
+    for (const Result& r : results) {
+        auto it = std::find_if(deepest.begin(), deepest.end(),
+                               [&](const Result* d) { return d->mode == r.mode && d->launch == r.launch; });
+        if (it == deepest.end()) deepest.push_back(&r);
+        else if (r.depth > (*it)->depth) *it = &r;
+    }
+    bool header = false;
+    for (const Result* r : deepest) {
+        const std::vector<BounceStats>& b = r->stats.bounces;
+        if (b.empty() || b[0].intersect_ms <= 0.0) continue;  // stages not timed
+        if (!header) {
+            std::printf("\nrays/s by kind (each mode's deepest counted frame, stream launches: bounce 0's intersect "
+                        "and shade, bounce 1's intersect)\n");
+            std::printf("%-8s %-6s %5s %14s %14s %14s\n", "mode", "launch", "depth", "primary G/s", "shadow G/s",
+                        "reflected G/s");
+            header = true;
+        }
+        auto rate = [](uint64_t rays, double ms) { return ms > 0.0 ? double(rays) / (ms * 1e-3) * 1e-9 : 0.0; };
+        const double primary = rate(b[0].live_rays, b[0].intersect_ms);
+        const double shadow = rate(b[0].shadow_rays, b[0].shade_ms);
+        // Bounce 1 fused (sparse or tail kernel): no shade time of its own.
+        const bool separate = b.size() > 1 && b[1].shade_ms > 0.0;
+        const double reflected = separate ? rate(b[1].live_rays, b[1].intersect_ms) : 0.0;
+        char refl[32];
+        if (separate) std::snprintf(refl, sizeof refl, "%.3f", reflected);
+        else std::snprintf(refl, sizeof refl, "%s", b.size() > 1 ? "fused" : "-");
+        std::printf("%-8s %-6s %5d %14.3f %14.3f %14s\n", to_string(r->mode), to_string(r->launch), r->depth, primary,
+                    shadow, refl);
+        ojson j = {{"mode", to_string(r->mode)}, {"launch", to_string(r->launch)}, {"depth", r->depth},
+                   {"primary_rays", b[0].live_rays}, {"primary_ms", b[0].intersect_ms}, {"primary_grays_per_s", primary},
+                   {"shadow_rays", b[0].shadow_rays}, {"shadow_ms", b[0].shade_ms}, {"shadow_grays_per_s", shadow}};
+        if (separate)
+            j.update({{"reflected_rays", b[1].live_rays}, {"reflected_ms", b[1].intersect_ms},
+                      {"reflected_grays_per_s", reflected}});
+        out.push_back(j);
+    }
+    return out;
+}
+
 void add_counters_json(ojson& j, const FrameStats& st, uint32_t warps_per_sample, int spp) {
     j["bounces_run"] = st.bounces_run;
     j["rays_traced"] = st.rays_traced;
@@ -170,7 +212,10 @@ void add_counters_json(ojson& j, const FrameStats& st, uint32_t warps_per_sample
                      {"live_rays", s.live_rays},
                      {"live_warps", s.live_warps},
                      {"warps", uint64_t(warps_per_sample) * uint64_t(spp)},
-                     {"simd_efficiency", s.simd_efficiency()}});
+                     {"simd_efficiency", s.simd_efficiency()},
+                     {"shadow_rays", s.shadow_rays},
+                     {"intersect_ms", s.intersect_ms},
+                     {"shade_ms", s.shade_ms}});
     }
     j["bounces"] = b;
 }

@@ -298,18 +298,25 @@ private:
             BounceStats& b = stats.bounces[k];
             b.live_rays += host[k].live_rays;
             b.live_warps += host[k].live_warps;
+            b.shadow_rays += host[k].shadow_rays;
             stats.rays_traced += host[k].live_rays + host[k].shadow_rays;
         }
-        while (!stats.bounces.empty() && stats.bounces.back().live_rays == 0) stats.bounces.pop_back();
         stats.bounces_run = c.bounces_run;
-        if (!timing) return;
-        std::array<double, kStages> ms{};
-        for (const cuda::StageTiming& t : timings_) {
-            float e = 0.0f;
-            CUDA_CHECK(cudaEventElapsedTime(&e, events_[t.begin]->get(), events_[t.end]->get()));
-            ms[size_t(t.stage)] += double(e);
+        if (timing) {
+            std::array<double, kStages> ms{};
+            for (const cuda::StageTiming& t : timings_) {
+                float e = 0.0f;
+                CUDA_CHECK(cudaEventElapsedTime(&e, events_[t.begin]->get(), events_[t.end]->get()));
+                ms[size_t(t.stage)] += double(e);
+                if (t.bounce >= 0 && size_t(t.bounce) < stats.bounces.size()) {
+                    BounceStats& b = stats.bounces[size_t(t.bounce)];
+                    if (t.stage == cuda::kIntersect) b.intersect_ms += double(e);
+                    if (t.stage == cuda::kShade) b.shade_ms += double(e);
+                }
+            }
+            for (int s = 0; s < kStages; ++s) stats.stage_ms.push_back({kStageNames[s], ms[size_t(s)]});
         }
-        for (int s = 0; s < kStages; ++s) stats.stage_ms.push_back({kStageNames[s], ms[size_t(s)]});
+        while (!stats.bounces.empty() && stats.bounces.back().live_rays == 0) stats.bounces.pop_back();
     }
 
     template <class> friend struct cuda::FrameLauncher;

@@ -26,6 +26,7 @@ enum Stage { kGenerate = 0, kIntersect, kShade, kReflect, kResolve };
 struct StageTiming {
     int stage;
     size_t begin, end;
+    int bounce;  // the host loop's bounce, -1 outside it
 };
 
 // The stage launchers and loops run_frame calls. Every <<<>>> of the renderer is in
@@ -41,6 +42,7 @@ struct FrameLauncher {
     LoopHandles loops;        // made as the loop nodes are (a handle without a node fails to instantiate)
     cudaGraph_t root = nullptr;  // the graph being captured; null with stream launches
     bool hybrid = false;      // stencil in a graph: dense or sparse bounces (else dense only)
+    int bounce = -1;          // stream launches: the bounce the host loop is issuing
 
     bool graph() const { return root != nullptr; }
     bool stencil() const { return settings.mode == DeadRayMode::Stencil; }
@@ -54,7 +56,7 @@ struct FrameLauncher {
         if (timing) begin = ex.record();
         kernel<<<grid, block, 0, stream>>>(args...);
         CUDA_CHECK_LAUNCH(kStageNames[stage]);
-        if (timing) ex.timings_.push_back({stage, begin, ex.record()});
+        if (timing) ex.timings_.push_back({stage, begin, ex.record(), bounce});
     }
     // One thread per ray (flags, compact's generate).
     template <class Kernel>
@@ -116,6 +118,7 @@ struct FrameLauncher {
         };
         if (!graph()) {
             for (uint32_t b = 0; b < depth; ++b) {
+                bounce = int(b);
                 body(int(b));
                 if (both) sparse_bounce(f);
                 if (tail_words) tail(f);
@@ -123,6 +126,7 @@ struct FrameLauncher {
                 end();
                 if (both) list_words(f);
             }
+            bounce = -1;
             return;
         }
         if (depth == 1) {  // a loop of one needs no loop node; bounce 0 is always dense

@@ -83,8 +83,15 @@ private:
 
         // Stage with liveness output: for each live warp, run live lanes, ballot.
         // `all_lanes`: ignore the incoming word (generate decides liveness itself).
+        // This bounce's slot in stats (grown as bounces are reached), or null.
+        BounceStats* bounce_stats(int bounce) {
+            if (!stats || bounce < 0) return nullptr;
+            if (stats->bounces.size() <= size_t(bounce)) stats->bounces.resize(size_t(bounce) + 1);
+            return &stats->bounces[size_t(bounce)];
+        }
+
         template <class Stage>
-        void write_stage(int s, const FrameContext& f, bool all_lanes, Stage&& stage) {
+        double write_stage(int s, const FrameContext& f, bool all_lanes, Stage&& stage) {
             const auto t0 = Clock::now();
             uint32_t* words = ex.stencil_.data();
             parallel_for(f.ray_count / kWarpSize, 64, ex.threads_, [&](uint32_t wb, uint32_t we) {
@@ -99,13 +106,15 @@ private:
                     words[w] = ballot_reference(votes);
                 }
             });
-            ms[s] += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+            const double elapsed = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+            ms[s] += elapsed;
+            return elapsed;
         }
 
         // Stage without liveness output (reads the stencil only). `stage` returns a
         // count (shadow rays traced), summed per chunk and added once.
         template <class Stage>
-        uint64_t read_stage(int s, const FrameContext& f, Stage&& stage) {
+        uint64_t read_stage(int s, const FrameContext& f, Stage&& stage, double* elapsed_ms = nullptr) {
             const auto t0 = Clock::now();
             const uint32_t* words = ex.stencil_.data();
             std::atomic<uint64_t> total{0};
@@ -121,7 +130,9 @@ private:
                 }
                 total.fetch_add(sum, std::memory_order_relaxed);
             });
-            ms[s] += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+            const double elapsed = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+            ms[s] += elapsed;
+            if (elapsed_ms) *elapsed_ms = elapsed;
             return total.load();
         }
 
@@ -165,12 +176,21 @@ private:
                 stats->bounces[size_t(bounce)].live_rays += live;
                 stats->bounces[size_t(bounce)].live_warps += warps;
             }
-            if (bvh_width(f.scene) == 4) write_stage(1, f, false, [&](uint32_t i) { return stage_intersect<4>(f, i); });
-            else write_stage(1, f, false, [&](uint32_t i) { return stage_intersect<2>(f, i); });
+            const double t = bvh_width(f.scene) == 4
+                                 ? write_stage(1, f, false, [&](uint32_t i) { return stage_intersect<4>(f, i); })
+                                 : write_stage(1, f, false, [&](uint32_t i) { return stage_intersect<2>(f, i); });
+            if (BounceStats* b = bounce_stats(bounce)) b->intersect_ms += t;
         }
-        void shade(const FrameContext& f, int) {
-            if (bvh_width(f.scene) == 4) shadow_rays += read_stage(2, f, [&](uint32_t i) { return stage_shade<4>(f, i); });
-            else shadow_rays += read_stage(2, f, [&](uint32_t i) { return stage_shade<2>(f, i); });
+        void shade(const FrameContext& f, int bounce) {
+            double t = 0.0;
+            const uint64_t n = bvh_width(f.scene) == 4
+                                   ? read_stage(2, f, [&](uint32_t i) { return stage_shade<4>(f, i); }, &t)
+                                   : read_stage(2, f, [&](uint32_t i) { return stage_shade<2>(f, i); }, &t);
+            shadow_rays += n;
+            if (BounceStats* b = bounce_stats(bounce)) {
+                b->shade_ms += t;
+                b->shadow_rays += n;
+            }
         }
         void reflect(const FrameContext& f, int bounce) {
             write_stage(3, f, false, [&](uint32_t i) { return stage_reflect(f, i, bounce); });

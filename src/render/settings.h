@@ -55,6 +55,12 @@ struct RenderSettings {
 struct BounceStats {
     uint64_t live_rays = 0;   // rays entering intersect alive
     uint64_t live_warps = 0;  // warps holding at least one of them
+    uint64_t shadow_rays = 0;  // traced by this bounce's shade
+    // This bounce's intersect and shade times in ms, where stages are timed (stream
+    // launches on the GPU, every CPU frame with stats), else 0. A GPU stencil bounce run
+    // by the fused sparse or tail kernel counts all of its time (and, for the tail, the
+    // later bounces') under intersect.
+    double intersect_ms = 0.0, shade_ms = 0.0;
     double simd_efficiency() const {
         return live_warps ? double(live_rays) / (32.0 * double(live_warps)) : 0.0;
     }
