@@ -2,6 +2,7 @@
 // files of our own (embedded base64 buffers, external .bin, .glb) render bit-identical
 // to the OBJ they hold; node transforms, the camera, KHR_lights_punctual and materials
 // map as docs/scene-format.md says. Bad files are in test_parsers.cpp's table.
+#include "core/error.h"
 #include "core/image.h"
 #include "render/settings.h"
 #include "scene/load.h"
@@ -13,6 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cstring>
+#include <iterator>
+#include <fstream>
 
 using namespace srt;
 using namespace srt::test;
@@ -159,6 +162,42 @@ TEST(Gltf, CameraLightsAndMaterialsMapAsDocumented) {
     const Result r = run_binary(SRT_BINARY, dir, {"render", dir / "q.gltf", "--backend", "cpu", "-W", "40", "-H", "20",
                                                   "-o", dir / "q.png"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+// A GLB whose chunk lengths do not fit the file is an InputError naming the file and
+// the chunk, never a read past the end (the fuzzer's finding, kept in its corpus as
+// tests/fuzz/corpus/gltf/bin-chunk-past-end.glb: a BIN chunk of 48 bytes with 44 left).
+TEST(Gltf, GlbChunkLengthsAreCheckedAgainstTheFile) {
+    const std::string good = std::string(SRT_SOURCE_DIR) + "/tests/fuzz/corpus/gltf/good.glb";
+    std::ifstream in(good, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_GT(bytes.size(), 28u);
+    EXPECT_NO_THROW(load_scene(good));
+    const std::string dir = ::testing::TempDir();
+    auto expect_rejected = [&](std::string b, const std::string& name, const std::string& what) {
+        const std::string path = dir + "/" + name + ".glb";
+        std::ofstream(path, std::ios::binary).write(b.data(), std::streamsize(b.size()));
+        try {
+            load_scene(path);
+            ADD_FAILURE() << name << ": no error";
+        } catch (const InputError& e) {
+            EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+        }
+    };
+    std::string truncated = bytes.substr(0, bytes.size() - 4);  // header length fixed up below
+    const uint32_t len = uint32_t(truncated.size());
+    std::memcpy(&truncated[8], &len, 4);
+    expect_rejected(truncated, "truncated", "runs past the end");
+    std::string wrong_length = bytes;
+    const uint32_t longer = uint32_t(bytes.size() + 100);
+    std::memcpy(&wrong_length[8], &longer, 4);
+    expect_rejected(wrong_length, "wrong-length", "header gives a length");
+    std::string huge_json = bytes;
+    const uint32_t huge = 0xfffffff0u;
+    std::memcpy(&huge_json[12], &huge, 4);
+    expect_rejected(huge_json, "huge-json", "JSON chunk");
+    expect_rejected(bytes.substr(0, 10), "short", "shorter than its 20-byte header");
 }
 
 }  // namespace

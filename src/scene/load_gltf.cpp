@@ -27,6 +27,9 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <vector>
+#include <iterator>
+#include <fstream>
 #include <functional>
 
 namespace srt {
@@ -122,6 +125,36 @@ struct Loaded {
     tinygltf::Model model;
 };
 
+// The GLB container's header and chunk lengths, checked before tinygltf sees the bytes:
+// Debian's tinygltf (2.8) copies a BIN chunk by its stated length without checking it
+// against the file (a fuzzer found the read past the end). Throws InputError.
+void check_glb_container(const std::string& path, const std::vector<unsigned char>& b) {
+    auto u32 = [&](size_t at) {
+        uint32_t v;
+        std::memcpy(&v, b.data() + at, 4);
+        return uint64_t(v);
+    };
+    const uint64_t size = b.size();
+    if (size < 20) throw InputError(path, 0, "GLB: " + std::to_string(size) + " bytes, shorter than its 20-byte header");
+    if (std::memcmp(b.data(), "glTF", 4) != 0) throw InputError(path, 0, "GLB: the file does not start with 'glTF'");
+    if (u32(4) != 2) throw InputError(path, 0, "GLB: version " + std::to_string(u32(4)) + ", not 2");
+    if (u32(8) != size)
+        throw InputError(path, 0, "GLB: the header gives a length of " + std::to_string(u32(8)) + " bytes, the file has " +
+                                      std::to_string(size));
+    const uint64_t json_len = u32(12);
+    if (u32(16) != 0x4E4F534Au) throw InputError(path, 0, "GLB: the first chunk is not JSON");
+    if (json_len == 0 || 20 + json_len > size)
+        throw InputError(path, 0, "GLB: the JSON chunk's length " + std::to_string(json_len) + " does not fit the file");
+    const uint64_t at = 20 + json_len;
+    if (at == size) return;
+    if (at + 8 > size) throw InputError(path, 0, "GLB: " + std::to_string(size - at) + " stray bytes after the JSON chunk");
+    const uint64_t bin_len = u32(at);
+    if (u32(at + 4) != 0x004E4942u) throw InputError(path, 0, "GLB: the second chunk is not BIN");
+    if (at + 8 + bin_len > size)
+        throw InputError(path, 0, "GLB: the BIN chunk's length " + std::to_string(bin_len) + " runs past the end of the file (" +
+                                      std::to_string(size - at - 8) + " bytes left)");
+}
+
 tinygltf::Model load_model(const std::string& path, const std::string& referenced_from, int ref_line) {
     check_mesh_file(path, referenced_from, ref_line, "glTF");  // tinygltf opens it itself
     std::error_code ec;
@@ -132,8 +165,17 @@ tinygltf::Model load_model(const std::string& path, const std::string& reference
     std::string err, warn;
     std::string ext = std::filesystem::path(path).extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    const bool ok = ext == ".glb" ? loader.LoadBinaryFromFile(&model, &err, &warn, path)
-                                  : loader.LoadASCIIFromFile(&model, &err, &warn, path);
+    bool ok = false;
+    if (ext == ".glb") {
+        std::ifstream in(path, std::ios::binary);
+        std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (!in.good() && !in.eof()) throw InputError(path, 0, "cannot read the file");
+        check_glb_container(path, bytes);
+        const std::string base = std::filesystem::path(path).parent_path().string();
+        ok = loader.LoadBinaryFromMemory(&model, &err, &warn, bytes.data(), unsigned(bytes.size()), base);
+    } else {
+        ok = loader.LoadASCIIFromFile(&model, &err, &warn, path);
+    }
     if (!ok || !err.empty()) {
         while (!err.empty() && (err.back() == '\n' || err.back() == ' ')) err.pop_back();
         for (char& c : err)
