@@ -131,7 +131,7 @@ const BadCase kBadCases[] = {
     {"ply_unknown_type.ply", "bad/ply_unknown_type.ply:4: unknown type 'float3'"},
     // glTF 2.0 (scene/load_gltf.cpp): the file and a JSON pointer, or tinygltf's reason
     {"gltf_accessor_count.gltf", "bad/gltf_accessor_count.gltf: /accessors/0: count 30 runs past the end of its buffer view (36 bytes)"},
-    {"gltf_bad_magic.glb", "bad/gltf_bad_magic.glb: not a valid glTF 2.0 file: Invalid magic."},
+    {"gltf_bad_magic.glb", "bad/gltf_bad_magic.glb: GLB: the file does not start with 'glTF'"},
     {"gltf_bufferview_past_buffer.gltf", "bad/gltf_bufferview_past_buffer.gltf: /bufferViews/0: runs past the end of buffer 0 (44 bytes)"},
     {"gltf_bufferview_range.gltf", "bad/gltf_bufferview_range.gltf: /accessors/0: bufferView missing or out of range"},
     {"gltf_index_range.gltf", "bad/gltf_index_range.gltf: /accessors/1: index 7 at 2 is out of range (3 vertices)"},
@@ -142,7 +142,7 @@ const BadCase kBadCases[] = {
     {"gltf_not_triangles.gltf", "bad/gltf_not_triangles.gltf: /meshes/0/primitives/0: 2 indices are not whole triangles"},
     {"gltf_position_vec2.gltf", "bad/gltf_position_vec2.gltf: /accessors/0: is VEC2 where VEC3 is needed"},
     {"gltf_syntax.gltf", "bad/gltf_syntax.gltf: not a valid glTF 2.0 file: [json.exception.parse_error.101] parse error at line 2, column 1: syntax error while parsing value - unexpected end of input; expected '[', '{', or a literal"},
-    {"gltf_truncated.glb", "bad/gltf_truncated.glb: not a valid glTF 2.0 file: Invalid glTF binary."},
+    {"gltf_truncated.glb", "bad/gltf_truncated.glb: GLB: the header gives a length of 588 bytes, the file has 294"},
     // camera animation (scene.h's CameraPath)
     {"json_anim_unsorted.json", "bad/json_anim_unsorted.json:7:18: animation key 2 'time' 1 is not after the previous key's 2 (times must increase)"},
     {"json_anim_equal_times.json", "bad/json_anim_equal_times.json:7:18: animation key 2 'time' 1 is not after the previous key's 1"},
