@@ -117,6 +117,7 @@ const BadCase kBadCases[] = {
     {"ply_duplicate_property.ply", "bad/ply_duplicate_property.ply:5: property 'x' declared twice"},
     {"ply_extra_data.ply", "bad/ply_extra_data.ply:14: data after the last element the header declares"},
     {"ply_index_out_of_range.ply", "bad/ply_index_out_of_range.ply:13: vertex index 3 in face 0 is out of range (3 vertices)"},
+    {"ply_index_huge.ply", "bad/ply_index_huge.ply:13: vertex index 1e+61 in face 0 is out of range (3 vertices)"},
     {"ply_list_float_count.ply", "bad/ply_list_float_count.ply:8: list count type 'float' must be an integer type"},
     {"ply_malformed_number.ply", "bad/ply_malformed_number.ply:11: malformed number '0x' in 'z' of vertex 1"},
     {"ply_missing_z.ply", "bad/ply_missing_z.ply:3: element vertex needs properties x, y and z"},

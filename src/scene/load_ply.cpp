@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -25,6 +26,14 @@
 
 namespace srt {
 namespace {
+
+// A value read from the file, for an error message: any double, printed without a cast
+// to an integer type (1e61 or NaN would not fit one).
+std::string number_text(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.10g", v);
+    return buf;
+}
 
 enum class Type { I8, U8, I16, U16, I32, U32, F32, F64 };
 
@@ -303,14 +312,14 @@ size_t append_ply_mesh(Scene& scene, const std::string& path, const glm::mat4& x
                 const std::string what = "'" + prop.name + "' of " + e.name + " " + std::to_string(k);
                 if (prop.list) {
                     const double cnt = r.value(prop.count_type, what.c_str());
-                    if (cnt < 0 || cnt > double(kMaxPolygon))
-                        r.fail(what + " has " + std::to_string(static_cast<long long>(cnt)) + " entries (0.." + std::to_string(kMaxPolygon) + ")");
+                    if (!(cnt >= 0 && cnt <= double(kMaxPolygon)))  // NaN fails too
+                        r.fail(what + " has " + number_text(cnt) + " entries (0.." + std::to_string(kMaxPolygon) + ")");
                     if (is_face && int(p) == pi) poly.clear();
                     for (size_t j = 0; j < size_t(cnt); ++j) {
                         const double x = r.value(prop.type, what.c_str());
                         if (is_face && int(p) == pi) {
-                            if (x < 0 || x >= double(vertex->count))
-                                r.fail("vertex index " + std::to_string(static_cast<long long>(x)) + " in face " + std::to_string(k) +
+                            if (!(x >= 0 && x < double(vertex->count)))  // NaN fails too
+                                r.fail("vertex index " + number_text(x) + " in face " + std::to_string(k) +
                                        " is out of range (" + std::to_string(vertex->count) + " vertices)");
                             poly.push_back(uint32_t(x));
                         }
