@@ -171,15 +171,15 @@ private:
                 warps += w != 0;
             }
             rays += live;
-            if (stats) {
-                if (stats->bounces.size() <= size_t(bounce)) stats->bounces.resize(size_t(bounce) + 1);
-                stats->bounces[size_t(bounce)].live_rays += live;
-                stats->bounces[size_t(bounce)].live_warps += warps;
+            BounceStats* b = bounce_stats(bounce);
+            if (b) {
+                b->live_rays += live;
+                b->live_warps += warps;
             }
             const double t = bvh_width(f.scene) == 4
                                  ? write_stage(1, f, false, [&](uint32_t i) { return stage_intersect<4>(f, i); })
                                  : write_stage(1, f, false, [&](uint32_t i) { return stage_intersect<2>(f, i); });
-            if (BounceStats* b = bounce_stats(bounce)) b->intersect_ms += t;
+            if (b) b->intersect_ms += t;
         }
         void shade(const FrameContext& f, int bounce) {
             double t = 0.0;
