@@ -38,5 +38,7 @@ check render-scene 0 "ok2.png" -- "$BIN" render "$SRC/scenes/cornell-mirror.json
 check render-bvh4 0 "bvh4.png" -- "$BIN" render "$SRC/scenes/mesh.json" --accel bvh4 --backend cpu -W 64 -H 48 -o "$tmp/bvh4.png"
 check render-bvh2 0 "bvh2.png" -- "$BIN" render "$SRC/scenes/mesh.json" --accel bvh2 --backend cpu -W 64 -H 48 -o "$tmp/bvh2.png"
 cmp -s "$tmp/bvh4.png" "$tmp/bvh2.png" || { echo "FAIL: --accel bvh4 and bvh2 wrote different PNGs"; fails=$((fails + 1)); }
+check render-bvh8 0 "bvh8.png" -- "$BIN" render "$SRC/scenes/mesh.json" --accel bvh8 --backend cpu -W 64 -H 48 -o "$tmp/bvh8.png"
+cmp -s "$tmp/bvh8.png" "$tmp/bvh2.png" || { echo "FAIL: --accel bvh8 and bvh2 wrote different PNGs"; fails=$((fails + 1)); }
 echo "cli: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -141,12 +141,13 @@ Hit brute_closest(const SceneView& s, const glm::vec3& o, const glm::vec3& d) {
             h.id = int32_t(s.prim_count + j);
         }
     }
-    // Ties go to the lower id, as in traversal (closer_prim): a primitive beats a plane
-    // at the same distance, and the lower of two primitives wins.
+    // Ties go as in traversal (closer_prim): a primitive beats a plane at the same
+    // distance, and of two primitives the lower original id wins.
     for (uint32_t k = 0; k < s.prim_count; ++k) {
         float t;
         if (hit_prim(s.prims, k, o, d, std::nextafter(h.t, kInf), t) &&
-            (t < h.t || (t == h.t && int32_t(k) < h.id))) {
+            (t < h.t || (t == h.t && h.id >= 0 &&
+                         (uint32_t(h.id) >= s.prim_count || prim_key(s.prims, int32_t(k)) < prim_key(s.prims, h.id))))) {
             h.t = t;
             h.id = int32_t(k);
         }
@@ -164,9 +165,11 @@ bool brute_any(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float
 void check_layout_against_brute_force(const Scene& scene, AccelLayout accel, int rays, uint32_t seed,
                                       int min_hits);
 
-// Both layouts (accel/bvh.h, accel/bvh4.h), each against brute force.
+constexpr AccelLayout kLayouts[] = {AccelLayout::Bvh2, AccelLayout::Bvh4, AccelLayout::Bvh8};
+
+// Every layout (accel/bvh.h, bvh4.h, bvh8.h), each against brute force.
 void check_against_brute_force(const Scene& scene, int rays, uint32_t seed, int min_hits = -1) {
-    for (AccelLayout a : {AccelLayout::Bvh2, AccelLayout::Bvh4}) {
+    for (AccelLayout a : kLayouts) {
         SCOPED_TRACE(to_string(a));
         check_layout_against_brute_force(scene, a, rays, seed, min_hits);
     }
@@ -175,7 +178,8 @@ void check_against_brute_force(const Scene& scene, int rays, uint32_t seed, int 
 void check_layout_against_brute_force(const Scene& scene, AccelLayout accel, int rays, uint32_t seed,
                                       int min_hits) {
     const CompiledScene cs = compile_scene(scene, accel);
-    ASSERT_EQ(cs.nodes4.empty(), accel == AccelLayout::Bvh2 || cs.nodes.empty());
+    ASSERT_EQ(cs.nodes4.empty(), accel != AccelLayout::Bvh4 || cs.nodes.empty());
+    ASSERT_EQ(cs.nodes8.empty(), accel != AccelLayout::Bvh8 || cs.nodes.empty());
     const SceneView s = cs.view();
     Bounds3 b = finite_bounds(scene);
     const glm::vec3 lo(b.lo), size(b.hi - b.lo);
@@ -277,31 +281,40 @@ TEST(Bvh, MatchesBruteForceOnTinyScenes) {
 TEST(Bvh, MatchesBruteForceOnThousandsOfSpheres) { check_against_brute_force(random_soup(0, 4000, 6), 3000, 17); }
 
 // The tie rule itself: a hit at the same distance replaces the hit so far only with a
-// lower id, and a hit at the initial tmax never counts.
-TEST(Bvh, CloserPrimBreaksTiesByLowerId) {
+// lower original id (not a lower position in the layout's order) or when the hit so far
+// is a plane, and a hit at the initial tmax never counts.
+TEST(Bvh, CloserPrimBreaksTiesByLowerOriginalId) {
     Scene s;
     s.name = "test:tie-rule";
     s.add_material(Material{});
     for (int i = 0; i < 3; ++i) s.triangles.push_back({{-1, -1, 0}, {2, -1, 0}, {-1, 2, 0}, 0});
-    const CompiledScene cs = compile_scene(s);
-    const SceneView v = cs.view();
-    const glm::vec3 o = glm::vec3(0.1f, 0.2f, 3.0f) - cs.render_origin, d(0, 0, -1);
-    float t = 0.0f;
-    ASSERT_TRUE(hit_prim(v.prims, 1, o, d, kInf, t));
-    Hit h{t, 2};
-    EXPECT_TRUE(closer_prim(v.prims, 1, o, d, h));  // same t, lower id: replaces
-    EXPECT_EQ(h.id, 1);
-    EXPECT_FALSE(closer_prim(v.prims, 2, o, d, h));  // same t, higher id: does not
-    EXPECT_EQ(h.id, 1);
-    Hit at_tmax{t, -1};  // a hit exactly at the initial tmax is not a hit
-    EXPECT_FALSE(closer_prim(v.prims, 0, o, d, at_tmax));
-    EXPECT_EQ(at_tmax.id, -1);
+    for (AccelLayout a : kLayouts) {
+        SCOPED_TRACE(to_string(a));
+        const CompiledScene cs = compile_scene(s, a);
+        const SceneView v = cs.view();
+        uint32_t at[3];  // at[i]: the position of original triangle i
+        for (uint32_t k = 0; k < 3; ++k) at[prim_key(v.prims, int32_t(k))] = k;
+        const glm::vec3 o = glm::vec3(0.1f, 0.2f, 3.0f) - cs.render_origin, d(0, 0, -1);
+        float t = 0.0f;
+        ASSERT_TRUE(hit_prim(v.prims, at[1], o, d, kInf, t));
+        Hit h{t, int32_t(at[2])};
+        EXPECT_TRUE(closer_prim(v, at[1], o, d, h));  // same t, lower original id: replaces
+        EXPECT_EQ(h.id, int32_t(at[1]));
+        EXPECT_FALSE(closer_prim(v, at[2], o, d, h));  // same t, higher: does not
+        EXPECT_EQ(h.id, int32_t(at[1]));
+        Hit plane{t, int32_t(v.prim_count)};  // a plane's id at the same t: the primitive wins
+        EXPECT_TRUE(closer_prim(v, at[2], o, d, plane));
+        Hit at_tmax{t, -1};  // a hit exactly at the initial tmax is not a hit
+        EXPECT_FALSE(closer_prim(v, at[0], o, d, at_tmax));
+        EXPECT_EQ(at_tmax.id, -1);
+        EXPECT_EQ(prim_key(v.prims, intersect_closest(v, o, d, kInf).id), 0u);  // traversal agrees
+    }
 }
 
 // Every triangle of a grid twice: each ray that hits the grid hits two primitives at
-// exactly the same distance (the same arithmetic), and both layouts return the id brute
-// force returns. (Here the lower copy is also the one both traversals meet first; the
-// rule itself is tested above.) The rays are oblique: a ray parallel to a box face
+// exactly the same distance (the same arithmetic), and every layout returns the
+// primitive brute force returns, the same original primitive in all. (The rule itself is
+// tested above.) The rays are oblique: a ray parallel to a box face
 // and lying exactly in it is outside the slab test's reach (a zero direction component
 // becomes 1e-20, and the face's slab then ends at t = 0), so axis-aligned rays along the
 // grid lines would test that, not the ties.
@@ -317,9 +330,11 @@ TEST(Bvh, TiesGoToTheLowestIdInBothLayouts) {
                 s.triangles.push_back({p, p + glm::vec3(1, 1, 0), p + glm::vec3(0, 1, 0), 0});
             }
     const glm::vec3 d = unit(glm::vec3(0.013f, 0.021f, -1.0f));
-    for (AccelLayout a : {AccelLayout::Bvh2, AccelLayout::Bvh4}) {
+    std::vector<uint32_t> first_keys;  // the original ids the first layout hit
+    for (AccelLayout a : kLayouts) {
         const CompiledScene cs = compile_scene(s, a);
         const SceneView v = cs.view();
+        std::vector<uint32_t> keys;
         int ties = 0;
         for (int i = 0; i < 16; ++i)
             for (int j = 0; j < 16; ++j)
@@ -331,6 +346,7 @@ TEST(Bvh, TiesGoToTheLowestIdInBothLayouts) {
                     ASSERT_GE(ref.id, 0);
                     ASSERT_EQ(h.id, ref.id) << to_string(a) << " at " << i << "," << j << "+" << off;
                     ASSERT_EQ(h.t, ref.t);
+                    keys.push_back(prim_key(v.prims, h.id));
                     int n = 0;  // primitives hit at that distance
                     for (uint32_t k = 0; k < v.prim_count; ++k) {
                         float t;
@@ -339,6 +355,8 @@ TEST(Bvh, TiesGoToTheLowestIdInBothLayouts) {
                     ties += n > 1;
                 }
         EXPECT_EQ(ties, 16 * 16 * 3) << "every ray must meet a tie, or the test tests nothing";
+        if (first_keys.empty()) first_keys = keys;
+        EXPECT_EQ(keys, first_keys) << to_string(a) << " hit other primitives than bvh2";
     }
 }
 
@@ -352,6 +370,11 @@ TEST(Bvh, DegenerateInputsKeepTheDepthBound) {
     const CompiledScene cs4 = compile_scene(s, AccelLayout::Bvh4);  // its stack bound holds too
     EXPECT_LE(cs4.bvh4_stats.max_stack, uint32_t(kBvh4StackSize));
     EXPECT_EQ(intersect_closest(cs4.view(), glm::vec3(0.25f, 0.25f, 1.0f) - cs4.render_origin, {0, 0, -1}, kInf).t, 1.0f);
+    const CompiledScene cs8 = compile_scene(s, AccelLayout::Bvh8);  // and the BVH8's
+    EXPECT_LT(cs8.bvh8_stats.max_depth, uint32_t(kBvh8StackSize));
+    const Hit h8 = intersect_closest(cs8.view(), glm::vec3(0.25f, 0.25f, 1.0f) - cs8.render_origin, {0, 0, -1}, kInf);
+    EXPECT_EQ(h8.t, 1.0f);
+    EXPECT_EQ(prim_key(cs8.view().prims, h8.id), 0u);  // of 5,000 at the same distance, the first
     const CompiledScene cs = compile_scene(s);
     EXPECT_LT(cs.bvh_stats.max_depth, uint32_t(kBvhStackSize - 1));
     EXPECT_LE(cs.bvh_stats.max_leaf_size, uint32_t(kMaxLeafPrims));

@@ -9,6 +9,7 @@
 
 #include "accel/bvh.h"
 #include "accel/bvh4.h"
+#include "accel/bvh8.h"
 #include "core/hd.h"
 #include "accel/scene_view.h"
 
@@ -16,6 +17,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 namespace srt {
 
@@ -104,16 +106,23 @@ SRT_HD_INLINE bool hit_prim(const PrimGpu* prims, uint32_t k, const glm::vec3& o
     return hit_triangle(o, d, xyz(a), xyz(b), xyz(c), tmax, t);
 }
 
+// The original id of primitive k (the scene's order, PrimGpu::p2.w), which no layout
+// changes.
+SRT_HD_INLINE uint32_t prim_key(const PrimGpu* prims, int32_t k) { return float_bits(load_f4(&prims[k].p2).w); }
+
 // Tests primitive k against the hit so far, ties included: a hit at the same t goes to
-// the lower id. Every traversal order then finds the same hit (the BVH2 and the BVH4
-// visit leaves in different orders). An initial h (t = tmax, id -1) is never replaced by
-// a hit at tmax itself: ids are >= 0.
-SRT_HD_INLINE bool closer_prim(const PrimGpu* prims, uint32_t k, const glm::vec3& o, const glm::vec3& d, Hit& h) {
+// the lower original primitive id, and a primitive beats a plane (whose ids come after
+// every primitive's). Every traversal order and every layout's primitive order then
+// finds the same primitive. An initial h (t = tmax, id -1) is never replaced by a hit at
+// tmax itself.
+SRT_HD_INLINE bool closer_prim(const SceneView& s, uint32_t k, const glm::vec3& o, const glm::vec3& d, Hit& h) {
     float t;
     // The tests' own bound is strict (t < tmax); give them one past any distance and
     // apply the bound here, where a tie can still count.
-    if (!hit_prim(prims, k, o, d, 3.4e38f, t)) return false;
-    if (!(t < h.t || (t == h.t && int32_t(k) < h.id))) return false;
+    if (!hit_prim(s.prims, k, o, d, 3.4e38f, t)) return false;
+    if (!(t < h.t || (t == h.t && h.id >= 0 &&
+                      (uint32_t(h.id) >= s.prim_count || prim_key(s.prims, int32_t(k)) < prim_key(s.prims, h.id)))))
+        return false;
     h.t = t;
     h.id = int32_t(k);
     return true;
@@ -123,13 +132,13 @@ SRT_HD_INLINE bool closer_prim(const PrimGpu* prims, uint32_t k, const glm::vec3
 // that 0 * inf never makes a NaN.
 struct RayInv {
     glm::vec3 inv;
-    glm::vec3 o_inv;  // o * inv
+    glm::vec3 o;
 };
 SRT_HD_INLINE RayInv make_ray_inv(const glm::vec3& o, const glm::vec3& d) {
     auto safe = [](float x) { return fabsf(x) > 1e-20f ? x : copysignf(1e-20f, x); };
     RayInv r;
     r.inv = glm::vec3(1.0f / safe(d.x), 1.0f / safe(d.y), 1.0f / safe(d.z));
-    r.o_inv = o * r.inv;
+    r.o = o;
     return r;
 }
 
@@ -139,16 +148,31 @@ SRT_HD_INLINE RayInv make_ray_inv(const glm::vec3& o, const glm::vec3& d) {
 SRT_HD_INLINE float min2(float a, float b) { return a < b ? a : b; }
 SRT_HD_INLINE float max2(float a, float b) { return a > b ? a : b; }
 
-// Slab test of box [lo.x hi.x lo.y hi.y] (xy) and [lo.z hi.z] (z0, z1); returns entry t.
-SRT_HD_INLINE bool hit_box(const RayInv& r, const f4& xy, float z0, float z1, float tmax,
-                           float& tenter) {
-    const float tx0 = xy.x * r.inv.x - r.o_inv.x, tx1 = xy.y * r.inv.x - r.o_inv.x;
-    const float ty0 = xy.z * r.inv.y - r.o_inv.y, ty1 = xy.w * r.inv.y - r.o_inv.y;
-    const float tz0 = z0 * r.inv.z - r.o_inv.z, tz1 = z1 * r.inv.z - r.o_inv.z;
+// Box tests are conservative, so that which primitives a ray tests never depends on the
+// order it meets them in, nor on the layout (the BVH2, BVH4 and BVH8 give the same hit,
+// ties included):
+// - A slab distance (lo - o) * inv is within gamma(3) of the exact one (three roundings),
+//   so the far distance, grown by 1 + 2 gamma(3), is never below the exact box's (Ize,
+//   "Robust BVH Ray Traversal", JCGT 2013; pbrt-v4's Bounds3::IntersectP).
+// - Boxes are culled against the hit so far grown by kCullSlack: a primitive at the same
+//   distance as the hit so far (a tie, to be broken by id) or an ulp nearer sits on its
+//   box's face, and the box's entry distance and the primitive test's distance round
+//   differently.
+constexpr float kBoxFarPad = 1.0000005f;    // > 1 + 2 gamma(3) = 1 + 3.6e-7
+constexpr float kCullSlack = 1.000244140625f;  // 1 + 2^-12
+constexpr float kQuantSlack = 9.5367431640625e-7f;  // 2^-20, for the BVH8's quantized planes
+SRT_HD_INLINE float cull_distance(float t_hit) { return t_hit * kCullSlack; }
+
+// Slab test of box [lo.x hi.x lo.y hi.y] (xy) and [lo.z hi.z] (z0, z1) against a ray
+// culled at `tcull` (cull_distance); returns entry t.
+SRT_HD_INLINE bool hit_box(const RayInv& r, const f4& xy, float z0, float z1, float tcull, float& tenter) {
+    const float tx0 = (xy.x - r.o.x) * r.inv.x, tx1 = (xy.y - r.o.x) * r.inv.x;
+    const float ty0 = (xy.z - r.o.y) * r.inv.y, ty1 = (xy.w - r.o.y) * r.inv.y;
+    const float tz0 = (z0 - r.o.z) * r.inv.z, tz1 = (z1 - r.o.z) * r.inv.z;
     const float tn = max2(max2(min2(tx0, tx1), min2(ty0, ty1)), max2(min2(tz0, tz1), 0.0f));
-    const float tf = min2(min2(max2(tx0, tx1), max2(ty0, ty1)), min2(max2(tz0, tz1), tmax));
+    const float tf = min2(min2(max2(tx0, tx1), max2(ty0, ty1)), max2(tz0, tz1)) * kBoxFarPad;
     tenter = tn;
-    return tn <= tf;
+    return tn <= min2(tf, tcull);
 }
 
 // True when any lane of the warp that is running this call has `pred` set; on the
@@ -158,6 +182,29 @@ SRT_HD_INLINE bool any_lane(bool pred) {
     return __any_sync(__activemask(), pred);
 #else
     return pred;
+#endif
+}
+
+SRT_HD_INLINE uint32_t popc32(uint32_t x) {
+#if defined(__CUDA_ARCH__)
+    return uint32_t(__popc(x));
+#else
+    return uint32_t(__builtin_popcount(x));
+#endif
+}
+// The index of the highest and the lowest set bit of x != 0.
+SRT_HD_INLINE int highest_bit(uint32_t x) {
+#if defined(__CUDA_ARCH__)
+    return 31 - __clz(x);
+#else
+    return 31 - __builtin_clz(x);
+#endif
+}
+SRT_HD_INLINE int lowest_bit(uint32_t x) {
+#if defined(__CUDA_ARCH__)
+    return __ffs(int(x)) - 1;
+#else
+    return __builtin_ctz(x);
 #endif
 }
 
@@ -191,8 +238,9 @@ SRT_HD_INLINE Hit traverse_bvh2(const SceneView& s, const glm::vec3& o, const gl
             const f4 lrz = load_f4(&n->lrz);
             const f4 lk = load_f4(reinterpret_cast<const f4*>(&n->link[0]));
             float tl, tr;
-            const bool hl = hit_box(r, lxy, lrz.x, lrz.y, h.t, tl);
-            const bool hr = hit_box(r, rxy, lrz.z, lrz.w, h.t, tr);
+            const float tcull = cull_distance(h.t);
+            const bool hl = hit_box(r, lxy, lrz.x, lrz.y, tcull, tl);
+            const bool hr = hit_box(r, rxy, lrz.z, lrz.w, tcull, tr);
             const int32_t c0 = child_ref(int32_t(float_bits(lk.x)), int32_t(float_bits(lk.z)));
             const int32_t c1 = child_ref(int32_t(float_bits(lk.y)), int32_t(float_bits(lk.w)));
             if (hl && hr) {
@@ -220,7 +268,7 @@ SRT_HD_INLINE Hit traverse_bvh2(const SceneView& s, const glm::vec3& o, const gl
             const uint32_t packed = uint32_t(~leaf);
             const uint32_t first = packed >> 3, count = packed & 7u;
             for (uint32_t k = first; k < first + count; ++k)
-                if (closer_prim(s.prims, k, o, d, h) && kAnyHit) return h;
+                if (closer_prim(s, k, o, d, h) && kAnyHit) return h;
             leaf = node;  // the node in hand may be a leaf too
             if (node < 0) node = stack[--sp];
         }
@@ -256,10 +304,11 @@ SRT_HD_INLINE Hit traverse_bvh4(const SceneView& s, const glm::vec3& o, const gl
             float ht[4];
             int32_t hr[4];
             int nh = 0;
+            const float tcull = cull_distance(h.t);
             for (int k = 0; k < 4; ++k) {
                 float t;
                 if (refs[k] == kBvh4Empty ||
-                    !hit_box(r, f4{lxs[k], hxs[k], lys[k], hys[k]}, lzs[k], hzs[k], h.t, t))
+                    !hit_box(r, f4{lxs[k], hxs[k], lys[k], hys[k]}, lzs[k], hzs[k], tcull, t))
                     continue;
                 int j = nh++;
                 // Any-hit stops at the first hit wherever it is: no order to keep.
@@ -280,19 +329,114 @@ SRT_HD_INLINE Hit traverse_bvh4(const SceneView& s, const glm::vec3& o, const gl
             const uint32_t packed = uint32_t(~node);
             const uint32_t first = packed >> 3, count = packed & 7u;
             for (uint32_t k = first; k < first + count; ++k)
-                if (closer_prim(s.prims, k, o, d, h) && kAnyHit) return h;
+                if (closer_prim(s, k, o, d, h) && kAnyHit) return h;
         }
         if (sp == 0) return h;
         node = stack[--sp];
     }
 }
 
-// kWidth: which layout to walk, 2 (SceneView::nodes) or 4 (SceneView::nodes4). A
+// Byte b of w as a float, exactly: the byte put under the exponent of 2^23 (one byte
+// permute on the device), less 2^23. Two full-rate instructions where an integer to
+// float conversion is a quarter-rate one.
+SRT_HD_INLINE float byte_float(uint32_t w, uint32_t b) {
+#if defined(__CUDA_ARCH__)
+    return __uint_as_float(__byte_perm(w, 0x4b000000u, 0x7650u | b)) - 8388608.0f;
+#else
+    return bits_float(0x4b000000u | (w >> (8u * b) & 0xffu)) - 8388608.0f;
+#endif
+}
+
+// The BVH8 (accel/bvh8.h). The stack holds node groups: a node's inner children still
+// to visit, as bits 24..31 (child slot s at bit 24 + (s ^ octant), so that the highest
+// bit is the next in the ray's rough front-to-back order), with the node's imask in bits
+// 0..7 and the index of its first inner child. At each node all eight boxes are tested
+// at once against the quantized grid: per axis, t = q * (step / d) + (p - o) / d, with the
+// near and far planes picked by the ray's octant. Leaves are tested as they are reached,
+// their primitives as a bit mask over the node's 32.
+template <bool kAnyHit>
+SRT_HD_INLINE Hit traverse_bvh8(const SceneView& s, const glm::vec3& o, const glm::vec3& d, Hit h) {
+    const RayInv r = make_ray_inv(o, d);
+    const uint32_t oct = (r.inv.x < 0.0f ? 1u : 0u) | (r.inv.y < 0.0f ? 2u : 0u) | (r.inv.z < 0.0f ? 4u : 0u);
+    struct Group {
+        uint32_t base, hits;
+    };
+    Group stack[kBvh8StackSize];
+    int sp = 0;
+    // The root, as the one inner child (slot 0) of a parent whose children start at 0.
+    Group g{0u, (1u << (24u + oct)) | 1u};
+    for (;;) {
+        const int bit = highest_bit(g.hits);
+        g.hits &= ~(1u << bit);
+        const uint32_t slot = uint32_t(bit - 24) ^ oct;
+        const uint32_t child = g.base + popc32(g.hits & ((1u << slot) - 1u));
+        if (g.hits & 0xff000000u) stack[sp++] = g;
+
+        const f4* n = reinterpret_cast<const f4*>(&s.nodes8[child]);
+        const f4 head = load_f4(n), refs = load_f4(n + 1);
+        const f4 q0 = load_f4(n + 2), q1 = load_f4(n + 3), q2 = load_f4(n + 4);
+        const uint32_t eim = float_bits(head.w);
+        const float sx = bits_float((eim & 0xffu) << 23) * r.inv.x;
+        const float sy = bits_float((eim >> 8 & 0xffu) << 23) * r.inv.y;
+        const float sz = bits_float((eim >> 16 & 0xffu) << 23) * r.inv.z;
+        const float ox = (head.x - o.x) * r.inv.x, oy = (head.y - o.y) * r.inv.y, oz = (head.z - o.z) * r.inv.z;
+        // q * s + o is within 5 roundings of the exact plane distance, each at most
+        // 2^-24 of |q * s| + |o| <= 255 |s| + |o|: near planes move nearer and far
+        // planes farther by 2^-20 of that, so the box test is conservative (see hit_box).
+        const float ex = (255.0f * fabsf(sx) + fabsf(ox)) * kQuantSlack;
+        const float ey = (255.0f * fabsf(sy) + fabsf(oy)) * kQuantSlack;
+        const float ez = (255.0f * fabsf(sz) + fabsf(oz)) * kQuantSlack;
+        const float nox = ox - ex, noy = oy - ey, noz = oz - ez, fox = ox + ex, foy = oy + ey, foz = oz + ez;
+        const float tcull = cull_distance(h.t);
+        const uint32_t imask = eim >> 24;
+        // Slots 0..3 and 4..7 of each plane: q0 = lo x, lo y; q1 = lo z, hi x; q2 = hi y, hi z.
+        const bool fx = oct & 1u, fy = oct & 2u, fz = oct & 4u;
+        const uint32_t lo_x[2] = {float_bits(q0.x), float_bits(q0.y)}, lo_y[2] = {float_bits(q0.z), float_bits(q0.w)};
+        const uint32_t lo_z[2] = {float_bits(q1.x), float_bits(q1.y)}, hi_x[2] = {float_bits(q1.z), float_bits(q1.w)};
+        const uint32_t hi_y[2] = {float_bits(q2.x), float_bits(q2.y)}, hi_z[2] = {float_bits(q2.z), float_bits(q2.w)};
+        const uint32_t meta[2] = {float_bits(refs.z), float_bits(refs.w)};
+        uint32_t inner_hits = 0, prim_hits = 0;
+        for (int half = 0; half < 2; ++half) {
+            const uint32_t nx = fx ? hi_x[half] : lo_x[half], kx = fx ? lo_x[half] : hi_x[half];
+            const uint32_t ny = fy ? hi_y[half] : lo_y[half], ky = fy ? lo_y[half] : hi_y[half];
+            const uint32_t nz = fz ? hi_z[half] : lo_z[half], kz = fz ? lo_z[half] : hi_z[half];
+            for (int j = 0; j < 4; ++j) {
+                const uint32_t b = uint32_t(j);
+                const float tn = max2(max2(byte_float(nx, b) * sx + nox, byte_float(ny, b) * sy + noy),
+                                      max2(byte_float(nz, b) * sz + noz, 0.0f));
+                const float tf = min2(min2(byte_float(kx, b) * sx + fox, byte_float(ky, b) * sy + foy),
+                                      min2(byte_float(kz, b) * sz + foz, tcull));
+                if (!(tn <= tf)) continue;
+                const uint32_t sl = uint32_t(4 * half + j);
+                if (imask >> sl & 1u) {
+                    inner_hits |= 1u << (24u + (sl ^ oct));
+                } else {
+                    const uint32_t m = meta[half] >> (8u * b) & 0xffu;
+                    prim_hits |= ((1u << (m >> 5)) - 1u) << (m & 31u);
+                }
+            }
+        }
+        g = Group{float_bits(refs.x), inner_hits | imask};
+        const uint32_t prim_base = float_bits(refs.y);
+        while (prim_hits) {
+            const uint32_t k = prim_base + uint32_t(lowest_bit(prim_hits));
+            prim_hits &= prim_hits - 1u;
+            if (closer_prim(s, k, o, d, h) && kAnyHit) return h;
+        }
+        if (!(g.hits & 0xff000000u)) {
+            if (sp == 0) return h;
+            g = stack[--sp];
+        }
+    }
+}
+
+// kWidth: which layout to walk, 2 (SceneView::nodes), 4 (SceneView::nodes4) or 8
+// (SceneView::nodes8). A
 // kernel is compiled for one width (the executors choose by the scene), so that it holds
 // one traversal's code and registers, not both.
 template <bool kAnyHit, int kWidth>
 SRT_HD_INLINE Hit traverse(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float tmax) {
-    static_assert(kWidth == 2 || kWidth == 4, "BVH width 2 or 4");
+    static_assert(kWidth == 2 || kWidth == 4 || kWidth == 8, "BVH width 2, 4 or 8");
     Hit h{tmax, -1};
     // Planes first: they are few and often the nearest thing (floors, mirrors).
     for (uint32_t j = 0; j < s.plane_count; ++j) {
@@ -306,12 +450,24 @@ SRT_HD_INLINE Hit traverse(const SceneView& s, const glm::vec3& o, const glm::ve
         }
     }
     if (s.node_count == 0) return h;
+    if (kWidth == 8) return traverse_bvh8<kAnyHit>(s, o, d, h);
     if (kWidth == 4) return traverse_bvh4<kAnyHit>(s, o, d, h);
     return traverse_bvh2<kAnyHit>(s, o, d, h);
 }
 
 // The width the scene was compiled for (render/scene_gpu.h: --accel).
-SRT_HD_INLINE int bvh_width(const SceneView& s) { return s.nodes4 ? 4 : 2; }
+SRT_HD_INLINE int bvh_width(const SceneView& s) { return s.nodes8 ? 8 : s.nodes4 ? 4 : 2; }
+
+// Calls fn(std::integral_constant<int, W>{}) for the scene's width W, so that code
+// compiled per width runs the one in use.
+template <class Fn>
+SRT_HD_INLINE decltype(auto) with_bvh_width(const SceneView& s, Fn&& fn) {
+    switch (bvh_width(s)) {
+    case 8: return fn(std::integral_constant<int, 8>{});
+    case 4: return fn(std::integral_constant<int, 4>{});
+    default: return fn(std::integral_constant<int, 2>{});
+    }
+}
 
 template <int kWidth>
 SRT_HD_INLINE Hit intersect_closest(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float tmax) {
@@ -323,10 +479,10 @@ SRT_HD_INLINE bool occluded(const SceneView& s, const glm::vec3& o, const glm::v
 }
 // The same, choosing the width per call (host code, tests).
 SRT_HD_INLINE Hit intersect_closest(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float tmax) {
-    return bvh_width(s) == 4 ? intersect_closest<4>(s, o, d, tmax) : intersect_closest<2>(s, o, d, tmax);
+    return with_bvh_width(s, [&](auto w) { return intersect_closest<decltype(w)::value>(s, o, d, tmax); });
 }
 SRT_HD_INLINE bool occluded(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float tmax) {
-    return bvh_width(s) == 4 ? occluded<4>(s, o, d, tmax) : occluded<2>(s, o, d, tmax);
+    return with_bvh_width(s, [&](auto w) { return occluded<decltype(w)::value>(s, o, d, tmax); });
 }
 
 }  // namespace srt

@@ -50,10 +50,12 @@ struct CameraGpu {
 };
 
 struct Bvh4Node;
+struct Bvh8Node;
 
 struct SceneView {
     const BvhNode* nodes = nullptr;
     const Bvh4Node* nodes4 = nullptr;  // when set, traversal uses the BVH4 (accel/bvh4.h) instead of `nodes`
+    const Bvh8Node* nodes8 = nullptr;  // when set, traversal uses the BVH8 (accel/bvh8.h)
     const PrimGpu* prims = nullptr;
     const f4* normals = nullptr;  // 3 per primitive (BVH order) when any triangle is smooth: n0, n1, n2
     const PlaneGpu* planes = nullptr;

@@ -39,8 +39,9 @@ void SceneOptions::add_to(CLI::App& cmd) {
     cmd.add_option("--light", lights,
                    "Replace the scene's lights with point lights: x,y,z or x,y,z:r,g,b (repeatable)");
     cmd.add_option("--accel", accel,
-                   "Acceleration structure: bvh2 (two boxes a node) or bvh4 (four, collapsed from it); the same image")
-        ->check(CLI::IsMember({"bvh2", "bvh4"}))
+                   "Acceleration structure: bvh2 (two boxes a node), bvh4 (four, collapsed from it) or bvh8 "
+                   "(eight quantized boxes, collapsed from it); the same image")
+        ->check(CLI::IsMember({"bvh2", "bvh4", "bvh8"}))
         ->capture_default_str();
 }
 

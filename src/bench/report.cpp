@@ -240,22 +240,23 @@ ojson scene_json(const Scene& scene, const std::string& path, const CompiledScen
 }
 
 ojson accel_json(const CompiledScene& c) {
-    const bool wide = !c.nodes4.empty();
+    const bool w4 = !c.nodes4.empty(), w8 = !c.nodes8.empty(), wide = w4 || w8;
     const size_t prims = c.prims.size();
-    const uint32_t nodes = wide ? c.bvh4_stats.nodes : c.bvh_stats.nodes;
-    const uint32_t leaves = wide ? c.bvh4_stats.leaves : c.bvh_stats.leaves;
-    const size_t node_bytes = wide ? sizeof(Bvh4Node) : sizeof(BvhNode);
+    const uint32_t nodes = w8 ? c.bvh8_stats.nodes : w4 ? c.bvh4_stats.nodes : c.bvh_stats.nodes;
+    const uint32_t leaves = w8 ? c.bvh8_stats.leaves : w4 ? c.bvh4_stats.leaves : c.bvh_stats.leaves;
+    const size_t node_bytes = w8 ? sizeof(Bvh8Node) : w4 ? sizeof(Bvh4Node) : sizeof(BvhNode);
+    const double collapse_ms = w8 ? c.bvh8_stats.build_ms : c.bvh4_stats.build_ms;
     ojson a;
-    a["layout"] = wide ? "bvh4" : "bvh2";
+    a["layout"] = w8 ? "bvh8" : w4 ? "bvh4" : "bvh2";
     a["nodes"] = nodes;
     a["node_bytes"] = node_bytes;
     a["leaves"] = leaves;
     a["avg_leaf_prims"] = leaves ? double(prims) / double(leaves) : 0.0;
     // What traversal reads per primitive: its nodes' share and the 48-byte primitive.
     a["bytes_per_prim"] = prims ? double(nodes * node_bytes + prims * sizeof(PrimGpu)) / double(prims) : 0.0;
-    a["max_depth"] = wide ? c.bvh4_stats.max_depth : c.bvh_stats.max_depth;
-    a["build_ms"] = c.bvh_stats.build_ms + (wide ? c.bvh4_stats.build_ms : 0.0);
-    if (wide) a["collapse_ms"] = c.bvh4_stats.build_ms;
+    a["max_depth"] = w8 ? c.bvh8_stats.max_depth : w4 ? c.bvh4_stats.max_depth : c.bvh_stats.max_depth;
+    a["build_ms"] = c.bvh_stats.build_ms + (wide ? collapse_ms : 0.0);
+    if (wide) a["collapse_ms"] = collapse_ms;
     return a;
 }
 

@@ -66,7 +66,12 @@ std::vector<Result> run_sweep(const BenchOptions& o, Executor& ex, const Camera&
                 r.frame = spread_of(r.ms);
                 // The counted frame, from the stream: stage times need events between
                 // the kernels. Its counts and bounces_run equal a graph frame's (GPU test).
+                // One counted frame first, untimed: the first launch of a kernel pays
+                // for loading it (CUDA loads modules lazily), and stream kernels may not
+                // have run yet in a graph sweep.
                 rs.launch = LaunchMode::Stream;
+                FrameStats warm;
+                ex.timed_frame(camera, rs, &warm);
                 ex.timed_frame(camera, rs, &r.stats);
                 results.push_back(std::move(r));
                 progress.step(std::string(to_string(m)) + " " + to_string(l) + " depth " + std::to_string(d));

@@ -92,6 +92,7 @@ public:
         bind();
         nodes_.upload(s.nodes, "BVH nodes");
         nodes4_.upload(s.nodes4, "BVH4 nodes");
+        nodes8_.upload(s.nodes8, "BVH8 nodes");
         prims_.upload(s.prims, "primitives");
         if (!s.normals.empty()) normals_.upload(s.normals, "vertex normals");
         planes_.upload(s.planes, "planes");
@@ -101,6 +102,7 @@ public:
         render_origin_ = s.render_origin;
         view_.nodes = nodes_.get();
         view_.nodes4 = s.nodes4.empty() ? nullptr : nodes4_.get();
+        view_.nodes8 = s.nodes8.empty() ? nullptr : nodes8_.get();
         view_.prims = prims_.get();
         view_.normals = s.normals.empty() ? nullptr : normals_.get();
         view_.planes = planes_.get();
@@ -419,6 +421,7 @@ private:
     glm::vec3 render_origin_{0.0f};  // CompiledScene::render_origin of the scene uploaded
     DeviceBuffer<BvhNode> nodes_;
     DeviceBuffer<Bvh4Node> nodes4_;
+    DeviceBuffer<Bvh8Node> nodes8_;
     DeviceBuffer<PrimGpu> prims_;
     DeviceBuffer<f4> normals_;  // 3 per primitive, only for scenes with smooth triangles
     DeviceBuffer<PlaneGpu> planes_;

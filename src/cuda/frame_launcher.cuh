@@ -165,12 +165,11 @@ struct FrameLauncher {
     // The tail's threshold (cuda_executor.cu), or 0: no tail. Stencil only, as the
     // sparse bounce; not under the probe, which wants the words after every bounce.
     uint32_t tail_words() const { return stencil() && (hybrid || !graph()) && !ex.probe_ ? ex.tail_words() : 0u; }
-    // Calls fn(std::integral_constant<int, W>) for the scene's BVH width W (2 or 4): the
-    // traversing kernels are instantiated for each and launched for the one in use.
+    // Calls fn(std::integral_constant<int, W>) for the scene's BVH width W (2, 4 or 8):
+    // the traversing kernels are instantiated for each and launched for the one in use.
     template <class Fn>
     static void by_width(const FrameContext& f, Fn&& fn) {
-        if (bvh_width(f.scene) == 4) fn(std::integral_constant<int, 4>{});
-        else fn(std::integral_constant<int, 2>{});
+        with_bvh_width(f.scene, fn);
     }
     void sparse_bounce(const FrameContext& f) {
         by_width(f, [&](auto w) {

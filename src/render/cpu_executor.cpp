@@ -176,16 +176,16 @@ private:
                 b->live_rays += live;
                 b->live_warps += warps;
             }
-            const double t = bvh_width(f.scene) == 4
-                                 ? write_stage(1, f, false, [&](uint32_t i) { return stage_intersect<4>(f, i); })
-                                 : write_stage(1, f, false, [&](uint32_t i) { return stage_intersect<2>(f, i); });
+            const double t = with_bvh_width(f.scene, [&](auto w) {
+                return write_stage(1, f, false, [&](uint32_t i) { return stage_intersect<decltype(w)::value>(f, i); });
+            });
             if (b) b->intersect_ms += t;
         }
         void shade(const FrameContext& f, int bounce) {
             double t = 0.0;
-            const uint64_t n = bvh_width(f.scene) == 4
-                                   ? read_stage(2, f, [&](uint32_t i) { return stage_shade<4>(f, i); }, &t)
-                                   : read_stage(2, f, [&](uint32_t i) { return stage_shade<2>(f, i); }, &t);
+            const uint64_t n = with_bvh_width(f.scene, [&](auto w) {
+                return read_stage(2, f, [&](uint32_t i) { return stage_shade<decltype(w)::value>(f, i); }, &t);
+            });
             shadow_rays += n;
             if (BounceStats* b = bounce_stats(bounce)) {
                 b->shade_ms += t;

@@ -30,8 +30,9 @@ struct Tracer {
         }
         const Surface sf = surface_at(scene, o, d, h.t, h.id);
         uint32_t shadow_rays = 0;
-        radiance = radiance + weight * (bvh_width(scene) == 4 ? surface_light<4>(scene, sf, shadow_rays)
-                                                               : surface_light<2>(scene, sf, shadow_rays));
+        radiance = radiance + weight * with_bvh_width(scene, [&](auto w) {
+                                      return surface_light<decltype(w)::value>(scene, sf, shadow_rays);
+                                  });
         if (level + 1 > max_depth) return;
         if (!(sf.kr.x > 0.0f || sf.kr.y > 0.0f || sf.kr.z > 0.0f)) return;
         trace(offset_origin(sf), unit(reflect_dir(d, sf.ns)), level + 1, weight * sf.kr,

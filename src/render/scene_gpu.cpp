@@ -43,10 +43,17 @@ CameraGpu make_camera(const Camera& c, int width, int height, const glm::vec3& r
     return g;
 }
 
-const char* to_string(AccelLayout a) { return a == AccelLayout::Bvh4 ? "bvh4" : "bvh2"; }
+const char* to_string(AccelLayout a) {
+    switch (a) {
+    case AccelLayout::Bvh4: return "bvh4";
+    case AccelLayout::Bvh8: return "bvh8";
+    default: return "bvh2";
+    }
+}
 bool parse_accel(const std::string& s, AccelLayout& out) {
     if (s == "bvh2") out = AccelLayout::Bvh2;
     else if (s == "bvh4") out = AccelLayout::Bvh4;
+    else if (s == "bvh8") out = AccelLayout::Bvh8;
     else return false;
     return true;
 }
@@ -89,6 +96,16 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel) {
         Bvh4 b4 = collapse_bvh4(cs.nodes);
         cs.nodes4 = std::move(b4.nodes);
         cs.bvh4_stats = b4.stats;
+    }
+    if (accel == AccelLayout::Bvh8 && !cs.nodes.empty()) {
+        // The BVH8 wants each node's leaves together: the primitives move (and the BVH2's
+        // leaves with them); ties go by original id, so no hit changes.
+        Bvh8 b8 = collapse_bvh8(cs.nodes);
+        std::vector<uint32_t> order(b8.prim_order.size());
+        for (size_t k = 0; k < order.size(); ++k) order[k] = bvh.order[b8.prim_order[k]];
+        bvh.order = std::move(order);
+        cs.nodes8 = std::move(b8.nodes);
+        cs.bvh8_stats = b8.stats;
     }
 
     cs.prims.resize(bvh.order.size());
@@ -150,6 +167,7 @@ SceneView CompiledScene::view() const {
     SceneView v;
     v.nodes = nodes.data();
     v.nodes4 = nodes4.empty() ? nullptr : nodes4.data();
+    v.nodes8 = nodes8.empty() ? nullptr : nodes8.data();
     v.prims = prims.data();
     v.normals = normals.empty() ? nullptr : normals.data();
     v.planes = planes.data();
@@ -165,7 +183,7 @@ SceneView CompiledScene::view() const {
 }
 
 size_t CompiledScene::device_bytes() const {
-    return nodes.size() * sizeof(BvhNode) + nodes4.size() * sizeof(Bvh4Node) + prims.size() * sizeof(PrimGpu) + normals.size() * sizeof(f4) +
+    return nodes.size() * sizeof(BvhNode) + nodes4.size() * sizeof(Bvh4Node) + nodes8.size() * sizeof(Bvh8Node) + prims.size() * sizeof(PrimGpu) + normals.size() * sizeof(f4) +
            planes.size() * sizeof(PlaneGpu) + materials.size() * sizeof(MaterialGpu) +
            lights.size() * sizeof(LightGpu);
 }

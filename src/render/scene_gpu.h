@@ -10,6 +10,7 @@
 
 #include "accel/bvh.h"
 #include "accel/bvh4.h"
+#include "accel/bvh8.h"
 #include "accel/scene_view.h"
 #include "scene/scene.h"
 
@@ -26,6 +27,7 @@ namespace srt {
 enum class AccelLayout {
     Bvh2,  // two boxes a 64-byte node (accel/bvh.h)
     Bvh4,  // four boxes a 128-byte node, collapsed from the BVH2 (accel/bvh4.h)
+    Bvh8,  // eight quantized boxes an 80-byte node, collapsed from the BVH2 (accel/bvh8.h)
 };
 const char* to_string(AccelLayout a);
 bool parse_accel(const std::string& s, AccelLayout& out);
@@ -33,6 +35,7 @@ bool parse_accel(const std::string& s, AccelLayout& out);
 struct CompiledScene {
     std::vector<BvhNode> nodes;
     std::vector<Bvh4Node> nodes4;  // AccelLayout::Bvh4 only; then traversal uses these
+    std::vector<Bvh8Node> nodes8;  // AccelLayout::Bvh8 only; then traversal uses these
     std::vector<PrimGpu> prims;
     std::vector<f4> normals;  // 3 per primitive when any triangle is smooth, else empty
     std::vector<PlaneGpu> planes;
@@ -44,6 +47,7 @@ struct CompiledScene {
     glm::vec3 render_origin{0.0f};  // world position of rendering space's origin (the camera's)
     BvhBuildStats bvh_stats;
     Bvh4Stats bvh4_stats;  // AccelLayout::Bvh4 only
+    Bvh8Stats bvh8_stats;  // AccelLayout::Bvh8 only
     size_t device_bytes() const;  // bytes of the arrays above
 
     SceneView view() const;  // host pointers
