@@ -7,7 +7,8 @@
 //   bytes  0..11  px, py, pz   float: the origin of the node's quantization grid (the
 //                              lower corner of the union of its children's boxes)
 //   bytes 12..14  ex, ey, ez   uint8: the grid step per axis is 2^(e - 127), so that
-//                              (uint32(e) << 23) is the float 2^(e - 127) itself
+//                              (uint32(e) << 23) is the float 2^(e - 127) itself;
+//                              1 <= e <= 239 (traversal scales the step by 2^15)
 //   byte  15      imask        bit s set: slot s holds an inner node
 //   bytes 16..19  child_base   index of the node's first inner child. The inner children
 //                              are stored one after the other in slot order: slot s's

@@ -26,8 +26,9 @@ struct Entry {
 uint8_t step_exponent(double extent) {
     int e = 1;  // 2^-126, the smallest normal float
     if (extent > 0.0) e = std::max(1, int(std::ceil(std::log2(extent / 255.0))) + 127);
-    while (e < 254 && extent / std::ldexp(1.0, e - 127) > 255.0) ++e;
-    if (e > 254) throw std::length_error("BVH8: a node too large to quantize");
+    while (e < 239 && extent / std::ldexp(1.0, e - 127) > 255.0) ++e;
+    // Traversal forms 2^15 steps as a float: e + 15 must stay a finite exponent.
+    if (extent / std::ldexp(1.0, e - 127) > 255.0) throw std::length_error("BVH8: a node too large to quantize");
     return uint8_t(e);
 }
 

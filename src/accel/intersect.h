@@ -128,18 +128,16 @@ SRT_HD_INLINE bool closer_prim(const SceneView& s, uint32_t k, const glm::vec3& 
     return true;
 }
 
-// Per-ray constants for slab tests. Zero direction components become +-1e-20 so
-// that 0 * inf never makes a NaN.
-struct RayInv {
-    glm::vec3 inv;
-    glm::vec3 o;
-};
-SRT_HD_INLINE RayInv make_ray_inv(const glm::vec3& o, const glm::vec3& d) {
-    auto safe = [](float x) { return fabsf(x) > 1e-20f ? x : copysignf(1e-20f, x); };
-    RayInv r;
-    r.inv = glm::vec3(1.0f / safe(d.x), 1.0f / safe(d.y), 1.0f / safe(d.z));
-    r.o = o;
-    return r;
+// a * b + c with one rounding, the same on both sides: FFMA on the device; on the host
+// the instruction where the build enables it (CMakeLists.txt: -mfma), else libm's
+// correctly rounded fmaf. (Elsewhere FMA contraction is off, so that the two sides
+// round alike; an explicit fma rounds alike by definition.)
+SRT_HD_INLINE float fma1(float a, float b, float c) {
+#if defined(__CUDA_ARCH__)
+    return __fmaf_rn(a, b, c);
+#else
+    return std::fma(a, b, c);
+#endif
 }
 
 // Plain min/max: the slab values are never NaN (see make_ray_inv), so the NaN rules
@@ -153,15 +151,33 @@ SRT_HD_INLINE float max2(float a, float b) { return a > b ? a : b; }
 // ties included):
 // - A slab distance (lo - o) * inv is within gamma(3) of the exact one (three roundings),
 //   so the far distance, grown by 1 + 2 gamma(3), is never below the exact box's (Ize,
-//   "Robust BVH Ray Traversal", JCGT 2013; pbrt-v4's Bounds3::IntersectP).
+//   "Robust BVH Ray Traversal", JCGT 2013; pbrt-v4's Bounds3::IntersectP). Its errors are
+//   relative to the distance itself. (The one-fma form lo * inv - o * inv, measured
+//   faster on its own, has an error relative to o * inv instead: covering it made the
+//   flat boxes under a ray's origin, a floor's, look hit, and cost Sponza's shadow rays
+//   43% on the H100.)
 // - Boxes are culled against the hit so far grown by kCullSlack: a primitive at the same
 //   distance as the hit so far (a tie, to be broken by id) or an ulp nearer sits on its
 //   box's face, and the box's entry distance and the primitive test's distance round
 //   differently.
-constexpr float kBoxFarPad = 1.0000005f;    // > 1 + 2 gamma(3) = 1 + 3.6e-7
-constexpr float kCullSlack = 1.000244140625f;  // 1 + 2^-12
-constexpr float kQuantSlack = 9.5367431640625e-7f;  // 2^-20, for the BVH8's quantized planes
+constexpr float kBoxFarPad = 1.0000005f;            // > 1 + 2 gamma(3) = 1 + 3.6e-7
+constexpr float kCullSlack = 1.000244140625f;       // 1 + 2^-12
+constexpr float kQuantSlack = 4.76837158203125e-7f;  // 2^-21, for the BVH8's quantized planes
 SRT_HD_INLINE float cull_distance(float t_hit) { return t_hit * kCullSlack; }
+
+// Per-ray constants for slab tests. Zero direction components become +-1e-20 so
+// that 0 * inf never makes a NaN.
+struct RayInv {
+    glm::vec3 inv;
+    glm::vec3 o;
+};
+SRT_HD_INLINE RayInv make_ray_inv(const glm::vec3& o, const glm::vec3& d) {
+    auto safe = [](float x) { return fabsf(x) > 1e-20f ? x : copysignf(1e-20f, x); };
+    RayInv r;
+    r.inv = glm::vec3(1.0f / safe(d.x), 1.0f / safe(d.y), 1.0f / safe(d.z));
+    r.o = o;
+    return r;
+}
 
 // Slab test of box [lo.x hi.x lo.y hi.y] (xy) and [lo.z hi.z] (z0, z1) against a ray
 // culled at `tcull` (cull_distance); returns entry t.
@@ -336,14 +352,14 @@ SRT_HD_INLINE Hit traverse_bvh4(const SceneView& s, const glm::vec3& o, const gl
     }
 }
 
-// Byte b of w as a float, exactly: the byte put under the exponent of 2^23 (one byte
-// permute on the device), less 2^23. Two full-rate instructions where an integer to
-// float conversion is a quarter-rate one.
-SRT_HD_INLINE float byte_float(uint32_t w, uint32_t b) {
+// 1 + q * 2^-15 for byte b of w (q), exactly: the byte put into the mantissa of 1.0,
+// one byte permute on the device. A quantized plane's distance is then one fma
+// (traverse_bvh8), with no integer to float conversion.
+SRT_HD_INLINE float byte_one(uint32_t w, uint32_t b) {
 #if defined(__CUDA_ARCH__)
-    return __uint_as_float(__byte_perm(w, 0x4b000000u, 0x7650u | b)) - 8388608.0f;
+    return __uint_as_float(__byte_perm(w, 0x3f800000u, 0x7604u | (b << 4)));
 #else
-    return bits_float(0x4b000000u | (w >> (8u * b) & 0xffu)) - 8388608.0f;
+    return bits_float(0x3f800000u | (w >> (8u * b) & 0xffu) << 8);
 #endif
 }
 
@@ -351,8 +367,10 @@ SRT_HD_INLINE float byte_float(uint32_t w, uint32_t b) {
 // to visit, as bits 24..31 (child slot s at bit 24 + (s ^ octant), so that the highest
 // bit is the next in the ray's rough front-to-back order), with the node's imask in bits
 // 0..7 and the index of its first inner child. At each node all eight boxes are tested
-// at once against the quantized grid: per axis, t = q * (step / d) + (p - o) / d, with the
-// near and far planes picked by the ray's octant. Leaves are tested as they are reached,
+// at once against the quantized grid: per axis, the plane p + q * step lies at
+// t = q * step / d + (p - o) / d = (1 + q 2^-15) * S + (p - o) / d - S with
+// S = 2^15 step / d, one fma a plane (byte_one), the near and far planes picked by the
+// ray's octant. Leaves are tested as they are reached,
 // their primitives as a bit mask over the node's 32.
 template <bool kAnyHit>
 SRT_HD_INLINE Hit traverse_bvh8(const SceneView& s, const glm::vec3& o, const glm::vec3& d, Hit h) {
@@ -376,16 +394,20 @@ SRT_HD_INLINE Hit traverse_bvh8(const SceneView& s, const glm::vec3& o, const gl
         const f4 head = load_f4(n), refs = load_f4(n + 1);
         const f4 q0 = load_f4(n + 2), q1 = load_f4(n + 3), q2 = load_f4(n + 4);
         const uint32_t eim = float_bits(head.w);
-        const float sx = bits_float((eim & 0xffu) << 23) * r.inv.x;
-        const float sy = bits_float((eim >> 8 & 0xffu) << 23) * r.inv.y;
-        const float sz = bits_float((eim >> 16 & 0xffu) << 23) * r.inv.z;
-        const float ox = (head.x - o.x) * r.inv.x, oy = (head.y - o.y) * r.inv.y, oz = (head.z - o.z) * r.inv.z;
-        // q * s + o is within 5 roundings of the exact plane distance, each at most
-        // 2^-24 of |q * s| + |o| <= 255 |s| + |o|: near planes move nearer and far
-        // planes farther by 2^-20 of that, so the box test is conservative (see hit_box).
-        const float ex = (255.0f * fabsf(sx) + fabsf(ox)) * kQuantSlack;
-        const float ey = (255.0f * fabsf(sy) + fabsf(oy)) * kQuantSlack;
-        const float ez = (255.0f * fabsf(sz) + fabsf(oz)) * kQuantSlack;
+        // S = 2^15 step / d: the biased exponent e + 15 (the builder keeps e <= 239).
+        const float sx = bits_float(((eim & 0xffu) + 15u) << 23) * r.inv.x;
+        const float sy = bits_float(((eim >> 8 & 0xffu) + 15u) << 23) * r.inv.y;
+        const float sz = bits_float(((eim >> 16 & 0xffu) + 15u) << 23) * r.inv.z;
+        const float ox = (head.x - o.x) * r.inv.x - sx, oy = (head.y - o.y) * r.inv.y - sy,
+                    oz = (head.z - o.z) * r.inv.z - sz;
+        // A plane's distance is within 6 roundings of the exact one, each at most 2^-24
+        // of |(p - o) / d| + |S|: near planes move nearer and far planes farther by 2^-21
+        // of that (|ox| + 2|S| bounds it), so the box test is conservative (see hit_box).
+        // The error is relative to the node's corner, not to the distance, so the flat
+        // box under a ray's origin can look hit (a false positive, never a miss).
+        const float ex = (fabsf(ox) + 2.0f * fabsf(sx)) * kQuantSlack;
+        const float ey = (fabsf(oy) + 2.0f * fabsf(sy)) * kQuantSlack;
+        const float ez = (fabsf(oz) + 2.0f * fabsf(sz)) * kQuantSlack;
         const float nox = ox - ex, noy = oy - ey, noz = oz - ez, fox = ox + ex, foy = oy + ey, foz = oz + ez;
         const float tcull = cull_distance(h.t);
         const uint32_t imask = eim >> 24;
@@ -402,10 +424,10 @@ SRT_HD_INLINE Hit traverse_bvh8(const SceneView& s, const glm::vec3& o, const gl
             const uint32_t nz = fz ? hi_z[half] : lo_z[half], kz = fz ? lo_z[half] : hi_z[half];
             for (int j = 0; j < 4; ++j) {
                 const uint32_t b = uint32_t(j);
-                const float tn = max2(max2(byte_float(nx, b) * sx + nox, byte_float(ny, b) * sy + noy),
-                                      max2(byte_float(nz, b) * sz + noz, 0.0f));
-                const float tf = min2(min2(byte_float(kx, b) * sx + fox, byte_float(ky, b) * sy + foy),
-                                      min2(byte_float(kz, b) * sz + foz, tcull));
+                const float tn = max2(max2(fma1(byte_one(nx, b), sx, nox), fma1(byte_one(ny, b), sy, noy)),
+                                      max2(fma1(byte_one(nz, b), sz, noz), 0.0f));
+                const float tf = min2(min2(fma1(byte_one(kx, b), sx, fox), fma1(byte_one(ky, b), sy, foy)),
+                                      min2(fma1(byte_one(kz, b), sz, foz), tcull));
                 if (!(tn <= tf)) continue;
                 const uint32_t sl = uint32_t(4 * half + j);
                 if (imask >> sl & 1u) {
