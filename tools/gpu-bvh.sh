@@ -28,11 +28,11 @@ run sponza .data/scenes/dabrovic-sponza/sponza.obj -W 1024 -H 768 --depths 1,2
 run bunny .data/meshes/stanford-bunny.obj -W 1024 -H 768 --depths 1,2
 run teapot .data/meshes/teapot.obj -W 1024 -H 768 --depths 1,2
 NCU="ncu --cache-control none --clock-control none"
-SECT="--section LaunchStats --section Occupancy --section MemoryWorkloadAnalysis --section WarpStateStats --section SpeedOfLight --section InstructionStats"
+SECT="--section LaunchStats --section Occupancy --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats --section SpeedOfLight --section InstructionStats --print-details all"
 for a in $ACCELS; do
   $NCU $SECT -k regex:k_stencil_write --launch-skip 1 --launch-count 1 stencilrt render $CONF $CAM --accel $a --backend cuda \
     --launch stream -W 1024 -H 768 --depth 1 -o /tmp/x.png > "$R/ncu-conf-intersect-$a.txt" 2>&1
   echo "== ncu conference primary intersect, $a rc=$?"
-  grep -E "Duration|Registers Per|Achieved Occupancy|Theoretical Occupancy|Memory Throughput|DRAM Throughput|L1/TEX Hit|L2 Hit|Warp Cycles Per Issued|No Eligible|Executed Instructions  |Compute \(SM\) Throughput|Local Memory Spilling Requests  " "$R/ncu-conf-intersect-$a.txt" | head -16
+  grep -E "Duration|Registers Per|Achieved Occupancy|Theoretical Occupancy|Memory Throughput|DRAM Throughput|L1/TEX Hit|L2 Hit|Warp Cycles Per Issued|No Eligible|Executed Instructions  |Compute \(SM\) Throughput|Local Memory Spilling Requests  |Issued Warp Per Scheduler|Stall (Not Selected|Math Pipe|Wait|Long Scoreboard) " "$R/ncu-conf-intersect-$a.txt" | head -24
 done
 tar czf "$OUT/bvh.tgz" -C "$R" --exclude cache --exclude '*.png' .

@@ -90,6 +90,7 @@ public:
 
     void set_scene(const CompiledScene& s) override {
         bind();
+        reserve_stack(s.view());
         nodes_.upload(s.nodes, "BVH nodes");
         nodes4_.upload(s.nodes4, "BVH4 nodes");
         nodes8_.upload(s.nodes8, "BVH8 nodes");
@@ -334,6 +335,33 @@ private:
         if (const char* env = std::getenv("SRT_SPARSE_WORDS")) return uint32_t(std::atoi(env));
         const int block = sizes_.clamp_block(kernel, sizes_.config().intersect);
         return sizes_.fill_blocks(kernel, block) * uint32_t(block) / 32u;
+    }
+
+    // Local arrays (the traversal stacks) live in the per-thread stack. The driver grows
+    // it for an ordinary launch that needs more; kernels launched from a graph's
+    // conditional nodes are not launched that way, and the BVH8's tail kernel, with both
+    // traversals inlined, needs 1,104 bytes against the default 1 KiB: under
+    // compute-sanitizer it hit illegal addresses in 4 of 12 graph renders. So the limit
+    // is raised, before any graph is captured, to what the scene's width needs.
+    void reserve_stack(const SceneView& view) {
+        size_t need = 0;
+        const auto frame = [&](const void* kernel) {
+            cudaFuncAttributes a{};
+            CUDA_CHECK(cudaFuncGetAttributes(&a, kernel));
+            need = std::max(need, a.localSizeBytes);
+        };
+        with_bvh_width(view, [&](auto w) {
+            constexpr int W = decltype(w)::value;
+            frame(reinterpret_cast<const void*>(
+                cuda::k_stencil_tail<cuda::IntersectOp<W>, cuda::ShadeOp<W>, cuda::ReflectAtOp>));
+            frame(reinterpret_cast<const void*>(
+                cuda::k_stencil_sparse_bounce<cuda::IntersectOp<W>, cuda::ShadeOp<W>, cuda::ReflectOp>));
+            frame(reinterpret_cast<const void*>(cuda::k_stencil_write<cuda::IntersectOp<W>>));
+            frame(reinterpret_cast<const void*>(cuda::k_stencil_read<cuda::ShadeOp<W>>));
+        });
+        size_t current = 0;
+        CUDA_CHECK(cudaDeviceGetLimit(&current, cudaLimitStackSize));
+        if (need > current) CUDA_CHECK(cudaDeviceSetLimit(cudaLimitStackSize, need));
     }
 
     // A bounce that starts with no more live words than this runs, with every later

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # compute-sanitizer over small renders in every mode and both launch kinds (a CUDA
 # graph with device-side loops, and stream launches), at odd sizes so the last warp is
-# partial: 67x33, 1x1, 961x1, 33x17. memcheck, synccheck and initcheck run every case.
+# partial: 67x33, 1x1, 961x1, 33x17; and memcheck and initcheck of stencil graphs over a
+# mesh in the BVH8 at the same sizes. memcheck, synccheck and initcheck run every case.
 # racecheck runs the stream launches only: under racecheck, stencilrt's graphs end the
 # process with SIGSEGV before any output, in every mode, while a minimal nested WHILE
 # graph (tools/repro/while_node.cu) passes. racecheck checks shared memory, which only
@@ -19,7 +20,8 @@ if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1 ||
   echo "no GPU or no compute-sanitizer: skipped"; exit 77
 fi
 out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
-export BIN CS out
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+export BIN CS out SRC
 one() {  # tool mode launch size
   local log="$out/$1-$2-$3-$4.log"
   # synccheck on stencil graphs: without the tail kernel. Launched from a graph's
@@ -29,10 +31,14 @@ one() {  # tool mode launch size
   # synccheck (docs/robustness.md).
   local env=()
   [ "$1" = synccheck ] && [ "$2" = stencil ] && [ "$3" = graph ] && env=(SRT_TAIL_WORDS=0)
+  # A fifth field "bvh8": the case over a mesh in the BVH8 (its stencil tail kernel needs
+  # more than the default per-thread stack, cuda_executor.cu reserve_stack).
+  local args=${SAN_RENDER_ARGS:-}
+  [ "${5:-}" = bvh8 ] && args="--accel bvh8 $SRC/scenes/mesh.json" && log="$out/$1-$2-$3-$4-bvh8.log"
   env "${env[@]}" timeout "${SAN_CASE_TIMEOUT:-300}" "$CS" --tool "$1" --error-exitcode 99 "$BIN" render --backend cuda --mode "$2" \
-    --launch "$3" -W "${4%x*}" -H "${4#*x}" --depth 4 --spp 2 ${SAN_RENDER_ARGS:-} -o "$out/$1-$2-$3-$4.png" >"$log" 2>&1
+    --launch "$3" -W "${4%x*}" -H "${4#*x}" --depth 4 --spp 2 $args -o "$out/$1-$2-$3-$4${5:+-$5}.png" >"$log" 2>&1
   local rc=$?
-  printf '%-10s %-8s %-6s %-6s rc=%d  %s\n' "$1" "$2" "$3" "$4" "$rc" \
+  printf '%-10s %-8s %-6s %-6s %-4s rc=%d  %s\n' "$1" "$2" "$3" "$4" "${5:-}" "$rc" \
     "$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)"
   [ $rc -eq 0 ] || { grep -m 30 -E "=========" "$log" | sed "s|^|  [$1 $2 $3 $4] |"; return 1; }
 }
@@ -44,5 +50,6 @@ for tool in memcheck racecheck synccheck initcheck; do
       for size in 67x33 1x1 961x1 33x17; do echo "$tool $mode $launch $size"; done
     done
   done
+  [ "$tool" = racecheck ] || [ "$tool" = synccheck ] || for size in 67x33 1x1 961x1 33x17; do echo "$tool stencil graph $size bvh8"; done
 done | xargs -P "${SAN_JOBS:-1}" -L 1 bash -c 'one "$@"' _
 # xargs exits 123 when any case failed.
