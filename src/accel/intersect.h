@@ -140,11 +140,25 @@ SRT_HD_INLINE float fma1(float a, float b, float c) {
 #endif
 }
 
-// Plain min/max: the slab values are never NaN (see make_ray_inv), so the NaN rules
-// of fminf are not needed, and on the host fminf is a libm call rather than one
-// instruction.
-SRT_HD_INLINE float min2(float a, float b) { return a < b ? a : b; }
-SRT_HD_INLINE float max2(float a, float b) { return a > b ? a : b; }
+// min and max with fminf's rule for NaN (the other operand wins): on the device fminf,
+// one FMNMX (a ternary compiles to a compare and a select, and the slab tests are
+// mostly min and max); on the host the same rule spelled out (fminf is a libm call
+// there). The two sides may differ in the sign of a zero result, which no comparison
+// sees: min and max results are only ever compared.
+SRT_HD_INLINE float min2(float a, float b) {
+#if defined(__CUDA_ARCH__)
+    return fminf(a, b);
+#else
+    return (a < b || b != b) ? a : b;
+#endif
+}
+SRT_HD_INLINE float max2(float a, float b) {
+#if defined(__CUDA_ARCH__)
+    return fmaxf(a, b);
+#else
+    return (a > b || b != b) ? a : b;
+#endif
+}
 
 // Box tests are conservative, so that which primitives a ray tests never depends on the
 // order it meets them in, nor on the layout (the BVH2, BVH4 and BVH8 give the same hit,
