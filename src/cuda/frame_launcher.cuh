@@ -130,7 +130,7 @@ struct FrameLauncher {
             return;
         }
         if (depth == 1) {  // a loop of one needs no loop node; bounce 0 is always dense
-            body(-1);
+            body(0);
             end();
             return;
         }
@@ -301,6 +301,27 @@ struct FrameLauncher {
     }
     void reflect(const FrameContext& f, int) {
         write_stage(kReflect, ex.sizes_.config().reflect, f, cuda::ReflectOp{ctrl()}, nullptr, 1, 0);
+    }
+    // The last bounce, where the host knows it: every ray ends at the depth limit, so the
+    // live set is cleared by a memset rather than a reflect kernel over every ray (at
+    // 1080p depth 1: 10 us of a 0.226 ms frame). Not for a later stencil bounce: it may
+    // be a sparse or tail bounce, whose kernels run after this and read the stencil, so
+    // there the reflect kernels (which each check the bounce's kind) run as before.
+    // Only the stencil probe sees the live set after the last bounce (the next sample's
+    // generate rewrites all of it), so without a probe there is nothing to clear.
+    void retire(const FrameContext& f, int bounce) {
+        if (stencil() && bounce > 0) return reflect(f, bounce);
+        if (!ex.probe_) return;
+        switch (settings.mode) {
+            case DeadRayMode::Stencil:
+                CUDA_CHECK(cudaMemsetAsync(ex.stencil_.get(), 0, size_t(f.ray_count >> 5) * 4u, stream));
+                break;
+            case DeadRayMode::Flags:
+                CUDA_CHECK(cudaMemsetAsync(ex.flags_.get(), 0, size_t(f.ray_count) * 4u, stream));
+                break;
+            case DeadRayMode::Compact:
+                break;  // reflect's list (live[0]) was cleared by shade and stays empty
+        }
     }
     void resolve(const FrameContext& f) {
         const auto [grid, b] = per_ray(cuda::k_resolve, ex.sizes_.config().resolve, f.pixel_count);

@@ -11,6 +11,7 @@
 #include "render/stages.h"
 #include "render/stencil.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -194,6 +195,11 @@ private:
         }
         void reflect(const FrameContext& f, int bounce) {
             write_stage(3, f, false, [&](uint32_t i) { return stage_reflect(f, i, bounce); });
+            if (ex.probe_) ex.probe_(int(f.sample), bounce, ex.stencil_);
+        }
+        // The last bounce: every ray ends at the depth limit.
+        void retire(const FrameContext& f, int bounce) {
+            std::fill(ex.stencil_.begin(), ex.stencil_.end(), 0u);
             if (ex.probe_) ex.probe_(int(f.sample), bounce, ex.stencil_);
         }
         void resolve(const FrameContext& f) {

@@ -8,7 +8,8 @@
 //     for bounce = 0 .. depth-1, while some ray is alive:
 //       intersect                           (reads + writes the stencil: misses die)
 //       shade: direct light + shadow rays   (reads the stencil)
-//       reflect: mirror bounce              (reads + writes the stencil: non-mirrors die)
+//       reflect: mirror bounce              (reads + writes the stencil: non-mirrors die;
+//                                            at the last bounce, every ray: retire)
 //   resolve into pixels
 //
 // The loops belong to the executor because they run in different places: the CPU
@@ -48,7 +49,12 @@ void run_frame(Launcher& launch, FrameContext& f, const RenderSettings& settings
         launch.for_each_bounce(f, [&](int bounce) {
             launch.intersect(f, bounce);
             launch.shade(f, bounce);
-            launch.reflect(f, bounce);
+            // At the last bounce every ray ends (stage_reflect: beyond the depth limit):
+            // where the loop knows its bounce, the live set is cleared without a reflect
+            // kernel over every ray. (In a graph's bounce loop, bounce is -1: the device
+            // knows it, and reflect kills the rays itself.)
+            if (bounce >= 0 && bounce + 1 == f.max_depth) launch.retire(f, bounce);
+            else launch.reflect(f, bounce);
         });
     });
     launch.resolve(f);
