@@ -16,10 +16,12 @@
 //   plane    : o + t*d with its coordinate along the normal's largest axis recomputed
 //              from the plane equation
 //
-// All of it is plain IEEE float arithmetic without FMA (CMakeLists.txt), so host and
-// device compute the same bits.
+// All of it is plain IEEE float arithmetic without FMA contraction (CMakeLists.txt),
+// and explicit fmas (core/fma.h) where it says so, so host and device compute the same
+// bits.
 #pragma once
 
+#include "core/fma.h"
 #include "core/hd.h"
 
 #include <glm/glm.hpp>
@@ -80,11 +82,11 @@ SRT_HD_INLINE HitPoint sphere_hit_point(const glm::vec3& o, const glm::vec3& d, 
 SRT_HD_INLINE HitPoint triangle_hit_point(const glm::vec3& o, const glm::vec3& d,
                                           const glm::vec3& v0, const glm::vec3& e1,
                                           const glm::vec3& e2) {
-    const glm::vec3 pv = glm::cross(d, e2);
-    const float inv = 1.0f / glm::dot(e1, pv);
+    const glm::vec3 pv = cross_fma(d, e2);
+    const float inv = 1.0f / dot_fma(e1, pv);
     const glm::vec3 tv = o - v0;
-    const float u = glm::dot(tv, pv) * inv;
-    const float v = glm::dot(d, glm::cross(tv, e1)) * inv;
+    const float u = dot_fma(tv, pv) * inv;
+    const float v = dot_fma(d, cross_fma(tv, e1)) * inv;
     // The triangle is {v0 + a e1 + b e2} for the stored floats v0, e1, e2, so the exact
     // sum lies in its plane for any u and v; two products and two sums round it.
     const glm::vec3 ue1 = u * e1, ve2 = v * e2;

@@ -10,6 +10,7 @@
 #include "accel/bvh.h"
 #include "accel/bvh4.h"
 #include "accel/bvh8.h"
+#include "core/fma.h"
 #include "core/hd.h"
 #include "accel/scene_view.h"
 
@@ -42,17 +43,17 @@ struct Hit {
 // Moller-Trumbore. Exactly parallel rays (det == 0) miss.
 SRT_HD_INLINE bool hit_triangle(const glm::vec3& o, const glm::vec3& d, const glm::vec3& v0,
                                 const glm::vec3& e1, const glm::vec3& e2, float tmax, float& t) {
-    const glm::vec3 pv = glm::cross(d, e2);
-    const float det = glm::dot(e1, pv);
+    const glm::vec3 pv = cross_fma(d, e2);
+    const float det = dot_fma(e1, pv);
     if (det == 0.0f) return false;
     const float inv = 1.0f / det;
     const glm::vec3 tv = o - v0;
-    const float u = glm::dot(tv, pv) * inv;
+    const float u = dot_fma(tv, pv) * inv;
     if (!(u >= 0.0f && u <= 1.0f)) return false;
-    const glm::vec3 qv = glm::cross(tv, e1);
-    const float v = glm::dot(d, qv) * inv;
+    const glm::vec3 qv = cross_fma(tv, e1);
+    const float v = dot_fma(d, qv) * inv;
     if (!(v >= 0.0f && u + v <= 1.0f)) return false;
-    const float tt = glm::dot(e2, qv) * inv;
+    const float tt = dot_fma(e2, qv) * inv;
     if (!(tt > 0.0f && tt < tmax)) return false;
     t = tt;
     return true;
@@ -126,18 +127,6 @@ SRT_HD_INLINE bool closer_prim(const SceneView& s, uint32_t k, const glm::vec3& 
     h.t = t;
     h.id = int32_t(k);
     return true;
-}
-
-// a * b + c with one rounding, the same on both sides: FFMA on the device; on the host
-// the instruction where the build enables it (CMakeLists.txt: -mfma), else libm's
-// correctly rounded fmaf. (Elsewhere FMA contraction is off, so that the two sides
-// round alike; an explicit fma rounds alike by definition.)
-SRT_HD_INLINE float fma1(float a, float b, float c) {
-#if defined(__CUDA_ARCH__)
-    return __fmaf_rn(a, b, c);
-#else
-    return std::fma(a, b, c);
-#endif
 }
 
 // min and max with fminf's rule for NaN (the other operand wins): on the device fminf,
