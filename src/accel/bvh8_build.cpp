@@ -1,6 +1,8 @@
 // bvh8_build.cpp - the BVH2 collapsed into 8-wide quantized nodes (accel/bvh8.h).
 #include "accel/bvh8.h"
 
+#include "accel/collapse.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -10,16 +12,7 @@
 namespace srt {
 namespace {
 
-// A child of a BVH2 node: its box and its link (>= 0 inner node, < 0 leaf with count).
-struct Entry {
-    float lo[3], hi[3];
-    int32_t link = 0, count = 0;
-    bool inner() const { return link >= 0; }
-    float area() const {
-        const float dx = hi[0] - lo[0], dy = hi[1] - lo[1], dz = hi[2] - lo[2];
-        return 2.0f * (dx * dy + dy * dz + dz * dx);
-    }
-};
+using collapse::Entry;
 
 // Per axis: the quantization step 2^(e - 127) as its biased exponent e, the smallest that
 // puts `extent` within 255 steps.
@@ -42,17 +35,7 @@ public:
     // Fills out_[index] from BVH2 node `i` and, below it, the nodes of its subtree.
     void build(int32_t i, uint32_t index, uint32_t depth) {
         stats_.max_depth = std::max(stats_.max_depth, depth);
-        std::vector<Entry> c = children(i);
-        // Open the inner child of largest area until eight children or only leaves.
-        while (c.size() < 8) {
-            int best = -1;
-            for (int k = 0; k < int(c.size()); ++k)
-                if (c[k].inner() && (best < 0 || c[k].area() > c[best].area())) best = k;
-            if (best < 0) break;
-            const std::vector<Entry> g = children(c[size_t(best)].link);
-            c.erase(c.begin() + best);
-            c.insert(c.begin() + best, g.begin(), g.end());
-        }
+        std::vector<Entry> c = collapse::open_largest(in_, i, 8);
         int in_slot[8];  // the child in slot s, or -1
         assign_slots(c, in_slot);
 
@@ -165,29 +148,6 @@ private:
             child_done[bi] = slot_done[bs] = true;
             in_slot[bs] = bi;
         }
-    }
-
-    // The children of BVH2 node i, without empty slots. (Taking a BVH2 subtree of up to
-    // four primitives whole, as one leaf, made fewer and fuller nodes but measured slower
-    // on the H100: Conference's primary intersect 237 -> 257 us, more primitive tests.)
-    std::vector<Entry> children(int32_t i) const {
-        const BvhNode& n = in_[size_t(i)];
-        std::vector<Entry> out;
-        for (int side = 0; side < 2; ++side) {
-            Entry e;
-            const f4& xy = side == 0 ? n.lxy : n.rxy;
-            e.lo[0] = xy.x;
-            e.hi[0] = xy.y;
-            e.lo[1] = xy.z;
-            e.hi[1] = xy.w;
-            e.lo[2] = side == 0 ? n.lrz.x : n.lrz.z;
-            e.hi[2] = side == 0 ? n.lrz.y : n.lrz.w;
-            e.link = n.link[side];
-            e.count = n.link[2 + side];
-            if (e.link < 0 && e.count == 0) continue;  // empty slot
-            out.push_back(e);
-        }
-        return out;
     }
 
     const std::vector<BvhNode>& in_;
