@@ -76,8 +76,9 @@ struct Bvh8 {
     Bvh8Stats stats;
 };
 
-// The BVH8 of `bvh2` (its nodes as build_bvh flattened them). `bvh2`'s leaves are
-// rewritten to the new primitive order, so that the BVH2 stays valid over it.
-Bvh8 collapse_bvh8(std::vector<BvhNode>& bvh2);
+// The BVH8 of `bvh2` (its nodes as build_bvh flattened them, over `prims` primitives).
+// `bvh2`'s leaves are rewritten to the new primitive order, so that the BVH2 stays valid
+// over it.
+Bvh8 collapse_bvh8(std::vector<BvhNode>& bvh2, size_t prims);
 
 }  // namespace srt

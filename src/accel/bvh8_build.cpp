@@ -36,26 +36,23 @@ public:
     void build(int32_t i, uint32_t index, uint32_t depth) {
         stats_.max_depth = std::max(stats_.max_depth, depth);
         std::vector<Entry> c = collapse::open_largest(in_, i, 8);
+        float lo[3] = {1e30f, 1e30f, 1e30f}, hi[3] = {-1e30f, -1e30f, -1e30f};  // the node's box
+        for (const Entry& e : c)
+            for (int a = 0; a < 3; ++a) {
+                lo[a] = std::min(lo[a], e.lo[a]);
+                hi[a] = std::max(hi[a], e.hi[a]);
+            }
         int in_slot[8];  // the child in slot s, or -1
-        assign_slots(c, in_slot);
+        assign_slots(c, lo, hi, in_slot);
 
         Bvh8Node n{};
-        double lo[3], hi[3];
-        for (int a = 0; a < 3; ++a) {
-            lo[a] = 1e300;
-            hi[a] = -1e300;
-            for (const Entry& e : c) {
-                lo[a] = std::min(lo[a], double(e.lo[a]));
-                hi[a] = std::max(hi[a], double(e.hi[a]));
-            }
-        }
         n.px = float(lo[0]);
         n.py = float(lo[1]);
         n.pz = float(lo[2]);
         const double p[3] = {double(n.px), double(n.py), double(n.pz)};  // lo is a float: exact
         double step[3];
         for (int a = 0; a < 3; ++a) {
-            n.e[a] = step_exponent(hi[a] - p[a]);
+            n.e[a] = step_exponent(double(hi[a]) - p[a]);
             step[a] = std::ldexp(1.0, int(n.e[a]) - 127);
         }
         // Boxes, rounded outwards onto the grid (exact in double: a float plus a
@@ -116,15 +113,10 @@ public:
     const Bvh8Stats& stats() const { return stats_; }
 
 private:
-    // Each child to the slot whose diagonal best matches the direction from the node's
-    // centre to the child's: greedily, the best remaining (child, slot) pair first.
-    static void assign_slots(const std::vector<Entry>& c, int in_slot[8]) {
-        float lo[3] = {1e30f, 1e30f, 1e30f}, hi[3] = {-1e30f, -1e30f, -1e30f};
-        for (const Entry& e : c)
-            for (int a = 0; a < 3; ++a) {
-                lo[a] = std::min(lo[a], e.lo[a]);
-                hi[a] = std::max(hi[a], e.hi[a]);
-            }
+    // Each child to the slot whose diagonal best matches the direction from the centre of
+    // the node's box [lo, hi] to the child's: greedily, the best remaining (child, slot)
+    // pair first.
+    static void assign_slots(const std::vector<Entry>& c, const float lo[3], const float hi[3], int in_slot[8]) {
         float cost[8][8];
         for (size_t i = 0; i < c.size(); ++i)
             for (int s = 0; s < 8; ++s) {
@@ -157,22 +149,12 @@ private:
     Bvh8Stats stats_;
 };
 
-// The primitives a leaf-holding BVH2 needs: one past the last leaf's range.
-size_t bvh2_prim_count(const std::vector<BvhNode>& bvh2) {
-    size_t n = 0;
-    for (const BvhNode& node : bvh2)
-        for (int side = 0; side < 2; ++side)
-            if (node.link[side] < 0) n = std::max(n, size_t(~node.link[side]) + size_t(node.link[2 + side]));
-    return n;
-}
-
 }  // namespace
 
-Bvh8 collapse_bvh8(std::vector<BvhNode>& bvh2) {
+Bvh8 collapse_bvh8(std::vector<BvhNode>& bvh2, size_t prims) {
     const auto t0 = std::chrono::steady_clock::now();
     Bvh8 out;
     if (bvh2.empty()) return out;
-    const size_t prims = bvh2_prim_count(bvh2);
     Collapser c(bvh2, prims);
     c.root();
     out.stats = c.stats();

@@ -204,29 +204,6 @@ SRT_HD_INLINE bool any_lane(bool pred) {
 #endif
 }
 
-SRT_HD_INLINE uint32_t popc32(uint32_t x) {
-#if defined(__CUDA_ARCH__)
-    return uint32_t(__popc(x));
-#else
-    return uint32_t(__builtin_popcount(x));
-#endif
-}
-// The index of the highest and the lowest set bit of x != 0.
-SRT_HD_INLINE int highest_bit(uint32_t x) {
-#if defined(__CUDA_ARCH__)
-    return 31 - __clz(x);
-#else
-    return 31 - __builtin_clz(x);
-#endif
-}
-SRT_HD_INLINE int lowest_bit(uint32_t x) {
-#if defined(__CUDA_ARCH__)
-    return __ffs(int(x)) - 1;
-#else
-    return __builtin_ctz(x);
-#endif
-}
-
 // A traversal reference: >= 0 an inner node, < 0 a leaf packed as ~(first << 3 | count)
 // (count <= kMaxLeafPrims < 8), kTraversalDone the bottom of the stack.
 constexpr int32_t kTraversalDone = 0x7fffffff;

@@ -45,4 +45,28 @@ SRT_HD_INLINE float bits_float(uint32_t u) {
 #endif
 }
 
+// Bits of a word (one instruction each on the device, a builtin on the host): how many
+// are set, and the index of the highest and the lowest set bit of x != 0.
+SRT_HD_INLINE uint32_t popc32(uint32_t x) {
+#if defined(__CUDA_ARCH__)
+    return uint32_t(__popc(x));
+#else
+    return uint32_t(__builtin_popcount(x));
+#endif
+}
+SRT_HD_INLINE int highest_bit(uint32_t x) {
+#if defined(__CUDA_ARCH__)
+    return 31 - __clz(x);
+#else
+    return 31 - __builtin_clz(x);
+#endif
+}
+SRT_HD_INLINE int lowest_bit(uint32_t x) {
+#if defined(__CUDA_ARCH__)
+    return __ffs(int(x)) - 1;
+#else
+    return __builtin_ctz(x);
+#endif
+}
+
 }  // namespace srt

@@ -165,14 +165,8 @@ struct FrameLauncher {
     // The tail's threshold (cuda_executor.cu), or 0: no tail. Stencil only, as the
     // sparse bounce; not under the probe, which wants the words after every bounce.
     uint32_t tail_words() const { return stencil() && (hybrid || !graph()) && !ex.probe_ ? ex.tail_words() : 0u; }
-    // Calls fn(std::integral_constant<int, W>) for the scene's BVH width W (2, 4 or 8):
-    // the traversing kernels are instantiated for each and launched for the one in use.
-    template <class Fn>
-    static void by_width(const FrameContext& f, Fn&& fn) {
-        with_bvh_width(f.scene, fn);
-    }
     void sparse_bounce(const FrameContext& f) {
-        by_width(f, [&](auto w) {
+        with_bvh_width(f.scene, [&](auto w) {
             constexpr int W = decltype(w)::value;
             const auto kernel = cuda::k_stencil_sparse_bounce<cuda::IntersectOp<W>, cuda::ShadeOp<W>, cuda::ReflectOp>;
             const auto [grid, b] = filling(kernel, ex.sizes_.config().intersect);
@@ -182,7 +176,7 @@ struct FrameLauncher {
     }
     // The rest of the sample in one block, once few words live (k_stencil_tail).
     void tail(const FrameContext& f) {
-        by_width(f, [&](auto w) {
+        with_bvh_width(f.scene, [&](auto w) {
             constexpr int W = decltype(w)::value;
             const auto kernel = cuda::k_stencil_tail<cuda::IntersectOp<W>, cuda::ShadeOp<W>, cuda::ReflectAtOp>;
             launch(kIntersect, 1, int(cuda::kTailBlock), kernel, f, ex.stencil_.get(),
@@ -262,14 +256,14 @@ struct FrameLauncher {
         }
     }
     void intersect(const FrameContext& f, int) {
-        by_width(f, [&](auto w) {
+        with_bvh_width(f.scene, [&](auto w) {
             write_stage(kIntersect, ex.sizes_.config().intersect, f, cuda::IntersectOp<decltype(w)::value>{}, counters(),
                         0, 1);
         });
     }
     // Reads live set 1; clears live set 0's size, which reflect refills.
     void shade(const FrameContext& f, int) {
-        by_width(f, [&](auto w) { shade_w<decltype(w)::value>(f); });
+        with_bvh_width(f.scene, [&](auto w) { shade_w<decltype(w)::value>(f); });
     }
     template <int W>
     void shade_w(const FrameContext& f) {

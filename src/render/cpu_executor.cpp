@@ -168,7 +168,7 @@ private:
             // Counting is one pass over N/32 words: cheap enough to do always.
             uint64_t live = 0, warps = 0;
             for (uint32_t w : ex.stencil_) {
-                live += uint64_t(popcount32(w));
+                live += uint64_t(popc32(w));
                 warps += w != 0;
             }
             rays += live;

@@ -100,7 +100,7 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel) {
     if (accel == AccelLayout::Bvh8 && !cs.nodes.empty()) {
         // The BVH8 wants each node's leaves together: the primitives move (and the BVH2's
         // leaves with them); ties go by original id, so no hit changes.
-        Bvh8 b8 = collapse_bvh8(cs.nodes);
+        Bvh8 b8 = collapse_bvh8(cs.nodes, bvh.order.size());
         std::vector<uint32_t> order(b8.prim_order.size());
         for (size_t k = 0; k < order.size(); ++k) order[k] = bvh.order[b8.prim_order[k]];
         bvh.order = std::move(order);

@@ -44,6 +44,4 @@ inline uint32_t ballot_reference(const bool (&votes)[kWarpSize]) {
     return word;
 }
 
-inline int popcount32(uint32_t w) { return __builtin_popcount(w); }
-
 }  // namespace srt
