@@ -13,6 +13,7 @@
 #include "core/fma.h"
 #include "core/hd.h"
 #include "accel/scene_view.h"
+#include "accel/traversal_stack.h"
 
 #include <glm/glm.hpp>
 
@@ -211,6 +212,23 @@ SRT_HD_INLINE int32_t child_ref(int32_t link, int32_t count) {
     return link >= 0 ? link : ~((~link << 3) | count);
 }
 
+// How many entries of each traversal's stack are in shared memory on the device
+// (accel/traversal_stack.h): none, all are in local memory. Measured on the H100
+// (tools/gpu-ab.sh, 2026-11-23, old and new binary in one run): with the first 32 bytes
+// a thread in shared memory (8 entries of the BVH2's and BVH4's stacks, 4 node groups of
+// the BVH8's) every frame was 0-3% slower, and Conference's primary intersect executed
+// 3-5% more instructions (BVH8: 92.7 -> 97.1 M; 212 -> 217 us). The kernels are bound
+// by instruction issue, and each push and pop then pays a shared-or-local branch and an
+// address computation, while the local stack's few accesses a ray hit L1 anyway. Rays seldom need more than those 32 bytes: of
+// Conference's primary rays (README camera, a 256x192 grid, counted on the CPU) the
+// BVH2's stack (with its bottom marker) held no more than 8 entries for 95.6% and at
+// most 15, the BVH4's no more than 8 for 96.1% and at most 16, and the BVH8's no more
+// than 4 node groups for 98.6% and at most 7.
+constexpr int kBvh2ShortStack = 0;
+using Bvh2Stack = TraversalStack<int32_t, kBvhStackSize, kBvh2ShortStack>;
+constexpr int kBvh4ShortStack = 0;
+using Bvh4Stack = TraversalStack<int32_t, kBvh4StackSize, kBvh4ShortStack>;
+
 // BVH traversal, "while-while" with postponed leaves (Aila & Laine 2009): each lane
 // walks inner nodes until it has found a leaf, keeps that leaf aside and walks on,
 // until every lane of the warp holds a leaf; then all lanes test their leaves together.
@@ -220,9 +238,9 @@ SRT_HD_INLINE int32_t child_ref(int32_t link, int32_t count) {
 template <bool kAnyHit>
 SRT_HD_INLINE Hit traverse_bvh2(const SceneView& s, const glm::vec3& o, const glm::vec3& d, Hit h) {
     const RayInv r = make_ray_inv(o, d);
-    int32_t stack[kBvhStackSize];
-    int sp = 0;
-    stack[sp++] = kTraversalDone;
+    Bvh2Stack::Spill spill;
+    Bvh2Stack stack(spill);
+    stack.push(kTraversalDone);
     int32_t node = 0;  // the root is always an inner node
     int32_t leaf = 0;  // >= 0: no postponed leaf
     while (node != kTraversalDone) {
@@ -242,18 +260,18 @@ SRT_HD_INLINE Hit traverse_bvh2(const SceneView& s, const glm::vec3& o, const gl
             if (hl && hr) {
                 // Nearer child first; the other waits on the stack.
                 const bool left_first = tl <= tr;
-                stack[sp++] = left_first ? c1 : c0;
+                stack.push(left_first ? c1 : c0);
                 node = left_first ? c0 : c1;
             } else if (hl) {
                 node = c0;
             } else if (hr) {
                 node = c1;
             } else {
-                node = stack[--sp];
+                node = stack.pop();
             }
             if (node < 0 && leaf >= 0) {  // a leaf: keep it aside, walk on
                 leaf = node;
-                node = stack[--sp];
+                node = stack.pop();
             }
             // Closest hit waits for the whole warp; any-hit tests its leaf at once,
             // since one hit ends the ray (measured: postponing cost shadow rays 20%).
@@ -266,7 +284,7 @@ SRT_HD_INLINE Hit traverse_bvh2(const SceneView& s, const glm::vec3& o, const gl
             for (uint32_t k = first; k < first + count; ++k)
                 if (closer_prim(s, k, o, d, h) && kAnyHit) return h;
             leaf = node;  // the node in hand may be a leaf too
-            if (node < 0) node = stack[--sp];
+            if (node < 0) node = stack.pop();
         }
     }
     return h;
@@ -281,8 +299,8 @@ SRT_HD_INLINE Hit traverse_bvh2(const SceneView& s, const glm::vec3& o, const gl
 template <bool kAnyHit>
 SRT_HD_INLINE Hit traverse_bvh4(const SceneView& s, const glm::vec3& o, const glm::vec3& d, Hit h) {
     const RayInv r = make_ray_inv(o, d);
-    int32_t stack[kBvh4StackSize];
-    int sp = 0;
+    Bvh4Stack::Spill spill;
+    Bvh4Stack stack(spill);
     int32_t node = 0;  // the root is always an inner node
     for (;;) {
         if (node >= 0) {
@@ -317,7 +335,7 @@ SRT_HD_INLINE Hit traverse_bvh4(const SceneView& s, const glm::vec3& o, const gl
                 hr[j] = refs[k];
             }
             if (nh > 0) {
-                for (int j = nh - 1; j > 0; --j) stack[sp++] = hr[j];  // the far ones wait, farthest deepest
+                for (int j = nh - 1; j > 0; --j) stack.push(hr[j]);  // the far ones wait, farthest deepest
                 node = hr[0];
                 continue;
             }
@@ -327,8 +345,8 @@ SRT_HD_INLINE Hit traverse_bvh4(const SceneView& s, const glm::vec3& o, const gl
             for (uint32_t k = first; k < first + count; ++k)
                 if (closer_prim(s, k, o, d, h) && kAnyHit) return h;
         }
-        if (sp == 0) return h;
-        node = stack[--sp];
+        if (stack.empty()) return h;
+        node = stack.pop();
     }
 }
 
@@ -343,6 +361,13 @@ SRT_HD_INLINE float byte_one(uint32_t w, uint32_t b) {
 #endif
 }
 
+// A BVH8 traversal's stack entry: a node group (traverse_bvh8).
+struct Bvh8Group {
+    uint32_t base, hits;
+};
+constexpr int kBvh8ShortStack = 0;  // see kBvh2ShortStack
+using Bvh8Stack = TraversalStack<Bvh8Group, kBvh8StackSize, kBvh8ShortStack>;
+
 // The BVH8 (accel/bvh8.h). The stack holds node groups: a node's inner children still
 // to visit, as bits 24..31 (child slot s at bit 24 + (s ^ octant), so that the highest
 // bit is the next in the ray's rough front-to-back order), with the node's imask in bits
@@ -356,19 +381,16 @@ template <bool kAnyHit>
 SRT_HD_INLINE Hit traverse_bvh8(const SceneView& s, const glm::vec3& o, const glm::vec3& d, Hit h) {
     const RayInv r = make_ray_inv(o, d);
     const uint32_t oct = (r.inv.x < 0.0f ? 1u : 0u) | (r.inv.y < 0.0f ? 2u : 0u) | (r.inv.z < 0.0f ? 4u : 0u);
-    struct Group {
-        uint32_t base, hits;
-    };
-    Group stack[kBvh8StackSize];
-    int sp = 0;
+    Bvh8Stack::Spill spill;
+    Bvh8Stack stack(spill);
     // The root, as the one inner child (slot 0) of a parent whose children start at 0.
-    Group g{0u, (1u << (24u + oct)) | 1u};
+    Bvh8Group g{0u, (1u << (24u + oct)) | 1u};
     for (;;) {
         const int bit = highest_bit(g.hits);
         g.hits &= ~(1u << bit);
         const uint32_t slot = uint32_t(bit - 24) ^ oct;
         const uint32_t child = g.base + popc32(g.hits & ((1u << slot) - 1u));
-        if (g.hits & 0xff000000u) stack[sp++] = g;
+        if (g.hits & 0xff000000u) stack.push(g);
 
         const f4* n = reinterpret_cast<const f4*>(&s.nodes8[child]);
         const f4 head = load_f4(n), refs = load_f4(n + 1);
@@ -418,7 +440,7 @@ SRT_HD_INLINE Hit traverse_bvh8(const SceneView& s, const glm::vec3& o, const gl
                 }
             }
         }
-        g = Group{float_bits(refs.x), inner_hits | imask};
+        g = Bvh8Group{float_bits(refs.x), inner_hits | imask};
         const uint32_t prim_base = float_bits(refs.y);
         while (prim_hits) {
             const uint32_t k = prim_base + uint32_t(lowest_bit(prim_hits));
@@ -426,8 +448,8 @@ SRT_HD_INLINE Hit traverse_bvh8(const SceneView& s, const glm::vec3& o, const gl
             if (closer_prim(s, k, o, d, h) && kAnyHit) return h;
         }
         if (!(g.hits & 0xff000000u)) {
-            if (sp == 0) return h;
-            g = stack[--sp];
+            if (stack.empty()) return h;
+            g = stack.pop();
         }
     }
 }
@@ -455,6 +477,15 @@ SRT_HD_INLINE Hit traverse(const SceneView& s, const glm::vec3& o, const glm::ve
     if (kWidth == 8) return traverse_bvh8<kAnyHit>(s, o, d, h);
     if (kWidth == 4) return traverse_bvh4<kAnyHit>(s, o, d, h);
     return traverse_bvh2<kAnyHit>(s, o, d, h);
+}
+
+// The shared memory a thread's traversal of width kWidth needs on the device (its short
+// stack).
+template <int kWidth>
+constexpr uint32_t traversal_shared_bytes() {
+    return kWidth == 8   ? Bvh8Stack::kSharedBytesPerThread
+           : kWidth == 4 ? Bvh4Stack::kSharedBytesPerThread
+                         : Bvh2Stack::kSharedBytesPerThread;
 }
 
 // The width the scene was compiled for (render/scene_gpu.h: --accel).

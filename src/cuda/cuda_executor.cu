@@ -329,12 +329,12 @@ private:
     // kernel's grid: each then gets at most one word, so the bounce costs the latency of
     // one pass, and the dense kernels' whole-frame grids would be mostly empty.
     uint32_t sparse_words() {
-        const void* kernel =
-            reinterpret_cast<const void*>(cuda::k_stencil_sparse_bounce<cuda::IntersectOp<2>, cuda::ShadeOp<2>, cuda::ReflectOp>);
+        const auto k = cuda::k_stencil_sparse_bounce<cuda::IntersectOp<2>, cuda::ShadeOp<2>, cuda::ReflectOp>;
+        const void* kernel = reinterpret_cast<const void*>(k);
         // SRT_SPARSE_WORDS overrides it, for experiments (0: every bounce dense).
         if (const char* env = std::getenv("SRT_SPARSE_WORDS")) return uint32_t(std::atoi(env));
         const int block = sizes_.clamp_block(kernel, sizes_.config().intersect);
-        return sizes_.fill_blocks(kernel, block) * uint32_t(block) / 32u;
+        return sizes_.fill_blocks(kernel, block, cuda::kernel_shared_bytes(k)) * uint32_t(block) / 32u;
     }
 
     // Local arrays (the traversal stacks) live in the per-thread stack. The driver grows

@@ -54,7 +54,7 @@ struct FrameLauncher {
     void launch(Stage stage, uint32_t grid, int block, Kernel kernel, Args... args) {
         size_t begin = 0;
         if (timing) begin = ex.record();
-        kernel<<<grid, block, 0, stream>>>(args...);
+        kernel<<<grid, block, size_t(block) * kernel_shared_bytes(kernel), stream>>>(args...);
         CUDA_CHECK_LAUNCH(kStageNames[stage]);
         if (timing) ex.timings_.push_back({stage, begin, ex.record(), bounce});
     }
@@ -68,7 +68,8 @@ struct FrameLauncher {
     template <class Kernel>
     std::pair<uint32_t, int> filling(Kernel kernel, int block) const {
         block = ex.sizes_.clamp_block(reinterpret_cast<const void*>(kernel), block);
-        return {ex.sizes_.fill_blocks(reinterpret_cast<const void*>(kernel), block), block};
+        return {ex.sizes_.fill_blocks(reinterpret_cast<const void*>(kernel), block, kernel_shared_bytes(kernel)),
+                block};
     }
 
     void begin_frame(const FrameContext&) {}  // FrameControl is uploaded before the frame (render_device)

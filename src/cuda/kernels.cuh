@@ -19,6 +19,9 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <type_traits>
+
 namespace srt::cuda {
 
 // Per-bounce counters, on the device, written only when stats are asked for.
@@ -96,8 +99,12 @@ struct GenerateOp {
     }
 };
 // kWidth: the BVH width (accel/intersect.h); the launcher picks the instantiation.
+// An Op that traverses the BVH says how much dynamic shared memory a thread's traversal
+// needs (kSharedBytesPerThread: its short stack, accel/traversal_stack.h); the launcher
+// gives a kernel the most any of its Op parameters needs (kernel_shared_bytes).
 template <int kWidth>
 struct IntersectOp {
+    static constexpr uint32_t kSharedBytesPerThread = traversal_shared_bytes<kWidth>();
     __device__ bool operator()(const FrameContext& f, uint32_t i) const { return stage_intersect<kWidth>(f, i); }
 };
 struct ReflectOp {
@@ -114,8 +121,26 @@ struct ReflectAtOp {
 };
 template <int kWidth>
 struct ShadeOp {
+    static constexpr uint32_t kSharedBytesPerThread = traversal_shared_bytes<kWidth>();
     __device__ uint32_t operator()(const FrameContext& f, uint32_t i) const { return stage_shade<kWidth>(f, i); }
 };
+
+// The dynamic shared memory per thread that kernel `k` needs: the most that any of its
+// Op parameters asks for (0 for kernels that do not traverse).
+template <class T, class = void>
+struct OpSharedBytes {
+    static constexpr uint32_t value = 0;
+};
+template <class T>
+struct OpSharedBytes<T, std::void_t<decltype(T::kSharedBytesPerThread)>> {
+    static constexpr uint32_t value = T::kSharedBytesPerThread;
+};
+template <class... P>
+constexpr uint32_t kernel_shared_bytes(void (*)(P...)) {
+    uint32_t m = 0;
+    ((m = std::max(m, OpSharedBytes<P>::value)), ...);
+    return m;
+}
 
 __device__ __forceinline__ uint32_t lane_id() { return threadIdx.x & 31u; }
 __device__ __forceinline__ uint32_t warp_global() { return (blockIdx.x * blockDim.x + threadIdx.x) >> 5; }
@@ -355,6 +380,13 @@ __global__ void __launch_bounds__(kTailBlock, 1)
         ctrl->active = 0;
     }
 }
+
+// A launch gets up to 48 KiB of shared memory without opting in: the tail's word lists
+// and a BVH8 short stack per thread fit.
+constexpr uint32_t kTraversalSharedMax =
+    std::max({traversal_shared_bytes<2>(), traversal_shared_bytes<4>(), traversal_shared_bytes<8>()});
+static_assert(kTailBlock * kTraversalSharedMax + (2 * kTailMaxWords + 2) * sizeof(uint32_t) <= 48u * 1024u,
+              "k_stencil_tail's shared memory must fit 48 KiB");
 
 // The sparse read side alone (bench --skip): a read-only stage over listed words.
 template <class Op>

@@ -59,12 +59,13 @@ int LaunchSizer::clamp_block(const void* kernel, int block) {
     return std::min(block, it->second);
 }
 
-uint32_t LaunchSizer::fill_blocks(const void* kernel, int block) {
+uint32_t LaunchSizer::fill_blocks(const void* kernel, int block, uint32_t shared_per_thread) {
     const auto key = std::make_pair(kernel, block);
     auto it = fill_.find(key);
     if (it == fill_.end()) {
         int per_sm = 0;
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0));
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block,
+                                                                 size_t(block) * shared_per_thread));
         const char* env = std::getenv("SRT_FILL_WAVES");
         const int waves = env && std::atoi(env) > 0 ? std::atoi(env) : 1;
         it = fill_.emplace(key, uint32_t(std::max(1, per_sm) * sm_count_ * waves)).first;

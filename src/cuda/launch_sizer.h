@@ -27,8 +27,9 @@ public:
     // kernel's limit, in whole warps.
     int clamp_block(const void* kernel, int block);
     // Blocks of `block` threads that fill the GPU once: resident blocks per SM at this
-    // kernel's occupancy, times the SMs (times SRT_FILL_WAVES, default 1, for experiments).
-    uint32_t fill_blocks(const void* kernel, int block);
+    // kernel's occupancy (with `shared_per_thread` bytes of dynamic shared memory a
+    // thread), times the SMs (times SRT_FILL_WAVES, default 1, for experiments).
+    uint32_t fill_blocks(const void* kernel, int block, uint32_t shared_per_thread);
 
 private:
     int sm_count_ = 1;

@@ -5,14 +5,17 @@
 # mesh in the BVH8 at the same sizes. memcheck, synccheck and initcheck run every case.
 # racecheck runs the stream launches only: under racecheck, stencilrt's graphs end the
 # process with SIGSEGV before any output, in every mode, while a minimal nested WHILE
-# graph (tools/repro/while_node.cu) passes. racecheck checks shared memory, which only
-# the stencil's tail kernel uses (k_stencil_tail: its two word lists), and stream launches
-# run it as graphs do (every case here is small enough for the tail to take over after
-# bounce 0); the kernels of both launch kinds are the same. Cases run one at a time
+# graph (tools/repro/while_node.cu) passes. racecheck checks shared memory, which the
+# stencil's tail kernel uses (k_stencil_tail: its two word lists) and, when configured,
+# the traversals' short stacks (accel/traversal_stack.h), and stream launches run them as
+# graphs do (every case here is small enough for the tail to take over after bounce 0);
+# the kernels of both launch kinds are the same. racecheck also runs stream launches of
+# every mode over the BVH8 mesh. Cases run one at a time
 # (SAN_JOBS): with 12 concurrent
 # memcheck processes, graphs with IF/ELSE nodes hit error 700 in 11 of 12 while each
 # passes alone (docs/robustness.md). Exits 77 (skipped) where no GPU or no
-# compute-sanitizer exists. SAN_RENDER_ARGS adds flags to every render (e.g. --accel bvh4).
+# compute-sanitizer exists. SAN_RENDER_ARGS adds flags to every render (e.g. --accel bvh4);
+# SAN_FILTER (an extended regex over "tool mode launch size [bvh8]") runs some cases only.
 set -u
 BIN=${1:?usage: sanitize.sh path/to/stencilrt}
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
@@ -51,5 +54,7 @@ for tool in memcheck racecheck synccheck initcheck; do
     done
   done
   [ "$tool" = racecheck ] || [ "$tool" = synccheck ] || for size in 67x33 1x1 961x1 33x17; do echo "$tool stencil graph $size bvh8"; done
-done | xargs -P "${SAN_JOBS:-1}" -L 1 bash -c 'one "$@"' _
+  [ "$tool" = racecheck ] && for mode in stencil flags compact; do for size in 67x33 33x17; do
+    echo "$tool $mode stream $size bvh8"; done; done
+done | grep -E -- "${SAN_FILTER:-.}" | xargs -P "${SAN_JOBS:-1}" -L 1 bash -c 'one "$@"' _
 # xargs exits 123 when any case failed.
