@@ -59,7 +59,13 @@ static_assert(sizeof(Bvh8Node) == 80, "Bvh8Node must be 80 bytes");
 // A leaf child is a BVH2 leaf: at most this many primitives. Eight of them fit the
 // node's 32 (meta's offset is 5 bits).
 constexpr int kBvh8LeafPrims = kMaxLeafPrims;
-constexpr int kBvh8StackSize = 64;  // node groups; one a tree level, and the BVH2's depth is < 64
+// Traversal stack entries: a node group and a postponed primitive group a tree level at
+// most (accel/intersect.h traverse_bvh8); collapse_bvh8 refuses deeper trees (the depth
+// of a BVH8 collapsed from a BVH2 under 64 deep is far less than 31).
+constexpr int kBvh8StackSize = 64;
+// Marks a primitive group on that stack, in the top bit of an index: collapse_bvh8 keeps
+// node and primitive counts below it.
+constexpr uint32_t kPrimGroupTag = 0x80000000u;
 
 struct Bvh8Stats {
     uint32_t nodes = 0;

@@ -167,8 +167,11 @@ Bvh8 collapse_bvh8(std::vector<BvhNode>& bvh2, size_t prims) {
         for (int side = 0; side < 2; ++side)
             if (node.link[side] < 0 && node.link[2 + side] > 0) node.link[side] = ~int32_t(moved[size_t(~node.link[side])]);
     out.stats.nodes = uint32_t(out.nodes.size());
-    // One node group a level waits on the traversal stack.
-    if (out.stats.max_depth + 1 > uint32_t(kBvh8StackSize))
+    // A node group and a primitive group a level wait on the traversal stack, whose
+    // groups tag primitive groups with the top bit of an index.
+    if (out.nodes.size() >= kPrimGroupTag || prims >= kPrimGroupTag)
+        throw std::length_error("BVH8: more than 2^31 nodes or primitives");
+    if (2 * (out.stats.max_depth + 1) > uint32_t(kBvh8StackSize))
         throw std::length_error("BVH8: depth " + std::to_string(out.stats.max_depth) + " needs more than " +
                                 std::to_string(kBvh8StackSize) + " stack entries");
     out.stats.build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
