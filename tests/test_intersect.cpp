@@ -1,5 +1,6 @@
 // Intersection: the primitive tests against analytic answers, and BVH traversal
 // against brute force over every primitive.
+#include "accel/hit_point.h"
 #include "accel/intersect.h"
 #include "render/scene_gpu.h"
 #include "scene/load.h"
@@ -87,7 +88,8 @@ struct Tri {
     glm::vec3 v0, v1, v2;
 };
 bool tri_hit(const Tri& tr, glm::vec3 o, glm::vec3 d, float& t, float tmax = kInf) {
-    return hit_triangle(o, d, tr.v0, tr.v1 - tr.v0, tr.v2 - tr.v0, tmax, t);
+    const PrimTestGpu p = make_triangle_test(tr.v0, tr.v1 - tr.v0, tr.v2 - tr.v0);
+    return hit_triangle(o, d, p.a, p.b, p.c, tmax, t);
 }
 
 TEST(IntersectTriangle, InsideEdgesOutside) {
@@ -114,6 +116,56 @@ TEST(IntersectTriangle, BothWindingsBehindParallelTmax) {
     EXPECT_FALSE(tri_hit(ccw, {-1, 1, 0}, {1, 0, 0}, t));  // parallel, in its plane
     EXPECT_FALSE(tri_hit(ccw, {1, 1, 1}, {1, 0, 0}, t));   // parallel, above it
     EXPECT_FALSE(tri_hit(ccw, {1, 1, 3}, {0, 0, -1}, t, 2.9f));
+}
+
+TEST(IntersectTriangle, DegenerateTrianglesAreNeverHit) {
+    float t = -1;
+    EXPECT_FALSE(tri_hit({{0, 0, 0}, {4, 0, 0}, {8, 0, 0}}, {2, 1, 0}, {0, -1, 0}, t));  // collinear
+    EXPECT_FALSE(tri_hit({{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, {0, 1, 0}, {0, -1, 0}, t));  // a point
+    // Rows beyond float (an area of 1e-60) are set to 0 too.
+    EXPECT_FALSE(tri_hit({{0, 0, 0}, {1e-30f, 0, 0}, {0, 1e-30f, 0}}, {1e-31f, 1e-31f, 1}, {0, 0, -1}, t));
+}
+
+// The precomputed transform against the barycentrics shading computes from the stored
+// vertices (accel/hit_point.h, Moller-Trumbore): on random triangles and rays, wherever
+// the hit is clear of the triangle's edges, both say hit or both say miss, and they agree
+// on the distance.
+TEST(IntersectTriangle, TransformAgreesWithMollerTrumbore) {
+    uint32_t state = 12345u;
+    auto rnd = [&] {
+        state = state * 1664525u + 1013904223u;
+        return float(state >> 8) * (1.0f / 16777216.0f) * 2.0f - 1.0f;
+    };
+    int hits = 0, compared = 0;
+    for (int i = 0; i < 20000; ++i) {
+        const float scale = std::ldexp(1.0f, int(rnd() * 20.0f));  // 2^-20 .. 2^20
+        const glm::vec3 c = glm::vec3(rnd(), rnd(), rnd()) * scale * 100.0f;
+        const Tri tr{c + glm::vec3(rnd(), rnd(), rnd()) * scale, c + glm::vec3(rnd(), rnd(), rnd()) * scale,
+                     c + glm::vec3(rnd(), rnd(), rnd()) * scale};
+        const glm::vec3 o = c + glm::vec3(rnd(), rnd(), rnd()) * scale * 3.0f;
+        const glm::vec3 target = c + glm::vec3(rnd(), rnd(), rnd()) * scale * 0.7f;
+        const glm::vec3 d = unit(target - o);
+        const glm::vec3 e1 = tr.v1 - tr.v0, e2 = tr.v2 - tr.v0;
+        const HitPoint hp = triangle_hit_point(o, d, tr.v0, e1, e2);
+        const float margin = 1e-3f;
+        if (!(std::isfinite(hp.u) && std::isfinite(hp.v))) continue;
+        const bool clearly_in = hp.u > margin && hp.v > margin && hp.u + hp.v < 1.0f - margin;
+        const bool clearly_out = hp.u < -margin || hp.v < -margin || hp.u + hp.v > 1.0f + margin;
+        if (!clearly_in && !clearly_out) continue;
+        const glm::vec3 n = glm::cross(e1, e2);
+        const float t_plane = glm::dot(tr.v0 - o, n) / glm::dot(d, n);
+        if (!(t_plane > 1e-3f * scale)) continue;  // behind, or too close to the origin to judge
+        float t = -1;
+        const bool hit = tri_hit(tr, o, d, t);
+        ++compared;
+        ASSERT_EQ(hit, clearly_in) << "triangle " << i << ": u " << hp.u << " v " << hp.v;
+        if (hit) {
+            ++hits;
+            EXPECT_NEAR(t, t_plane, 1e-4f * t_plane) << "triangle " << i;
+        }
+    }
+    EXPECT_GT(compared, 5000);
+    EXPECT_GT(hits, 1000);
 }
 
 TEST(IntersectTriangle, GrazingAngle) {
@@ -145,7 +197,7 @@ Hit brute_closest(const SceneView& s, const glm::vec3& o, const glm::vec3& d) {
     // distance, and of two primitives the lower original id wins.
     for (uint32_t k = 0; k < s.prim_count; ++k) {
         float t;
-        if (hit_prim(s.prims, k, o, d, std::nextafter(h.t, kInf), t) &&
+        if (hit_prim(s.prim_tests, k, o, d, std::nextafter(h.t, kInf), t) &&
             (t < h.t || (t == h.t && h.id >= 0 &&
                          (uint32_t(h.id) >= s.prim_count || prim_key(s.prims, int32_t(k)) < prim_key(s.prims, h.id))))) {
             h.t = t;
@@ -296,7 +348,7 @@ TEST(Bvh, CloserPrimBreaksTiesByLowerOriginalId) {
         for (uint32_t k = 0; k < 3; ++k) at[prim_key(v.prims, int32_t(k))] = k;
         const glm::vec3 o = glm::vec3(0.1f, 0.2f, 3.0f) - cs.render_origin, d(0, 0, -1);
         float t = 0.0f;
-        ASSERT_TRUE(hit_prim(v.prims, at[1], o, d, kInf, t));
+        ASSERT_TRUE(hit_prim(v.prim_tests, at[1], o, d, kInf, t));
         Hit h{t, int32_t(at[2])};
         EXPECT_TRUE(closer_prim(v, at[1], o, d, h));  // same t, lower original id: replaces
         EXPECT_EQ(h.id, int32_t(at[1]));
@@ -350,7 +402,7 @@ TEST(Bvh, TiesGoToTheLowestIdInBothLayouts) {
                     int n = 0;  // primitives hit at that distance
                     for (uint32_t k = 0; k < v.prim_count; ++k) {
                         float t;
-                        if (hit_prim(v.prims, k, o, d, kInf, t) && t == ref.t) ++n;
+                        if (hit_prim(v.prim_tests, k, o, d, kInf, t) && t == ref.t) ++n;
                     }
                     ties += n > 1;
                 }

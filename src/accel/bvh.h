@@ -60,6 +60,34 @@ constexpr uint32_t kPrimSphereBit = 0x80000000u;
 constexpr uint32_t kPrimSmoothBit = 0x40000000u;
 constexpr uint32_t kPrimMaterialMask = 0x3fffffffu;
 
+// What traversal tests a primitive with, 48 bytes (three 16-byte loads), in the same
+// order as PrimGpu (which shading reads: hit points, materials, original ids).
+//   triangle: a precomputed transform (after Baldwin and Weber, "Fast Ray-Triangle
+//             Intersections by Coordinate Transformation", JCGT 2016, here with the
+//             translation kept apart): rows r0, r1, r2 map p - v0 to (u, v, w), with
+//             u and v the barycentrics of e1 and e2 and w = 0 on the triangle's plane.
+//               a = (v0.x, v0.y, v0.z, r2.x)
+//               b = (r2.y, r2.z, r0.x, r0.y)
+//               c = (r0.z, r1.x, r1.y, r1.z)
+//             The rows are the inverse of the matrix [e1 e2 e1xe2] of the stored floats,
+//             computed in double and rounded once. A degenerate triangle (no inverse, or
+//             rows beyond float) gets rows of 0: no ray hits it.
+//   sphere  : a = (centre, kSphereTestTag), b.x = radius^2, the rest 0. The tag is a NaN
+//             payload, which a triangle's r2.x (finite) never is.
+// The test is accel/intersect.h hit_prim. Why this layout: docs/ARCHITECTURE.md and
+// issue #11's note (measured against Moller-Trumbore on the stored vertices).
+struct alignas(16) PrimTestGpu {
+    f4 a;
+    f4 b;
+    f4 c;
+};
+static_assert(sizeof(PrimTestGpu) == 48, "PrimTestGpu must be 48 bytes");
+
+constexpr uint32_t kSphereTestTag = 0x7fc5f3e7u;
+
+PrimTestGpu make_triangle_test(const glm::vec3& v0, const glm::vec3& e1, const glm::vec3& e2);
+PrimTestGpu make_sphere_test(const glm::vec3& centre, float radius2);
+
 // A primitive to be built over: its bounds.
 struct BuildPrim {
     glm::vec3 lo, hi;

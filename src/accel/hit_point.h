@@ -78,7 +78,9 @@ SRT_HD_INLINE HitPoint sphere_hit_point(const glm::vec3& o, const glm::vec3& d, 
     return h;
 }
 
-// The Moller-Trumbore barycentrics of the hit, computed exactly as hit_triangle does.
+// The hit point from the stored vertices (v0, e1, e2) and Moller-Trumbore barycentrics,
+// whichever test found the hit (traversal uses a precomputed transform: accel/bvh.h
+// PrimTestGpu).
 SRT_HD_INLINE HitPoint triangle_hit_point(const glm::vec3& o, const glm::vec3& d,
                                           const glm::vec3& v0, const glm::vec3& e1,
                                           const glm::vec3& e2) {

@@ -56,7 +56,8 @@ struct SceneView {
     const BvhNode* nodes = nullptr;
     const Bvh4Node* nodes4 = nullptr;  // when set, traversal uses the BVH4 (accel/bvh4.h) instead of `nodes`
     const Bvh8Node* nodes8 = nullptr;  // when set, traversal uses the BVH8 (accel/bvh8.h)
-    const PrimGpu* prims = nullptr;
+    const PrimGpu* prims = nullptr;            // shading's view of the primitives (BVH order)
+    const PrimTestGpu* prim_tests = nullptr;   // traversal's, in the same order
     const f4* normals = nullptr;  // 3 per primitive (BVH order) when any triangle is smooth: n0, n1, n2
     const PlaneGpu* planes = nullptr;
     const MaterialGpu* materials = nullptr;

@@ -253,7 +253,8 @@ ojson accel_json(const CompiledScene& c) {
     a["leaves"] = leaves;
     a["avg_leaf_prims"] = leaves ? double(prims) / double(leaves) : 0.0;
     // What traversal reads per primitive: its nodes' share and the 48-byte primitive.
-    a["bytes_per_prim"] = prims ? double(nodes * node_bytes + prims * sizeof(PrimGpu)) / double(prims) : 0.0;
+    a["bytes_per_prim"] =
+        prims ? double(nodes * node_bytes + prims * (sizeof(PrimGpu) + sizeof(PrimTestGpu))) / double(prims) : 0.0;
     a["max_depth"] = w8 ? c.bvh8_stats.max_depth : w4 ? c.bvh4_stats.max_depth : c.bvh_stats.max_depth;
     a["build_ms"] = c.bvh_stats.build_ms + (wide ? collapse_ms : 0.0);
     if (wide) a["collapse_ms"] = collapse_ms;

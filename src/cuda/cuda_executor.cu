@@ -95,6 +95,7 @@ public:
         nodes4_.upload(s.nodes4, "BVH4 nodes");
         nodes8_.upload(s.nodes8, "BVH8 nodes");
         prims_.upload(s.prims, "primitives");
+        prim_tests_.upload(s.prim_tests, "primitive tests");
         if (!s.normals.empty()) normals_.upload(s.normals, "vertex normals");
         planes_.upload(s.planes, "planes");
         materials_.upload(s.materials, "materials");
@@ -105,6 +106,7 @@ public:
         view_.nodes4 = s.nodes4.empty() ? nullptr : nodes4_.get();
         view_.nodes8 = s.nodes8.empty() ? nullptr : nodes8_.get();
         view_.prims = prims_.get();
+        view_.prim_tests = prim_tests_.get();
         view_.normals = s.normals.empty() ? nullptr : normals_.get();
         view_.planes = planes_.get();
         view_.materials = materials_.get();
@@ -451,6 +453,7 @@ private:
     DeviceBuffer<Bvh4Node> nodes4_;
     DeviceBuffer<Bvh8Node> nodes8_;
     DeviceBuffer<PrimGpu> prims_;
+    DeviceBuffer<PrimTestGpu> prim_tests_;
     DeviceBuffer<f4> normals_;  // 3 per primitive, only for scenes with smooth triangles
     DeviceBuffer<PlaneGpu> planes_;
     DeviceBuffer<MaterialGpu> materials_;

@@ -109,6 +109,7 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel) {
     }
 
     cs.prims.resize(bvh.order.size());
+    cs.prim_tests.resize(bvh.order.size());
     for (size_t k = 0; k < bvh.order.size(); ++k) {
         const uint32_t src = bvh.order[k];
         PrimGpu& p = cs.prims[k];
@@ -118,6 +119,7 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel) {
             const float r = float(s.radius);
             p.p1 = f4{r, r * r, 0.0f, 0.0f};
             p.p2 = f4{0.0f, 0.0f, 0.0f, bits_float(src)};
+            cs.prim_tests[k] = make_sphere_test(centres[src], r * r);
         } else {
             const Corners& t = tris[src - ns];
             const Triangle& tri = scene.triangles[src - ns];
@@ -130,6 +132,7 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel) {
             }
             p.p1 = make_f4(t.v1 - t.v0, 0.0f);
             p.p2 = make_f4(t.v2 - t.v0, bits_float(src));
+            cs.prim_tests[k] = make_triangle_test(t.v0, t.v1 - t.v0, t.v2 - t.v0);
         }
     }
 
@@ -169,6 +172,7 @@ SceneView CompiledScene::view() const {
     v.nodes4 = nodes4.empty() ? nullptr : nodes4.data();
     v.nodes8 = nodes8.empty() ? nullptr : nodes8.data();
     v.prims = prims.data();
+    v.prim_tests = prim_tests.data();
     v.normals = normals.empty() ? nullptr : normals.data();
     v.planes = planes.data();
     v.materials = materials.data();
@@ -183,7 +187,7 @@ SceneView CompiledScene::view() const {
 }
 
 size_t CompiledScene::device_bytes() const {
-    return nodes.size() * sizeof(BvhNode) + nodes4.size() * sizeof(Bvh4Node) + nodes8.size() * sizeof(Bvh8Node) + prims.size() * sizeof(PrimGpu) + normals.size() * sizeof(f4) +
+    return nodes.size() * sizeof(BvhNode) + nodes4.size() * sizeof(Bvh4Node) + nodes8.size() * sizeof(Bvh8Node) + prims.size() * (sizeof(PrimGpu) + sizeof(PrimTestGpu)) + normals.size() * sizeof(f4) +
            planes.size() * sizeof(PlaneGpu) + materials.size() * sizeof(MaterialGpu) +
            lights.size() * sizeof(LightGpu);
 }

@@ -37,6 +37,7 @@ struct CompiledScene {
     std::vector<Bvh4Node> nodes4;  // AccelLayout::Bvh4 only; then traversal uses these
     std::vector<Bvh8Node> nodes8;  // AccelLayout::Bvh8 only; then traversal uses these
     std::vector<PrimGpu> prims;
+    std::vector<PrimTestGpu> prim_tests;  // one per primitive, in the same order
     std::vector<f4> normals;  // 3 per primitive when any triangle is smooth, else empty
     std::vector<PlaneGpu> planes;
     std::vector<MaterialGpu> materials;
