@@ -47,7 +47,7 @@ struct Hit {
 // to v0, as in Moller-Trumbore, so the rounding follows the ray's distance to the
 // triangle, not to the origin. Exactly parallel rays (r2 . d == 0) and degenerate
 // triangles (rows of 0) miss. Measured against Moller-Trumbore on the stored vertices
-// (which shading still uses for the hit point, accel/hit_point.h): 8-11% faster
+// (which shading still uses for the hit point, accel/hit_point.h): 4-11% faster
 // traversal on the H100 (issue #11's note).
 SRT_HD_INLINE bool hit_triangle(const glm::vec3& o, const glm::vec3& d, const f4& a, const f4& b, const f4& c,
                                 float tmax, float& t) {
