@@ -7,13 +7,10 @@
 // must find the same primitive, ties included).
 //
 // To try a traversal variant, add it as a template here and time it beside the
-// production one. A build takes seconds: nvcc and the CPU library, no CMake.
+// production one: a rebuild of this one file takes seconds.
 //
-// Build here (after `make build`), carry to the GPU machine with gpu-bundle.sh:
-//   nvcc -std=c++17 -O3 -arch=sm_90 -fmad=false --expt-relaxed-constexpr -diag-suppress 20012 \
-//     -Isrc tools/traversal-bench/traversal_bench.cu build/libsrt_core.a -ltinygltf \
-//     -lOpenEXR-3_1 -lImath-3_1 -lIex-3_1 -lpng -lz -lpthread -o build/traversal_bench
-// Run:
+// Built with the rest where CUDA is found (`cmake --build build --target traversal_bench`);
+// carry build/traversal_bench to the GPU machine with gpu-bundle.sh. Run:
 //   traversal_bench SCENE [--from X,Y,Z --at X,Y,Z --up X,Y,Z --fov DEG] [--light X,Y,Z]
 // The camera defaults to the scene's and the light to its first; Conference with the
 // README's view: --from 1600,500,90 --at 200,100,10 --fov 75 --light 600,600,50
