@@ -306,8 +306,8 @@ SRT_HD_INLINE Hit traverse_bvh2(const SceneView& s, const glm::vec3& o, const gl
 // A closest-hit BVH4 leaf waits under the next inner node on the stack when fewer than
 // this many lanes of the warp would test leaves together. Measured on the H100
 // (Conference, Sibenik, Sponza, the bunny and the teapot, primary rays, 2026-11-23)
-// against testing at once: 2 gave -10 to -16% on all but Sponza (+6%: its floor's leaves
-// are best tested early, the hit they give culls the rest); 4, 8 and 16 less, or worse.
+// against testing at once: 2 gave -10 to -16% on all but Sponza (+6%, not investigated:
+// presumably the early hit culls more there); 4, 8 and 16 less, or worse.
 constexpr uint32_t kBvh4PostponeLanes = 2;
 
 // The BVH4 (accel/bvh4.h): at each inner node the four boxes are tested at once; for
@@ -403,9 +403,8 @@ struct Bvh8Group {
 // A node's primitive tests wait on the stack when fewer lanes than this would run them
 // together (Ylitie et al. section 4's postponing). Measured on the H100 (Conference,
 // Sibenik, Sponza, the bunny and the teapot, primary rays, 2026-11-23) against testing at
-// once: thresholds 2 to 8 gave -5 to -16% on all but Sponza (+1 to +10%, whose floor's
-// leaves are best tested early: the hit they give culls the rest); 4 keeps Sponza within
-// 1.5%. Shadow rays test at once (one hit ends them; postponing measured no better).
+// once: thresholds 2 to 8 gave -5 to -16% on all but Sponza (+1 to +10%, not
+// investigated: presumably the early hit culls more there); 4 keeps Sponza within 1.5%. Shadow rays test at once (one hit ends them; postponing measured no better).
 constexpr uint32_t kBvh8PostponeLanes = 4;
 constexpr int kBvh8ShortStack = 0;  // see kBvh2ShortStack
 using Bvh8Stack = TraversalStack<Bvh8Group, kBvh8StackSize, kBvh8ShortStack>;
