@@ -130,9 +130,10 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel) {
                 cs.normals[3 * k + 1] = make_f4(tri.n1, 0.0f);
                 cs.normals[3 * k + 2] = make_f4(tri.n2, 0.0f);
             }
-            p.p1 = make_f4(t.v1 - t.v0, 0.0f);
-            p.p2 = make_f4(t.v2 - t.v0, bits_float(src));
-            cs.prim_tests[k] = make_triangle_test(t.v0, t.v1 - t.v0, t.v2 - t.v0);
+            const glm::vec3 e1 = t.v1 - t.v0, e2 = t.v2 - t.v0;
+            p.p1 = make_f4(e1, 0.0f);
+            p.p2 = make_f4(e2, bits_float(src));
+            cs.prim_tests[k] = make_triangle_test(t.v0, e1, e2);
         }
     }
 

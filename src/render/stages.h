@@ -138,6 +138,20 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
 // error bound (accel/hit_point.h), so they never meet that surface again.
 SRT_HD_INLINE glm::vec3 offset_origin(const Surface& sf) { return offset_ray_origin(sf.p, sf.p_err, sf.n); }
 
+// The unit direction from `o` towards light l in `to_light`; returns how far a shadow
+// ray towards it runs (a directional light's: 3e38).
+SRT_HD_INLINE float light_direction(const SceneView& s, uint32_t l, const glm::vec3& o, glm::vec3& to_light) {
+    const f4 pd = load_f4(&s.lights[l].pos_or_dir);
+    if (pd.w != 0.0f) {  // point light
+        const glm::vec3 delta = xyz(pd) - o;
+        const float dist = sqrtf(glm::dot(delta, delta));
+        to_light = delta * (1.0f / dist);
+        return dist;
+    }
+    to_light = xyz(pd);  // directional: pos_or_dir is the unit direction towards the light
+    return 3.0e38f;
+}
+
 // kd * colour * sum over lights of max(0, N.L) * light, with one hard shadow ray each.
 // `shadow_rays` counts the shadow rays traced (for rays/s).
 // kWidth: the BVH width the scene was compiled for (accel/intersect.h).
@@ -147,18 +161,9 @@ SRT_HD_INLINE glm::vec3 direct_light(const SceneView& s, const Surface& sf, uint
     if (sf.kd == 0.0f) return sum;
     const glm::vec3 o = offset_origin(sf);
     for (uint32_t l = 0; l < s.light_count; ++l) {
-        const f4 pd = load_f4(&s.lights[l].pos_or_dir);
         const glm::vec3 lc = xyz(load_f4(&s.lights[l].colour));
         glm::vec3 to_light;
-        float dist;
-        if (pd.w != 0.0f) {  // point light
-            const glm::vec3 delta = xyz(pd) - o;
-            dist = sqrtf(glm::dot(delta, delta));
-            to_light = delta * (1.0f / dist);
-        } else {  // directional: pos_or_dir is the unit direction towards the light
-            to_light = xyz(pd);
-            dist = 3.0e38f;
-        }
+        const float dist = light_direction(s, l, o, to_light);
         const float ndotl = glm::dot(sf.ns, to_light);
         if (!(ndotl > 0.0f)) continue;
         ++shadow_rays;
