@@ -232,11 +232,11 @@ SRT_HD_INLINE int32_t child_ref(int32_t link, int32_t count) {
 // the BVH8's) every frame was 0-3% slower, and Conference's primary intersect executed
 // 3-5% more instructions (BVH8: 92.7 -> 97.1 M; 212 -> 217 us). The kernels are bound
 // by instruction issue, and each push and pop then pays a shared-or-local branch and an
-// address computation, while the local stack's few accesses a ray hit L1 anyway. Rays seldom need more than those 32 bytes: of
-// Conference's primary rays (README camera, a 256x192 grid, counted on the CPU) the
-// BVH2's stack (with its bottom marker) held no more than 8 entries for 95.6% and at
-// most 15, the BVH4's no more than 8 for 96.1% and at most 16, and the BVH8's no more
-// than 4 node groups for 98.6% and at most 7.
+// address computation, while the local stack's few accesses a ray hit L1 anyway. Rays
+// seldom need more than those 32 bytes: of Conference's primary rays (README camera, a
+// 256x192 grid, counted on the CPU) the BVH2's stack (with its bottom marker) held no
+// more than 8 entries for 95.6% and at most 15, the BVH4's no more than 8 for 96.1% and
+// at most 16, and the BVH8's no more than 4 node groups for 98.6% and at most 7.
 constexpr int kBvh2ShortStack = 0;
 using Bvh2Stack = TraversalStack<int32_t, kBvhStackSize, kBvh2ShortStack>;
 constexpr int kBvh4ShortStack = 0;
@@ -404,7 +404,8 @@ struct Bvh8Group {
 // together (Ylitie et al. section 4's postponing). Measured on the H100 (Conference,
 // Sibenik, Sponza, the bunny and the teapot, primary rays, 2026-11-23) against testing at
 // once: thresholds 2 to 8 gave -5 to -16% on all but Sponza (+1 to +10%, not
-// investigated: presumably the early hit culls more there); 4 keeps Sponza within 1.5%. Shadow rays test at once (one hit ends them; postponing measured no better).
+// investigated: presumably the early hit culls more there); 4 keeps Sponza within 1.5%.
+// Shadow rays test at once (one hit ends them; postponing measured no better).
 constexpr uint32_t kBvh8PostponeLanes = 4;
 constexpr int kBvh8ShortStack = 0;  // see kBvh2ShortStack
 using Bvh8Stack = TraversalStack<Bvh8Group, kBvh8StackSize, kBvh8ShortStack>;
