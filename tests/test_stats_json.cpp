@@ -66,7 +66,8 @@ void expect_schema(const json& d, size_t frames) {
     ASSERT_EQ(d["frames"].size(), frames);
     for (const json& f : d["frames"]) {
         expect_fields(f, {{"frame", IntOrNull}, {"camera", Obj}, {"output", Str}, {"frame_ms", Num}, {"timing", Str},
-                          {"rays_per_s", Num}, {"bounces_run", Int}, {"rays_traced", Int}, {"stage_ms", Obj},
+                          {"rays_per_s", Num}, {"bounces_run", Int}, {"rays_traced", Int}, {"simd_efficiency", Num},
+                          {"lane_steps", Int}, {"warp_steps", Int}, {"stage_ms", Obj},
                           {"bounces", Arr}}, "frame");
         expect_fields(f["camera"], {{"from", Arr}, {"at", Arr}, {"up", Arr}, {"fov", Num}}, "frame.camera");
         uint64_t rays = 0;

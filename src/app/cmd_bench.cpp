@@ -5,6 +5,7 @@
 //   bench [SCENE] --depths 1..8 --modes stencil,flags,compact ...   the sweep
 //   bench --skip                                                   dead rays skipped per second
 //   bench --tune                                                   launch sizes, cached per GPU
+#include <algorithm>
 #include "app/app.h"
 #include "render/split_executor.h"
 
@@ -54,7 +55,7 @@ int cmd_bench(int argc, char** argv) {
     so.add_to(cli);
     cli.add_option("--depths", o.depths_text, "Trace depths: A..B and/or a list, e.g. 1..8 or 1,2,4,8")
         ->capture_default_str();
-    cli.add_option("--modes", o.modes_text, "Dead-ray modes: stencil,flags,compact or all")->capture_default_str();
+    cli.add_option("--modes", o.modes_text, "Dead-ray modes: stencil,flags,compact,megakernel,regenerate or all")->capture_default_str();
     cli.add_option("--launch", o.launches_text,
                    "How the GPU's kernels are issued: graph, stream, or both (compared)")->capture_default_str();
     cli.add_option("--width,-W", o.width, "Image width in pixels")->check(CLI::Range(1, 16384))->capture_default_str();
@@ -135,11 +136,17 @@ int cmd_bench(int argc, char** argv) {
             notes.push_back("the CPU executor has no launches; ran once (launch requested: " + o.launches_text + ")");
             o.launches = {LaunchMode::Graph};
         }
-        const bool only_stencil = o.modes.size() == 1 && o.modes[0] == DeadRayMode::Stencil;
-        if (!only_stencil) {
-            notes.push_back("the CPU executor always uses the stencil, so the modes collapse; ran stencil only "
-                            "(modes requested: " + o.modes_text + ")");
-            o.modes = {DeadRayMode::Stencil};
+        // The CPU runs two of the modes: the stencil wavefront (flags and compact become
+        // it) and the megakernel's lock-step warps (regenerate becomes it).
+        std::vector<DeadRayMode> cpu_modes;
+        for (DeadRayMode m : o.modes) {
+            const DeadRayMode c = follows_paths(m) ? DeadRayMode::Megakernel : DeadRayMode::Stencil;
+            if (std::find(cpu_modes.begin(), cpu_modes.end(), c) == cpu_modes.end()) cpu_modes.push_back(c);
+        }
+        if (cpu_modes != o.modes) {
+            notes.push_back("the CPU executor runs the stencil wavefront and the megakernel, so the modes collapse "
+                            "into those (modes requested: " + o.modes_text + ")");
+            o.modes = cpu_modes;
         }
     }
 

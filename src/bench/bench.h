@@ -45,7 +45,7 @@ struct BenchOptions {
     int width = 1920, height = 1080, spp = 1;
     std::string warp_shape = "8x4";
     std::string depths_text = "1..8";
-    std::string modes_text = "stencil,flags,compact";
+    std::string modes_text = "all";
     std::string launches_text = "graph";
     int frames = 50, warmup = 5;
     std::string backend = "auto";

@@ -81,13 +81,14 @@ std::vector<DeadRayMode> parse_modes(const std::string& text) {
     std::string item;
     while (std::getline(ss, item, ',')) {
         if (item == "all") {
-            for (DeadRayMode m : {DeadRayMode::Stencil, DeadRayMode::Flags, DeadRayMode::Compact})
+            for (DeadRayMode m : {DeadRayMode::Stencil, DeadRayMode::Flags, DeadRayMode::Compact,
+                                  DeadRayMode::Megakernel, DeadRayMode::Regenerate})
                 if (std::find(out.begin(), out.end(), m) == out.end()) out.push_back(m);
             continue;
         }
         DeadRayMode m;
         if (!parse_mode(item, m))
-            throw InputError("--modes: unknown mode '" + item + "' (stencil, flags, compact or all)");
+            throw InputError("--modes: unknown mode '" + item + "' (stencil, flags, compact, megakernel, regenerate or all)");
         if (std::find(out.begin(), out.end(), m) == out.end()) out.push_back(m);
     }
     if (out.empty()) throw InputError("--modes: '" + text + "' is empty; give e.g. stencil,flags,compact");

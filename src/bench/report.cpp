@@ -60,25 +60,27 @@ double stage_ms(const FrameStats& st, const std::string& name) {
 }
 
 void print_tables(const std::vector<Result>& results, const std::vector<DeadRayMode>& modes) {
-    std::printf("\n%-8s %-6s %5s %10s %9s %9s %9s %9s %9s %9s %9s %12s %11s %8s\n", "mode", "launch", "depth",
+    // SIMD: the lanes that traced a bounce over 32 per warp step that traced one, over the
+    // frame (FrameStats::simd_efficiency).
+    std::printf("\n%-10s %-6s %5s %10s %9s %9s %9s %9s %9s %9s %9s %12s %11s %8s %6s\n", "mode", "launch", "depth",
                 "median ms", "p10", "p90", "min", "max", "FPS", "Grays/s", "Mrays", "last live", "last warps",
-                "bounces");
+                "bounces", "SIMD");
     for (const Result& r : results) {
         const BounceStats last = r.stats.bounces.empty() ? BounceStats{} : r.stats.bounces.back();
-        std::printf("%-8s %-6s %5d %10.3f %9.3f %9.3f %9.3f %9.3f %9.1f %9.3f %9.2f %12llu %11llu %8llu\n",
+        std::printf("%-10s %-6s %5d %10.3f %9.3f %9.3f %9.3f %9.3f %9.1f %9.3f %9.2f %12llu %11llu %8llu %5.1f%%\n",
                     to_string(r.mode), to_string(r.launch), r.depth, r.frame.median, r.frame.p10, r.frame.p90,
                     r.frame.min, r.frame.max, r.fps(), r.rays_per_s() * 1e-9, double(r.stats.rays_traced) * 1e-6,
                     (unsigned long long)last.live_rays, (unsigned long long)last.live_warps,
-                    (unsigned long long)r.stats.bounces_run);
+                    (unsigned long long)r.stats.bounces_run, 100.0 * r.stats.simd_efficiency());
     }
 
     const std::vector<std::string> names = stage_names(results);
-    std::printf("\nstage ms (the counted frame, stream launches; counting adds time)\n%-8s %-6s %5s", "mode",
+    std::printf("\nstage ms (the counted frame, stream launches; counting adds time)\n%-10s %-6s %5s", "mode",
                 "launch", "depth");
     for (const std::string& n : names) std::printf(" %10s", n.c_str());
     std::printf("\n");
     for (const Result& r : results) {
-        std::printf("%-8s %-6s %5d", to_string(r.mode), to_string(r.launch), r.depth);
+        std::printf("%-10s %-6s %5d", to_string(r.mode), to_string(r.launch), r.depth);
         for (const std::string& n : names) std::printf(" %10.3f", stage_ms(r.stats, n));
         std::printf("\n");
     }
@@ -202,6 +204,9 @@ ojson print_rays_by_kind(const std::vector<Result>& results) {
 void add_counters_json(ojson& j, const FrameStats& st, uint32_t warps_per_sample, int spp) {
     j["bounces_run"] = st.bounces_run;
     j["rays_traced"] = st.rays_traced;
+    j["simd_efficiency"] = st.simd_efficiency();
+    j["lane_steps"] = st.lane_steps;
+    j["warp_steps"] = st.warp_steps;
     ojson times = ojson::object();
     for (const StageTime& t : st.stage_ms) times[t.stage] = t.ms;
     j["stage_ms"] = times;

@@ -64,6 +64,7 @@ public:
         word_counts_.allocate(cuda::kWordCountWords, "live word counts");
         CUDA_CHECK(cudaMemset(word_counts_.get(), 0, word_counts_.bytes()));
         CUDA_CHECK(cudaMemset(ctrl_.get(), 0, ctrl_.bytes()));  // every byte defined (initcheck)
+        path_steps_.allocate(1, "path counters");
         const auto t = make_srgb_thresholds();
         thresholds_.upload(std::vector<float>(t.begin(), t.end()), "sRGB table");
         sizes_.set_defaults(default_launch(), props_.multiProcessorCount);
@@ -170,6 +171,9 @@ public:
         if (counting) {
             counters_.allocate(size_t(settings.depth), "stats counters");
             CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), stream_));
+            reached_.allocate(size_t(settings.spp), "bounces reached");
+            CUDA_CHECK(cudaMemsetAsync(reached_.get(), 0, reached_.bytes(), stream_));
+            CUDA_CHECK(cudaMemsetAsync(path_steps_.get(), 0, path_steps_.bytes(), stream_));
             timings_.clear();
             next_event_ = 0;
         }
@@ -234,7 +238,7 @@ private:
         DeadRayMode mode;
         bool counting;
         LaunchConfig launch;
-        const void* buffers[7];
+        const void* buffers[8];
     };
     FrameKey frame_key(const RenderSettings& s, uint32_t* device_rgba, bool counting) const {
         FrameKey k;
@@ -250,8 +254,8 @@ private:
         k.mode = s.mode;
         k.counting = counting;
         k.launch = sizes_.config();
-        const void* b[7] = {device_rgba,    origin_.get(),   stencil_.get(), flags_.get(),
-                            list_[0].get(), list_[1].get(), counters_.get()};
+        const void* b[8] = {device_rgba,    origin_.get(),   stencil_.get(),  flags_.get(),
+                            list_[0].get(), list_[1].get(), counters_.get(), reached_.get()};
         std::memcpy(k.buffers, b, sizeof b);
         return k;
     }
@@ -307,6 +311,19 @@ private:
             stats.rays_traced += host[k].live_rays + host[k].shadow_rays;
         }
         stats.bounces_run = c.bounces_run;
+        stats.steps_from_bounces();
+        if (follows_paths(settings.mode)) {  // the path kernels count bounces per sample
+            std::vector<uint32_t> reached(reached_.size());
+            CUDA_CHECK(cudaMemcpy(reached.data(), reached_.get(), reached_.bytes(), cudaMemcpyDeviceToHost));
+            stats.bounces_run = 0;
+            for (uint32_t r : reached) stats.bounces_run += r;
+        }
+        if (settings.mode == DeadRayMode::Regenerate) {  // its warp steps mix bounces
+            cuda::PathCounters steps{};
+            CUDA_CHECK(cudaMemcpy(&steps, path_steps_.get(), sizeof steps, cudaMemcpyDeviceToHost));
+            stats.lane_steps = steps.lane_steps;
+            stats.warp_steps = steps.warp_steps;
+        }
         if (timing) {
             std::array<double, kStages> ms{};
             for (const cuda::StageTiming& t : timings_) {
@@ -319,7 +336,9 @@ private:
                     if (t.stage == cuda::kShade) b.shade_ms += double(e);
                 }
             }
-            for (int s = 0; s < kStages; ++s) stats.stage_ms.push_back({kStageNames[s], ms[size_t(s)]});
+            for (int s = 0; s < kStages; ++s)
+                if ((s == cuda::kPaths) == follows_paths(settings.mode))
+                    stats.stage_ms.push_back({kStageNames[s], ms[size_t(s)]});
         }
         while (!stats.bounces.empty() && stats.bounces.back().live_rays == 0) stats.bounces.pop_back();
     }
@@ -341,7 +360,8 @@ private:
 
     // Local arrays (the traversal stacks) live in the per-thread stack. The driver grows
     // it for an ordinary launch that needs more; kernels launched from a graph's
-    // conditional nodes are not launched that way, and the BVH8's tail kernel, with both
+    // conditional nodes are not launched that way, and the BVH8's one-block tail kernel (since
+    // replaced by the path tail), with both
     // traversals inlined, needs 1,104 bytes against the default 1 KiB: under
     // compute-sanitizer it hit illegal addresses in 4 of 12 graph renders. So the limit
     // is raised, before any graph is captured, to what the scene's width needs.
@@ -354,8 +374,9 @@ private:
         };
         with_bvh_width(view, [&](auto w) {
             constexpr int W = decltype(w)::value;
-            frame(reinterpret_cast<const void*>(
-                cuda::k_stencil_tail<cuda::IntersectOp<W>, cuda::ShadeOp<W>, cuda::ReflectAtOp>));
+            frame(reinterpret_cast<const void*>(cuda::k_stencil_path_tail<cuda::TraceOp<W>>));
+            frame(reinterpret_cast<const void*>(cuda::k_megakernel<cuda::TraceOp<W>>));
+            frame(reinterpret_cast<const void*>(cuda::k_regenerate<cuda::TraceOp<W>>));
             frame(reinterpret_cast<const void*>(
                 cuda::k_stencil_sparse_bounce<cuda::IntersectOp<W>, cuda::ShadeOp<W>, cuda::ReflectOp>));
             frame(reinterpret_cast<const void*>(cuda::k_stencil_write<cuda::IntersectOp<W>>));
@@ -367,12 +388,10 @@ private:
     }
 
     // A bounce that starts with no more live words than this runs, with every later
-    // bounce of its sample, in the one-block tail kernel. 128 words: the tail's 32 warps
-    // take them in 4 rounds, well under the cost of a sparse bounce's own launches.
+    // bounce of its sample, in the path tail (k_stencil_path_tail).
     uint32_t tail_words() const {
         // SRT_TAIL_WORDS overrides it, for experiments (0: no tail).
-        if (const char* env = std::getenv("SRT_TAIL_WORDS"))
-            return std::min<uint32_t>(uint32_t(std::atoi(env)), cuda::kTailMaxWords);
+        if (const char* env = std::getenv("SRT_TAIL_WORDS")) return uint32_t(std::atoi(env));
         return 128u;
     }
 
@@ -466,6 +485,8 @@ private:
     DeviceBuffer<FrameControl> ctrl_;
     DeviceBuffer<uint32_t> word_counts_;  // dense reflect's live words (cuda::kWordCountSlots)
     DeviceBuffer<BounceCounters> counters_;
+    DeviceBuffer<uint32_t> reached_;               // path modes, stats: per sample, the bounces reached
+    DeviceBuffer<cuda::PathCounters> path_steps_;  // regenerate, stats: its SIMD efficiency
     FrameControl frame_start_{};               // staging for the per-frame upload (camera, reset state)
     cudaStream_t side_[3] = {};  // capture of the sample and bounce loop bodies and the dense/sparse branches
     cuda::GraphExec graph_;

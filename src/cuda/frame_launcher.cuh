@@ -10,6 +10,7 @@
 
 #include "cuda/frame_graph.h"
 #include "cuda/kernels.cuh"
+#include "cuda/path_kernels.cuh"
 
 #include <algorithm>
 #include <cstdint>
@@ -18,9 +19,9 @@
 
 namespace srt::cuda {
 
-constexpr int kStages = 5;
-constexpr const char* kStageNames[kStages] = {"generate", "intersect", "shade", "reflect", "resolve"};
-enum Stage { kGenerate = 0, kIntersect, kShade, kReflect, kResolve };
+constexpr int kStages = 6;
+constexpr const char* kStageNames[kStages] = {"generate", "intersect", "shade", "reflect", "resolve", "paths"};
+enum Stage { kGenerate = 0, kIntersect, kShade, kReflect, kResolve, kPaths };
 
 // Events around one launch, for per-stage times (stats, stream launches).
 struct StageTiming {
@@ -104,7 +105,7 @@ struct FrameLauncher {
     }
     // Stencil: each bounce is dense (the three wavefront kernels, then the live-word
     // list if the next bounce is sparse), sparse (one fused kernel over the list) or the
-    // tail (one block runs it and the rest of the sample); k_end_bounce decides. A graph
+    // tail (one launch follows its paths through the rest of the sample); k_end_bounce decides. A graph
     // holds an IF/ELSE node per bounce (ELSE: the sparse and the tail kernel); stream
     // launches issue every kind and each kernel checks FrameControl::dense and ::tail.
     template <class Body>
@@ -175,14 +176,33 @@ struct FrameLauncher {
                    cuda::IntersectOp<W>{}, cuda::ShadeOp<W>{}, cuda::ReflectOp{ctrl()}, counters(), ctrl());
         });
     }
-    // The rest of the sample in one block, once few words live (k_stencil_tail).
+    // The rest of the sample in one launch, once few words live: each warp follows its
+    // listed word's paths to their ends (k_stencil_path_tail).
     void tail(const FrameContext& f) {
         with_bvh_width(f.scene, [&](auto w) {
             constexpr int W = decltype(w)::value;
-            const auto kernel = cuda::k_stencil_tail<cuda::IntersectOp<W>, cuda::ShadeOp<W>, cuda::ReflectAtOp>;
-            launch(kIntersect, 1, int(cuda::kTailBlock), kernel, f, ex.stencil_.get(),
-                   (const uint32_t*)ex.list_[0].get(), (const uint32_t*)ex.list_[1].get(), cuda::IntersectOp<W>{},
-                   cuda::ShadeOp<W>{}, cuda::ReflectAtOp{}, counters(), ctrl(), uint32_t(f.max_depth));
+            const auto kernel = cuda::k_stencil_path_tail<cuda::TraceOp<W>>;
+            const auto [grid, b] = filling(kernel, ex.sizes_.config().intersect);
+            launch(kIntersect, grid, b, kernel, f, cuda::TraceOp<W>{}, ex.stencil_.get(),
+                   (const uint32_t*)ex.list_[0].get(), (const uint32_t*)ex.list_[1].get(), counters(), ctrl());
+        });
+    }
+    // The path modes: one kernel runs the whole frame (cuda/path_kernels.cuh).
+    void trace_paths(const FrameContext& f, DeadRayMode mode) {
+        uint32_t* reached = counting ? ex.reached_.get() : nullptr;
+        const int block = ex.sizes_.config().intersect;
+        with_bvh_width(f.scene, [&](auto w) {
+            constexpr int W = decltype(w)::value;
+            if (mode == DeadRayMode::Megakernel) {
+                const auto kernel = cuda::k_megakernel<cuda::TraceOp<W>>;
+                const auto [grid, b] = per_ray(kernel, block, f.ray_count);
+                launch(kPaths, grid, b, kernel, f, cuda::TraceOp<W>{}, counters(), reached, (const FrameControl*)ctrl());
+            } else {
+                const auto kernel = cuda::k_regenerate<cuda::TraceOp<W>>;
+                const auto [grid, b] = filling(kernel, block);
+                launch(kPaths, grid, b, kernel, f, cuda::TraceOp<W>{}, counters(),
+                       counting ? ex.path_steps_.get() : nullptr, reached, ctrl());
+            }
         });
     }
     void list_words(const FrameContext& f) {
@@ -225,6 +245,9 @@ struct FrameLauncher {
                 launch(kGenerate, grid, b, kernel, f, op, ex.list_[0].get(), live(0));
                 break;
             }
+            case DeadRayMode::Megakernel:
+            case DeadRayMode::Regenerate:
+                break;  // run_frame calls trace_paths instead
         }
     }
     // A stage that changes liveness: reads live set `in`, writes live set `out`.
@@ -254,6 +277,9 @@ struct FrameLauncher {
                        op, ex.list_[out].get(), live(out), c, (const FrameControl*)ctrl());
                 break;
             }
+            case DeadRayMode::Megakernel:
+            case DeadRayMode::Regenerate:
+                break;  // run_frame calls trace_paths instead
         }
     }
     void intersect(const FrameContext& f, int) {
@@ -292,6 +318,9 @@ struct FrameLauncher {
                        op, counters(), ctrl(), live(0));
                 break;
             }
+            case DeadRayMode::Megakernel:
+            case DeadRayMode::Regenerate:
+                break;  // run_frame calls trace_paths instead
         }
     }
     void reflect(const FrameContext& f, int) {
@@ -316,6 +345,9 @@ struct FrameLauncher {
                 break;
             case DeadRayMode::Compact:
                 break;  // reflect's list (live[0]) was cleared by shade and stays empty
+            case DeadRayMode::Megakernel:
+            case DeadRayMode::Regenerate:
+                break;  // run_frame calls trace_paths instead
         }
     }
     void resolve(const FrameContext& f) {

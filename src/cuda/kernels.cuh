@@ -63,8 +63,10 @@ struct FrameControl {
     alignas(128) uint32_t live[2];  // sizes of the two lists (above)
     uint32_t active;                // the current bounce started with live rays
     uint32_t bounces_run;           // bounces that started with live rays, summed over samples
-    uint32_t tail;                  // stencil: so few live words that one block runs every
-                                    // remaining bounce of the sample (k_stencil_tail)
+    uint32_t tail;                  // stencil: so few live words that one launch follows their
+                                    // paths to the end of the sample (k_stencil_path_tail)
+    uint32_t tail_end;              // stencil: the bounce after the last one the tail ran
+    uint32_t next_ray;              // regenerate: the next ray (pixel) to hand out
 };
 static_assert(sizeof(FrameControl) == 256, "FrameControl: two 128-byte lines");
 
@@ -113,12 +115,6 @@ struct ReflectOp {
         return stage_reflect(f, i, int(ctrl->bounce));
     }
 };
-// Reflect at a bounce the caller knows (the tail kernel steps through bounces itself).
-struct ReflectAtOp {
-    __device__ bool operator()(const FrameContext& f, uint32_t i, int bounce) const {
-        return stage_reflect(f, i, bounce);
-    }
-};
 template <int kWidth>
 struct ShadeOp {
     static constexpr uint32_t kSharedBytesPerThread = traversal_shared_bytes<kWidth>();
@@ -157,6 +153,12 @@ __device__ __forceinline__ void count_entry(BounceCounters* c, uint32_t live_mas
         atomicAdd(&c->live_rays, (unsigned long long)__popc(live_mask));
         atomicAdd(&c->live_warps, 1ull);
     }
+}
+
+// The same for a group of lanes of one warp (`peers`), added by one of them.
+__device__ __forceinline__ void count_entry_as_leader(BounceCounters* c, uint32_t peers) {
+    atomicAdd(&c->live_rays, (unsigned long long)__popc(peers));
+    atomicAdd(&c->live_warps, 1ull);
 }
 
 __device__ __forceinline__ void count_shadow(BounceCounters* c, uint32_t n) {
@@ -308,86 +310,6 @@ __global__ void k_stencil_sparse_bounce(FrameContext f, uint32_t* __restrict__ s
     out.flush();
 }
 
-// THE TAIL of a sample: once a bounce starts with no more than a few live words
-// (k_end_bounce: FrameControl::tail), one block of kTailBlock threads runs that bounce
-// and every later one of the sample in one launch. The live words move between two
-// lists in shared memory; __syncthreads separates the bounces. A near-dead bounce then
-// costs the latency of its rays' stages, not the launches, conditional nodes and
-// whole-GPU grids of a bounce of its own. Per lane it is the sparse kernel's work, in the
-// same order; the words written are the same ballots.
-constexpr uint32_t kTailBlock = 1024;
-
-// __syncthreads with each warp reconverged first: lanes that took different paths before
-// it (a lane 0 that appended, lanes past the end of a copy) meet at __syncwarp, so that
-// the barrier is reached by whole warps (compute-sanitizer synccheck reports a barrier
-// reached by a divergent warp).
-__device__ __forceinline__ void block_barrier() {
-    __syncwarp();
-    __syncthreads();
-}
-constexpr uint32_t kTailMaxWords = 1024;  // the most live words a tail may start with
-
-template <class Intersect, class Shade, class ReflectAt>
-__global__ void __launch_bounds__(kTailBlock, 1)
-    k_stencil_tail(FrameContext f, uint32_t* __restrict__ stencil, const uint32_t* list0, const uint32_t* list1,
-                   Intersect intersect, Shade shade, ReflectAt reflect, BounceCounters* counters,
-                   FrameControl* ctrl, uint32_t depth) {
-    if (!ctrl->tail) return;
-    __shared__ uint32_t words[2][kTailMaxWords];
-    __shared__ uint32_t count[2];
-    {
-        const uint32_t p = ctrl->parity;
-        const uint32_t* list = p ? list1 : list0;
-        const uint32_t n = ctrl->live[p];  // <= the tail threshold <= kTailMaxWords
-        for (uint32_t k = threadIdx.x; k < n; k += blockDim.x) words[0][k] = list[k];
-        if (threadIdx.x == 0) {
-            count[0] = n;
-            count[1] = 0;
-        }
-    }
-    block_barrier();
-    const uint32_t warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-    uint32_t bounce = ctrl->bounce, cur = 0, ran = 0;
-    while (bounce < depth) {
-        const uint32_t n = count[cur];  // block-uniform: read between barriers
-        if (n == 0) break;
-        BounceCounters* c = counters ? counters + bounce : nullptr;
-        for (uint32_t k = warp; k < n; k += warps) {  // warp-uniform bound
-            const uint32_t w = words[cur][k];
-            const uint32_t word = stencil[w];
-            count_entry(c, word);
-            const uint32_t i = (w << 5) | lane_id();
-            bool alive = stencil_test(word, i);
-            if (alive) alive = intersect(f, i);
-            count_shadow(c, alive ? shade(f, i) : 0u);
-            if (alive) alive = reflect(f, i, int(bounce));
-            const uint32_t vote = __ballot_sync(kFullMask, alive);
-            if (lane_id() == 0) {
-                stencil[w] = vote;
-                if (vote) words[cur ^ 1u][atomicAdd(&count[cur ^ 1u], 1u)] = w;
-            }
-        }
-        ++ran;
-        ++bounce;
-        block_barrier();  // every survivor listed
-        if (threadIdx.x == 0) count[cur] = 0;
-        cur ^= 1u;
-        block_barrier();
-    }
-    if (threadIdx.x == 0) {  // k_end_bounce then ends the sample's bounce loop
-        ctrl->bounces_run += ran;
-        ctrl->bounce = bounce;
-        ctrl->active = 0;
-    }
-}
-
-// A launch gets up to 48 KiB of shared memory without opting in: the tail's word lists
-// and a BVH8 short stack per thread fit.
-constexpr uint32_t kTraversalSharedMax =
-    std::max({traversal_shared_bytes<2>(), traversal_shared_bytes<4>(), traversal_shared_bytes<8>()});
-static_assert(kTailBlock * kTraversalSharedMax + (2 * kTailMaxWords + 2) * sizeof(uint32_t) <= 48u * 1024u,
-              "k_stencil_tail's shared memory must fit 48 KiB");
-
 // The sparse read side alone (bench --skip): a read-only stage over listed words.
 template <class Op>
 __global__ void k_stencil_sparse_read(FrameContext f, const uint32_t* __restrict__ stencil,
@@ -499,6 +421,7 @@ __host__ __device__ inline void reset_sample(FrameControl& c) {
     c.live[0] = c.live[1] = 0;
     c.active = 1;
     c.tail = 0;
+    c.tail_end = 0;
 }
 
 // The state a frame starts from: the host uploads it with the camera, in one copy.
@@ -518,12 +441,17 @@ inline FrameControl frame_start(const FrameContext& f) {
 // After reflect: count the bounce if it started with live rays, step to the next, say
 // whether it is needed (some ray alive and depth left) and, for the stencil, whether
 // it is dense (more than `sparse_words` live words; sparse_words == 0: always dense),
-// sparse, or the tail (no more than `tail_words`: k_stencil_tail runs the rest of the
-// sample). `stencil` is false for flags and compact, whose survivors are live[0] (a
+// sparse, or the tail (no more than `tail_words`: k_stencil_path_tail runs the rest of
+// the sample). `stencil` is false for flags and compact, whose survivors are live[0] (a
 // flag, a list size).
 static __global__ void k_end_bounce(FrameControl* c, uint32_t* word_counts, uint32_t depth, bool stencil,
                                     uint32_t sparse_words, uint32_t tail_words, LoopHandles loops) {
-    if (c->tail) {  // the tail ran every remaining bounce and counted them: the sample is done
+    if (c->tail) {  // the tail followed every path to its end: the sample is done
+        if (c->tail_end > c->bounce) {
+            c->bounces_run += c->tail_end - c->bounce;
+            c->bounce = c->tail_end;
+        }
+        c->tail_end = 0;
         c->tail = 0;
         c->dense = 0;  // with stream launches the host's later bounces then find nothing to do
         c->need_list = 0;

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <mutex>
 #include <cstdio>
 #include <thread>
 
@@ -34,9 +35,16 @@ public:
 
     void render(const Camera& camera, const RenderSettings& settings, Image& out,
                 FrameStats* stats) override {
-        if (settings.mode != DeadRayMode::Stencil && !mode_notice_) {
-            std::fprintf(stderr, "note: the CPU executor always uses the stencil; --mode %s "
+        // The CPU runs the stencil wavefront and the megakernel's lock-step warps; the
+        // other modes differ only in how a GPU schedules the same work.
+        if ((settings.mode == DeadRayMode::Flags || settings.mode == DeadRayMode::Compact) && !mode_notice_) {
+            std::fprintf(stderr, "note: the CPU executor runs --mode %s as the stencil; the mode "
                                  "applies to the CUDA executor\n", to_string(settings.mode));
+            mode_notice_ = true;
+        }
+        if (settings.mode == DeadRayMode::Regenerate && !mode_notice_) {
+            std::fprintf(stderr, "note: the CPU executor runs --mode regenerate as the megakernel; its "
+                                 "dynamic fetch applies to the CUDA executor\n");
             mode_notice_ = true;
         }
         allocate(frame_geometry(uint32_t(settings.width), uint32_t(settings.rows()),
@@ -59,8 +67,13 @@ public:
         run_frame(launch, f, settings);
         last_frame_ = f;
         if (stats) {
-            for (int s = 0; s < 5; ++s) stats->stage_ms.push_back({kStageNames[s], launch.ms[s]});
+            if (follows_paths(settings.mode)) {
+                stats->stage_ms.push_back({"paths", launch.paths_ms});
+            } else {
+                for (int s = 0; s < 5; ++s) stats->stage_ms.push_back({kStageNames[s], launch.ms[s]});
+            }
             stats->rays_traced = launch.rays.load() + launch.shadow_rays.load();
+            stats->steps_from_bounces();
         }
     }
 
@@ -80,6 +93,7 @@ private:
         CpuExecutor& ex;
         FrameStats* stats;
         double ms[5] = {0, 0, 0, 0, 0};
+        double paths_ms = 0.0;
         std::atomic<uint64_t> rays{0}, shadow_rays{0};
 
         // Stage with liveness output: for each live warp, run live lanes, ballot.
@@ -201,6 +215,87 @@ private:
         void retire(const FrameContext& f, int bounce) {
             std::fill(ex.stencil_.begin(), ex.stencil_.end(), 0u);
             if (ex.probe_) ex.probe_(int(f.sample), bounce, ex.stencil_);
+        }
+        // The path modes: each warp's 32 lanes follow their pixels through every sample and
+        // bounce in lock step, a bounce at a time, as a megakernel's warp runs on the GPU;
+        // a warp whose lanes have all ended leaves the sample. Each lane sums its pixel's
+        // samples in order, so the image is the wavefront's.
+        void trace_paths(FrameContext& f, DeadRayMode) {
+            const auto t0 = Clock::now();
+            const uint32_t spp = f.spp, depth = uint32_t(f.max_depth);
+            std::vector<BounceStats> bounces(depth);
+            std::vector<uint32_t> reached(spp, 0u);  // per sample: the bounces that had a live ray
+            std::mutex merge;
+            with_bvh_width(f.scene, [&](auto width) {
+                constexpr int W = decltype(width)::value;
+                parallel_for(f.ray_count / kWarpSize, 16, ex.threads_, [&](uint32_t wb, uint32_t we) {
+                    std::vector<BounceStats> local(depth);
+                    std::vector<uint32_t> local_reached(spp, 0u);
+                    for (uint32_t w = wb; w < we; ++w) trace_warp<W>(f, w, local, local_reached);
+                    const std::lock_guard<std::mutex> lock(merge);
+                    for (uint32_t b = 0; b < depth; ++b) {
+                        bounces[b].live_rays += local[b].live_rays;
+                        bounces[b].live_warps += local[b].live_warps;
+                        bounces[b].shadow_rays += local[b].shadow_rays;
+                    }
+                    for (uint32_t k = 0; k < spp; ++k) reached[k] = std::max(reached[k], local_reached[k]);
+                });
+            });
+            uint64_t live = 0, shadow = 0;
+            for (const BounceStats& b : bounces) {
+                live += b.live_rays;
+                shadow += b.shadow_rays;
+            }
+            rays += live;
+            shadow_rays += shadow;
+            if (stats) {
+                while (!bounces.empty() && bounces.back().live_rays == 0) bounces.pop_back();
+                stats->bounces = std::move(bounces);
+                for (uint32_t r : reached) stats->bounces_run += r;
+            }
+            paths_ms += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+        }
+        template <int W>
+        void trace_warp(const FrameContext& f, uint32_t w, std::vector<BounceStats>& bounces,
+                        std::vector<uint32_t>& reached) {
+            PathRay ray[kWarpSize];
+            bool pixel[kWarpSize];
+            uint32_t pixel_index[kWarpSize];
+            for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
+                const uint32_t i = w * kWarpSize + lane;
+                uint32_t x, y;
+                pixel[lane] = ray_to_pixel(f, i, x, y);
+                pixel_index[lane] = y * f.width + x;
+                if (pixel[lane] && f.sample_begin != 0) ray[lane].rad = load3(f.rays.radiance, i);
+            }
+            FrameContext g = f;
+            for (uint32_t s = f.sample_begin; s < f.sample_begin + f.spp; ++s) {
+                g.sample = s;
+                sample_offset(s, g.sample_dx, g.sample_dy);
+                bool alive[kWarpSize];
+                for (uint32_t lane = 0; lane < kWarpSize; ++lane)
+                    alive[lane] = pixel[lane] && generate_ray(g, w * kWarpSize + lane, ray[lane]);
+                for (int b = 0; b < f.max_depth; ++b) {
+                    const uint32_t word = ballot_reference(alive);
+                    if (word == 0) break;  // every lane's path ended: the warp leaves the sample
+                    BounceStats& st = bounces[size_t(b)];
+                    st.live_rays += uint64_t(popc32(word));
+                    st.live_warps += 1;
+                    uint32_t& r = reached[s - f.sample_begin];
+                    r = std::max(r, uint32_t(b + 1));
+                    for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
+                        if (!alive[lane]) continue;
+                        uint32_t n = 0;
+                        alive[lane] = trace_bounce<W>(g, ray[lane], b, n);
+                        st.shadow_rays += n;
+                    }
+                }
+            }
+            for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
+                if (!pixel[lane]) continue;
+                store3(f.rays.radiance, w * kWarpSize + lane, ray[lane].rad);
+                resolve_pixel(f, pixel_index[lane], ray[lane].rad);
+            }
         }
         void resolve(const FrameContext& f) {
             const auto t0 = Clock::now();

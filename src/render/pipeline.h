@@ -12,6 +12,11 @@
 //                                            at the last bounce, every ray: retire)
 //   resolve into pixels
 //
+// The path modes (megakernel, regenerate: settings.h) are the same algorithm turned
+// inside out: one thread follows its pixel through every sample and bounce, its ray in
+// registers (render/stages.h trace_bounce), and resolves it. The executor supplies that
+// as one launcher, trace_paths.
+//
 // The loops belong to the executor because they run in different places: the CPU
 // executor loops on the host and stops once every stencil word is 0; the CUDA executor
 // loops on the device (conditional WHILE nodes of a CUDA graph, steered by the kernels
@@ -44,6 +49,10 @@ void run_frame(Launcher& launch, FrameContext& f, const RenderSettings& settings
     set_samples(f, settings);
     f.max_depth = settings.depth;
     launch.begin_frame(f);
+    if (follows_paths(settings.mode)) {
+        launch.trace_paths(f, settings.mode);  // every sample, bounce and resolve, per pixel
+        return;
+    }
     launch.for_each_sample(f, [&] {
         launch.generate(f);
         launch.for_each_bounce(f, [&](int bounce) {

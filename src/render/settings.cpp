@@ -8,6 +8,8 @@ const char* to_string(DeadRayMode m) {
         case DeadRayMode::Stencil: return "stencil";
         case DeadRayMode::Flags: return "flags";
         case DeadRayMode::Compact: return "compact";
+        case DeadRayMode::Megakernel: return "megakernel";
+        case DeadRayMode::Regenerate: return "regenerate";
     }
     return "?";
 }
@@ -16,6 +18,8 @@ bool parse_mode(const std::string& s, DeadRayMode& out) {
     if (s == "stencil") out = DeadRayMode::Stencil;
     else if (s == "flags") out = DeadRayMode::Flags;
     else if (s == "compact") out = DeadRayMode::Compact;
+    else if (s == "megakernel") out = DeadRayMode::Megakernel;
+    else if (s == "regenerate") out = DeadRayMode::Regenerate;
     else return false;
     return true;
 }

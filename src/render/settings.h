@@ -7,7 +7,9 @@
 
 namespace srt {
 
-// How dead rays are skipped. All modes produce identical images.
+// How dead rays are handled. All modes produce identical images. The first three are
+// wavefronts (a kernel per stage over SoA ray buffers); the last two follow each path
+// through every bounce in one kernel, its ray in registers.
 enum class DeadRayMode : uint8_t {
     Stencil,  // one bit per ray, one 32-bit word per warp, written with __ballot_sync (default);
               // on the GPU a bounce with few live words runs as one kernel over a list of
@@ -15,7 +17,14 @@ enum class DeadRayMode : uint8_t {
     Flags,    // one uint32 per ray, tested at entry (seed 004's baseline)
     Compact,  // live ray indices compacted between stages; later stages loop over the live list
               // with a device-filling grid, so dead rays cost nothing
+    Megakernel,  // one thread per pixel runs generate, every bounce and resolve in one kernel:
+                 // a dead lane idles until its warp's last path ends, a dead warp leaves
+    Regenerate,  // persistent threads fetch pixels from a global counter; a lane whose path
+                 // ended starts its pixel's next sample, or fetches a new pixel (path regeneration)
 };
+constexpr int kDeadRayModes = 5;
+// Whether a mode follows whole paths in one kernel (no wavefront, no stencil buffer).
+constexpr bool follows_paths(DeadRayMode m) { return m == DeadRayMode::Megakernel || m == DeadRayMode::Regenerate; }
 const char* to_string(DeadRayMode m);
 bool parse_mode(const std::string& s, DeadRayMode& out);
 
@@ -61,6 +70,7 @@ struct BounceStats {
     // by the fused sparse or tail kernel counts all of its time (and, for the tail, the
     // later bounces') under intersect.
     double intersect_ms = 0.0, shade_ms = 0.0;
+    // Active lanes over 32 in the warps that ran this bounce (wavefronts, megakernel).
     double simd_efficiency() const {
         return live_warps ? double(live_rays) / (32.0 * double(live_warps)) : 0.0;
     }
@@ -76,6 +86,22 @@ struct FrameStats {
     std::vector<StageTime> stage_ms;   // summed over bounces and samples
     uint64_t rays_traced = 0;          // primary + reflected + shadow rays
     uint64_t bounces_run = 0;          // bounces that started with a live ray, summed over samples
+    // The SIMD efficiency the warps had over the frame: lanes that traced a bounce, over 32
+    // per warp step that traced one. A wavefront's or the megakernel's warp step is a live
+    // warp at one bounce (so these are the bounces' sums); path regeneration counts its
+    // loop's iterations, whose lanes may be at different bounces and samples.
+    uint64_t lane_steps = 0, warp_steps = 0;
+    double simd_efficiency() const {
+        return warp_steps ? double(lane_steps) / (32.0 * double(warp_steps)) : 0.0;
+    }
+    // For the executors whose warp step is a live warp at one bounce: the sums of the bounces.
+    void steps_from_bounces() {
+        lane_steps = warp_steps = 0;
+        for (const BounceStats& b : bounces) {
+            lane_steps += b.live_rays;
+            warp_steps += b.live_warps;
+        }
+    }
 };
 
 }  // namespace srt

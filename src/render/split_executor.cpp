@@ -112,6 +112,8 @@ void SplitExecutor::merge(const std::vector<FrameStats>& parts, FrameStats& out)
             out.bounces[b].live_warps += p.bounces[b].live_warps;
         }
         out.rays_traced += p.rays_traced;
+        out.lane_steps += p.lane_steps;
+        out.warp_steps += p.warp_steps;
         out.bounces_run = std::max(out.bounces_run, p.bounces_run);
         for (const StageTime& t : p.stage_ms) {
             auto it = std::find_if(out.stage_ms.begin(), out.stage_ms.end(), [&](const StageTime& x) { return x.stage == t.stage; });

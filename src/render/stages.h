@@ -1,7 +1,9 @@
-// stages.h - the per-ray stage functions of the wavefront pipeline.
+// stages.h - the per-ray stage functions, for every mode and both executors.
 //
-// Each function does one stage for one ray (or pixel). The CPU executor calls them in
-// warp-by-warp loops; the CUDA kernels are thin __global__ wrappers around them. The
+// The stage logic is written once, over a ray that is either slot i of the frame's SoA
+// buffers (RaySlot: the wavefront stages) or held in registers (PathRay: the kernels
+// that follow a path through every bounce). The CPU executor calls the same functions
+// in warp-by-warp loops; the CUDA kernels are thin __global__ wrappers around them. The
 // stencil is NOT handled here: callers test the ray's bit before calling a stage and
 // ballot the returned liveness afterwards (render/stencil.h).
 //
@@ -188,55 +190,129 @@ SRT_HD_INLINE glm::vec3 load3(const f4* p, uint32_t i) { return xyz(p[i]); }
 SRT_HD_INLINE void store3(f4* p, uint32_t i, const glm::vec3& v) { p[i] = f4{v.x, v.y, v.z, 0.0f}; }
 
 // ---------------------------------------------------------------------------
-// The stages
+// A ray as the stages see it. The stage logic below is written once, over either form:
+//   RaySlot - ray i's slots in the frame's SoA buffers: a field is loaded when read and
+//             stored when written, so a wavefront stage moves only the fields it needs;
+//   PathRay - one ray in registers, for kernels that follow a path through every bounce
+//             (the megakernel, path regeneration, the stencil's path tail).
+// Both do the same arithmetic in the same order, so every mode makes the same image.
+// ---------------------------------------------------------------------------
+struct RaySlot {
+    const RayBuffers* b;
+    uint32_t i;
+    SRT_HD_INLINE glm::vec3 origin() const { return load3(b->origin, i); }
+    SRT_HD_INLINE glm::vec3 dir() const { return load3(b->dir, i); }
+    SRT_HD_INLINE glm::vec3 weight() const { return load3(b->weight, i); }
+    SRT_HD_INLINE glm::vec3 radiance() const { return load3(b->radiance, i); }
+    SRT_HD_INLINE float hit_t() const { return b->hit_t[i]; }
+    SRT_HD_INLINE int32_t hit_id() const { return b->hit_id[i]; }
+    SRT_HD_INLINE void set_origin(const glm::vec3& v) const { store3(b->origin, i, v); }
+    SRT_HD_INLINE void set_dir(const glm::vec3& v) const { store3(b->dir, i, v); }
+    SRT_HD_INLINE void set_weight(const glm::vec3& v) const { store3(b->weight, i, v); }
+    SRT_HD_INLINE void set_radiance(const glm::vec3& v) const { store3(b->radiance, i, v); }
+    SRT_HD_INLINE void set_hit(float t, int32_t id) const {
+        b->hit_t[i] = t;
+        b->hit_id[i] = id;
+    }
+};
+
+struct PathRay {
+    glm::vec3 o, d, w, rad;
+    float t = 0.0f;
+    int32_t id = -1;
+    SRT_HD_INLINE glm::vec3 origin() const { return o; }
+    SRT_HD_INLINE glm::vec3 dir() const { return d; }
+    SRT_HD_INLINE glm::vec3 weight() const { return w; }
+    SRT_HD_INLINE glm::vec3 radiance() const { return rad; }
+    SRT_HD_INLINE float hit_t() const { return t; }
+    SRT_HD_INLINE int32_t hit_id() const { return id; }
+    SRT_HD_INLINE void set_origin(const glm::vec3& v) { o = v; }
+    SRT_HD_INLINE void set_dir(const glm::vec3& v) { d = v; }
+    SRT_HD_INLINE void set_weight(const glm::vec3& v) { w = v; }
+    SRT_HD_INLINE void set_radiance(const glm::vec3& v) { rad = v; }
+    SRT_HD_INLINE void set_hit(float ht, int32_t hid) {
+        t = ht;
+        id = hid;
+    }
+    // The whole ray from its slots (a path tail picks up where the wavefront left it).
+    SRT_HD_INLINE static PathRay load(const RayBuffers& b, uint32_t i) {
+        PathRay r;
+        r.o = load3(b.origin, i);
+        r.d = load3(b.dir, i);
+        r.w = load3(b.weight, i);
+        r.rad = load3(b.radiance, i);
+        return r;
+    }
+};
+
+// ---------------------------------------------------------------------------
+// The stage logic, once
 // ---------------------------------------------------------------------------
 
-SRT_HD_INLINE bool stage_generate(const FrameContext& f, uint32_t i) {
+// Camera ray for ray i's pixel, at this frame's sample; sample 0 starts the pixel's sum.
+template <class R>
+SRT_HD_INLINE bool generate_ray(const FrameContext& f, uint32_t i, R& r) {
     uint32_t x, y;
     if (!ray_to_pixel(f, i, x, y)) return false;  // pad lane: dead from the start
     const glm::vec3 d = camera_dir(f.camera, f.width, f.full_height, float(x) + f.sample_dx,
                                    float(y + f.row_offset) + f.sample_dy);
-    store3(f.rays.origin, i, f.camera.origin);
-    store3(f.rays.dir, i, d);
-    store3(f.rays.weight, i, glm::vec3(1.0f));
-    if (f.sample == 0) store3(f.rays.radiance, i, glm::vec3(0.0f));
+    r.set_origin(f.camera.origin);
+    r.set_dir(d);
+    r.set_weight(glm::vec3(1.0f));
+    if (f.sample == 0) r.set_radiance(glm::vec3(0.0f));
     return true;
 }
 
-template <int kWidth>
-SRT_HD_INLINE bool stage_intersect(const FrameContext& f, uint32_t i) {
-    const glm::vec3 o = load3(f.rays.origin, i), d = load3(f.rays.dir, i);
-    const Hit h = intersect_closest<kWidth>(f.scene, o, d, 3.0e38f);
+// Closest hit; a miss adds the background and ends the path.
+template <int kWidth, class R>
+SRT_HD_INLINE bool intersect_ray(const SceneView& s, R& r) {
+    const Hit h = intersect_closest<kWidth>(s, r.origin(), r.dir(), 3.0e38f);
     if (h.id < 0) {
-        store3(f.rays.radiance, i, load3(f.rays.radiance, i) + load3(f.rays.weight, i) * f.scene.background);
+        r.set_radiance(r.radiance() + r.weight() * s.background);
         return false;
     }
-    f.rays.hit_t[i] = h.t;
-    f.rays.hit_id[i] = h.id;
+    r.set_hit(h.t, h.id);
     return true;
 }
 
-// Returns the number of shadow rays traced.
-template <int kWidth>
-SRT_HD_INLINE uint32_t stage_shade(const FrameContext& f, uint32_t i) {
-    const glm::vec3 o = load3(f.rays.origin, i), d = load3(f.rays.dir, i);
-    const Surface sf = surface_at(f.scene, o, d, f.rays.hit_t[i], f.rays.hit_id[i]);
+template <class R>
+SRT_HD_INLINE Surface ray_surface(const SceneView& s, const R& r) {
+    return surface_at(s, r.origin(), r.dir(), r.hit_t(), r.hit_id());
+}
+
+// Direct light at the hit, added to the pixel's sum; returns the shadow rays traced.
+template <int kWidth, class R>
+SRT_HD_INLINE uint32_t shade_ray(const SceneView& s, const Surface& sf, R& r) {
     uint32_t shadow_rays = 0;
-    const glm::vec3 direct = surface_light<kWidth>(f.scene, sf, shadow_rays);
-    store3(f.rays.radiance, i, load3(f.rays.radiance, i) + load3(f.rays.weight, i) * direct);
+    const glm::vec3 direct = surface_light<kWidth>(s, sf, shadow_rays);
+    r.set_radiance(r.radiance() + r.weight() * direct);
     return shadow_rays;
 }
 
-// `bounce` is 0 for the primary hit; a reflected ray would be level bounce + 2.
-SRT_HD_INLINE bool stage_reflect(const FrameContext& f, uint32_t i, int bounce) {
-    if (bounce + 1 >= f.max_depth) return false;  // beyond the depth limit: black
-    const glm::vec3 o = load3(f.rays.origin, i), d = load3(f.rays.dir, i);
-    const Surface sf = surface_at(f.scene, o, d, f.rays.hit_t[i], f.rays.hit_id[i]);
+// Whether a ray reflected at `bounce` (0 = the primary hit) is still within the depth
+// limit; a reflected ray would be level bounce + 2.
+SRT_HD_INLINE bool depth_left(const FrameContext& f, int bounce) { return bounce + 1 < f.max_depth; }
+
+// The mirror bounce: weight *= kr; a surface without kr ends the path.
+template <class R>
+SRT_HD_INLINE bool reflect_ray(const Surface& sf, R& r) {
     if (!(sf.kr.x > 0.0f || sf.kr.y > 0.0f || sf.kr.z > 0.0f)) return false;
-    store3(f.rays.weight, i, load3(f.rays.weight, i) * sf.kr);
-    store3(f.rays.origin, i, offset_origin(sf));
-    store3(f.rays.dir, i, unit(reflect_dir(d, sf.ns)));
+    const glm::vec3 d = r.dir();
+    r.set_weight(r.weight() * sf.kr);
+    r.set_origin(offset_origin(sf));
+    r.set_dir(unit(reflect_dir(d, sf.ns)));
     return true;
+}
+
+// One bounce of a path held in registers: intersect, shade and reflect, exactly as the
+// three wavefront stages do them (the surface is found once for both shade and reflect;
+// it is a pure function of the hit). Returns whether the path goes on.
+template <int kWidth>
+SRT_HD_INLINE bool trace_bounce(const FrameContext& f, PathRay& r, int bounce, uint32_t& shadow_rays) {
+    if (!intersect_ray<kWidth>(f.scene, r)) return false;
+    const Surface sf = ray_surface(f.scene, r);
+    shadow_rays += shade_ray<kWidth>(f.scene, sf, r);
+    return depth_left(f, bounce) && reflect_ray(sf, r);
 }
 
 SRT_HD_INLINE uint32_t pack_rgba(const float* thresholds, const glm::vec3& c) {
@@ -244,10 +320,44 @@ SRT_HD_INLINE uint32_t pack_rgba(const float* thresholds, const glm::vec3& c) {
            (encode_srgb8(thresholds, c.z) << 16) | (255u << 24);
 }
 
+// A pixel's sum of samples -> its 8-bit sRGB output.
+SRT_HD_INLINE void resolve_pixel(const FrameContext& f, uint32_t pixel, const glm::vec3& radiance) {
+    const glm::vec3 c = radiance * f.inv_spp;  // the linear radiance (EXR, PFM)
+    f.out_rgba[pixel] = pack_rgba(f.srgb_thresholds, c * f.exposure_scale);
+}
+
+// ---------------------------------------------------------------------------
+// The wavefront stages: one stage of ray i over the SoA buffers
+// ---------------------------------------------------------------------------
+
+SRT_HD_INLINE bool stage_generate(const FrameContext& f, uint32_t i) {
+    const RaySlot r{&f.rays, i};
+    return generate_ray(f, i, r);
+}
+
+template <int kWidth>
+SRT_HD_INLINE bool stage_intersect(const FrameContext& f, uint32_t i) {
+    const RaySlot r{&f.rays, i};
+    return intersect_ray<kWidth>(f.scene, r);
+}
+
+// Returns the number of shadow rays traced.
+template <int kWidth>
+SRT_HD_INLINE uint32_t stage_shade(const FrameContext& f, uint32_t i) {
+    const RaySlot r{&f.rays, i};
+    return shade_ray<kWidth>(f.scene, ray_surface(f.scene, r), r);
+}
+
+// `bounce` is 0 for the primary hit.
+SRT_HD_INLINE bool stage_reflect(const FrameContext& f, uint32_t i, int bounce) {
+    if (!depth_left(f, bounce)) return false;  // beyond the depth limit: black
+    const RaySlot r{&f.rays, i};
+    return reflect_ray(ray_surface(f.scene, r), r);
+}
+
 SRT_HD_INLINE void stage_resolve(const FrameContext& f, uint32_t pixel) {
     const uint32_t ray = pixel_to_ray(f, pixel % f.width, pixel / f.width);
-    const glm::vec3 c = load3(f.rays.radiance, ray) * f.inv_spp;  // the linear radiance (EXR, PFM)
-    f.out_rgba[pixel] = pack_rgba(f.srgb_thresholds, c * f.exposure_scale);
+    resolve_pixel(f, pixel, load3(f.rays.radiance, ray));
 }
 
 }  // namespace srt

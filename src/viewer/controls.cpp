@@ -8,7 +8,9 @@ DeadRayMode next_mode(DeadRayMode m) {
     switch (m) {
         case DeadRayMode::Stencil: return DeadRayMode::Flags;
         case DeadRayMode::Flags: return DeadRayMode::Compact;
-        case DeadRayMode::Compact: return DeadRayMode::Stencil;
+        case DeadRayMode::Compact: return DeadRayMode::Megakernel;
+        case DeadRayMode::Megakernel: return DeadRayMode::Regenerate;
+        case DeadRayMode::Regenerate: return DeadRayMode::Stencil;
     }
     return DeadRayMode::Stencil;
 }

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # compute-sanitizer over small renders in every mode and both launch kinds (a CUDA
 # graph with device-side loops, and stream launches), at odd sizes so the last warp is
-# partial: 67x33, 1x1, 961x1, 33x17; and memcheck and initcheck of stencil graphs over a
-# mesh in the BVH8 at the same sizes. memcheck, synccheck and initcheck run every case.
+# partial: 67x33, 1x1, 961x1, 33x17; and memcheck and initcheck of stencil, megakernel and
+# regenerate graphs over a mesh in the BVH8 at the same sizes. memcheck, synccheck and initcheck run every case.
 # racecheck runs the stream launches only: under racecheck, stencilrt's graphs end the
 # process with SIGSEGV before any output, in every mode, while a minimal nested WHILE
 # graph (tools/repro/while_node.cu) passes. racecheck checks shared memory, which the
-# stencil's tail kernel uses (k_stencil_tail: its two word lists) and, when configured,
-# the traversals' short stacks (accel/traversal_stack.h), and stream launches run them as
-# graphs do (every case here is small enough for the tail to take over after bounce 0);
-# the kernels of both launch kinds are the same. racecheck also runs stream launches of
-# every mode over the BVH8 mesh. Cases run one at a time
+# traversals' short stacks use when configured (accel/traversal_stack.h); the kernels of
+# both launch kinds are the same. racecheck also runs stream launches of every mode over
+# the BVH8 mesh. The path modes (megakernel, regenerate) and the stencil's path tail
+# (every case here is small enough for it to take over after bounce 0) are in every tool's
+# cases. Cases run one at a time
 # (SAN_JOBS): with 12 concurrent
 # memcheck processes, graphs with IF/ELSE nodes hit error 700 in 11 of 12 while each
 # passes alone (docs/robustness.md). Exits 77 (skipped) where no GPU or no
@@ -27,18 +27,11 @@ SRC=$(cd "$(dirname "$0")/../.." && pwd)
 export BIN CS out SRC
 one() {  # tool mode launch size
   local log="$out/$1-$2-$3-$4.log"
-  # synccheck on stencil graphs: without the tail kernel. Launched from a graph's
-  # conditional node under synccheck, k_stencil_tail reports every thread "divergent" at
-  # its first __syncthreads and never reaches its end, while in plain runs __activemask()
-  # is full at every one of its barriers and the same kernel from stream launches passes
-  # synccheck (docs/robustness.md).
-  local env=()
-  [ "$1" = synccheck ] && [ "$2" = stencil ] && [ "$3" = graph ] && env=(SRT_TAIL_WORDS=0)
-  # A fifth field "bvh8": the case over a mesh in the BVH8 (its stencil tail kernel needs
-  # more than the default per-thread stack, cuda_executor.cu reserve_stack).
+  # A fifth field "bvh8": the case over a mesh in the BVH8 (its path kernels need more
+  # than the default per-thread stack, cuda_executor.cu reserve_stack).
   local args=${SAN_RENDER_ARGS:-}
   [ "${5:-}" = bvh8 ] && args="--accel bvh8 $SRC/scenes/mesh.json" && log="$out/$1-$2-$3-$4-bvh8.log"
-  env "${env[@]}" timeout "${SAN_CASE_TIMEOUT:-300}" "$CS" --tool "$1" --error-exitcode 99 "$BIN" render --backend cuda --mode "$2" \
+  timeout "${SAN_CASE_TIMEOUT:-300}" "$CS" --tool "$1" --error-exitcode 99 "$BIN" render --backend cuda --mode "$2" \
     --launch "$3" -W "${4%x*}" -H "${4#*x}" --depth 4 --spp 2 $args -o "$out/$1-$2-$3-$4${5:+-$5}.png" >"$log" 2>&1
   local rc=$?
   printf '%-10s %-8s %-6s %-6s %-4s rc=%d  %s\n' "$1" "$2" "$3" "$4" "${5:-}" "$rc" \
@@ -47,14 +40,15 @@ one() {  # tool mode launch size
 }
 export -f one
 for tool in memcheck racecheck synccheck initcheck; do
-  for mode in stencil flags compact; do
+  for mode in stencil flags compact megakernel regenerate; do
     for launch in graph stream; do
       [ "$tool" = racecheck ] && [ "$launch" = graph ] && continue
       for size in 67x33 1x1 961x1 33x17; do echo "$tool $mode $launch $size"; done
     done
   done
-  [ "$tool" = racecheck ] || [ "$tool" = synccheck ] || for size in 67x33 1x1 961x1 33x17; do echo "$tool stencil graph $size bvh8"; done
-  [ "$tool" = racecheck ] && for mode in stencil flags compact; do for size in 67x33 33x17; do
+  [ "$tool" = racecheck ] || [ "$tool" = synccheck ] || for mode in stencil megakernel regenerate; do
+    for size in 67x33 1x1 961x1 33x17; do echo "$tool $mode graph $size bvh8"; done; done
+  [ "$tool" = racecheck ] && for mode in stencil flags compact megakernel regenerate; do for size in 67x33 33x17; do
     echo "$tool $mode stream $size bvh8"; done; done
 done | grep -E -- "${SAN_FILTER:-.}" | xargs -P "${SAN_JOBS:-1}" -L 1 bash -c 'one "$@"' _
 # xargs exits 123 when any case failed.

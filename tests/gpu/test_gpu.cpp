@@ -81,7 +81,10 @@ RenderSettings settings(int w, int h, int depth, DeadRayMode mode = DeadRayMode:
     return rs;
 }
 
-const DeadRayMode kModes[] = {DeadRayMode::Stencil, DeadRayMode::Flags, DeadRayMode::Compact};
+const DeadRayMode kModes[] = {DeadRayMode::Stencil, DeadRayMode::Flags, DeadRayMode::Compact,
+                              DeadRayMode::Megakernel, DeadRayMode::Regenerate};
+// The wavefronts: the modes that keep a live set between kernels (the stencil probe).
+const DeadRayMode kWavefronts[] = {DeadRayMode::Stencil, DeadRayMode::Flags, DeadRayMode::Compact};
 
 }  // namespace
 
@@ -142,13 +145,14 @@ TEST(Gpu, AllModesGiveIdenticalImages) {
     for (auto& [name, scene] : scenes()) {
         const CompiledScene cs = compile_scene(scene);
         g->set_scene(cs);
-        Image ref;
-        g->render(scene.camera, settings(400, 225, 8, DeadRayMode::Stencil), ref);
-        for (DeadRayMode m : {DeadRayMode::Flags, DeadRayMode::Compact}) {
-            Image img;
-            g->render(scene.camera, settings(400, 225, 8, m), img);
-            const ImageDiff d = compare_images(ref, img, 0);
-            EXPECT_EQ(d.over_tolerance, 0u) << name << " mode " << to_string(m);
+        for (int spp : {1, 3, 16}) {
+            Image ref;
+            g->render(scene.camera, settings(400, 225, 8, DeadRayMode::Stencil, LaunchMode::Graph, spp), ref);
+            for (DeadRayMode m : kModes) {
+                Image img;
+                g->render(scene.camera, settings(400, 225, 8, m, LaunchMode::Graph, spp), img);
+                EXPECT_EQ(img.rgba, ref.rgba) << name << " mode " << to_string(m) << " spp " << spp;
+            }
         }
     }
 }
@@ -167,7 +171,7 @@ TEST(Gpu, StencilWordsMatchCpuAfterEveryBounce) {
         cpu->set_stencil_probe([&](int, int, const std::vector<uint32_t>& w) { cw.push_back(w); });
         Image img;
         cpu->render(scene.camera, settings(333, 127, 8), img);
-        for (DeadRayMode m : kModes) {
+        for (DeadRayMode m : kWavefronts) {
             std::vector<std::vector<uint32_t>> gw;
             g->set_stencil_probe([&](int, int, const std::vector<uint32_t>& w) { gw.push_back(w); });
             g->render(scene.camera, settings(333, 127, 8, m), img);
@@ -194,20 +198,38 @@ TEST(Gpu, StatsMatchCpu) {
     g->set_scene(cs);
     cpu->set_scene(cs);
     Image img;
-    FrameStats c, s, k;
+    FrameStats c, s, k, m, r;
     cpu->render(scene.camera, settings(320, 180, 8), img, &c);
     g->render(scene.camera, settings(320, 180, 8, DeadRayMode::Stencil), img, &s);
     g->render(scene.camera, settings(320, 180, 8, DeadRayMode::Compact), img, &k);
-    ASSERT_EQ(s.bounces.size(), c.bounces.size());
-    ASSERT_EQ(k.bounces.size(), c.bounces.size());
-    EXPECT_EQ(s.rays_traced, c.rays_traced);
+    g->render(scene.camera, settings(320, 180, 8, DeadRayMode::Megakernel), img, &m);
+    g->render(scene.camera, settings(320, 180, 8, DeadRayMode::Regenerate), img, &r);
+    for (const FrameStats* x : {&s, &k, &m, &r}) {
+        ASSERT_EQ(x->bounces.size(), c.bounces.size());
+        EXPECT_EQ(x->rays_traced, c.rays_traced);
+        EXPECT_EQ(x->bounces_run, c.bounces_run);
+    }
     for (size_t b = 0; b < c.bounces.size(); ++b) {
         EXPECT_EQ(s.bounces[b].live_rays, c.bounces[b].live_rays) << b;
         EXPECT_EQ(s.bounces[b].live_warps, c.bounces[b].live_warps) << b;
         // Compaction packs the same rays into the fewest warps.
         EXPECT_EQ(k.bounces[b].live_rays, c.bounces[b].live_rays) << b;
         EXPECT_EQ(k.bounces[b].live_warps, (c.bounces[b].live_rays + 31) / 32) << b;
+        // A megakernel's warp is the wavefront's tile, alive at the same bounces.
+        EXPECT_EQ(m.bounces[b].live_rays, c.bounces[b].live_rays) << b;
+        EXPECT_EQ(m.bounces[b].live_warps, c.bounces[b].live_warps) << b;
+        EXPECT_EQ(m.bounces[b].shadow_rays, c.bounces[b].shadow_rays) << b;
+        // Regeneration traces the same rays, its warps mixing bounces and pixels.
+        EXPECT_EQ(r.bounces[b].live_rays, c.bounces[b].live_rays) << b;
+        EXPECT_EQ(r.bounces[b].shadow_rays, c.bounces[b].shadow_rays) << b;
     }
+    EXPECT_EQ(m.warp_steps, c.warp_steps);
+    EXPECT_EQ(m.lane_steps, c.lane_steps);
+    EXPECT_EQ(r.lane_steps, c.lane_steps) << "every lane step traces one live ray at one bounce";
+    EXPECT_GT(r.simd_efficiency(), 0.0);
+    EXPECT_LE(r.simd_efficiency(), 1.0);
+    std::printf("[stats] SIMD efficiency at 320x180 depth 8: stencil %.3f, megakernel %.3f, regenerate %.3f\n",
+                c.simd_efficiency(), m.simd_efficiency(), r.simd_efficiency());
 }
 
 TEST(Gpu, OddSizes) {
@@ -294,7 +316,7 @@ TEST(Gpu, AccumulationEqualsOneFrameOfNSamples) {
     cpu->render(scene.camera, bright, b);
     EXPECT_EQ(a.rgba, b.rgba);
     EXPECT_NE(a.rgba, ref.rgba);
-    std::printf("[gpu accumulate] %d frames of 1 sample == 1 frame of %d: checked in 3 modes x 2 launches\n", n, n);
+    std::printf("[gpu accumulate] %d frames of 1 sample == 1 frame of %d: checked in 5 modes x 2 launches\n", n, n);
 }
 
 // Split-frame rendering over every GPU of the host (cuda/multi_gpu_executor.h, bands from
@@ -476,6 +498,39 @@ TEST(Gpu, EarlyExitStopsAtTheCpusBounce) {
     }
     EXPECT_TRUE(some_early) << "no scene ended before its depth: the early exit was not exercised";
     EXPECT_TRUE(g->sparse_bounces()) << "the stencil graphs fell back to dense bounces only";
+}
+
+// The stencil's tail: once a bounce starts with no more live words than the threshold,
+// one launch follows the remaining paths in registers (k_stencil_path_tail). Whatever
+// the threshold (0: never; everything after the first bounce), graph and stream frames
+// equal the CPU's, counts included.
+TEST(Gpu, PathTailAtAnyThresholdEqualsCpu) {
+    auto cpu = make_cpu_executor();
+    for (const char* words : {"0", "1", "128", "4096", "100000000"}) {
+        setenv("SRT_TAIL_WORDS", words, 1);
+        auto g = gpu();
+        ASSERT_TRUE(g);
+        for (auto& [name, scene] : scenes()) {
+            const CompiledScene cs = compile_scene(scene);
+            g->set_scene(cs);
+            cpu->set_scene(cs);
+            for (int spp : {1, 3}) {
+                Image ref;
+                FrameStats c;
+                cpu->render(scene.camera, settings(301, 177, 8, DeadRayMode::Stencil, LaunchMode::Graph, spp), ref, &c);
+                for (LaunchMode l : {LaunchMode::Graph, LaunchMode::Stream}) {
+                    Image img;
+                    FrameStats s;
+                    g->render(scene.camera, settings(301, 177, 8, DeadRayMode::Stencil, l, spp), img, &s);
+                    EXPECT_EQ(img.rgba, ref.rgba) << name << " tail words " << words << " " << to_string(l);
+                    EXPECT_EQ(s.bounces_run, c.bounces_run) << name << " tail words " << words;
+                    EXPECT_EQ(s.rays_traced, c.rays_traced) << name << " tail words " << words;
+                }
+            }
+        }
+    }
+    unsetenv("SRT_TAIL_WORDS");
+    std::printf("[path tail] thresholds 0, 1, 128, 4096, 1e8 words: graph and stream == CPU\n");
 }
 
 TEST(Gpu, OutOfMemoryIsReported) {

@@ -1,0 +1,186 @@
+// path_kernels.cuh - the kernels that follow whole paths: a thread keeps its ray in
+// registers (render/stages.h PathRay) and runs bounce after bounce with trace_bounce,
+// the same stage logic the wavefront kernels run over the SoA buffers.
+//
+//   k_megakernel         one thread per pixel (the wavefront's ray i, so a warp is the
+//                        same 8x4 tile): every sample, every bounce and resolve. A lane
+//                        whose path ended idles until its warp's last path of the sample
+//                        ends; a warp whose lanes all ended leaves the sample.
+//   k_regenerate         persistent threads (Aila and Laine 2009) over a grid that fills
+//                        the GPU once. A lane whose path ended starts its pixel's next
+//                        sample, or, with its pixel done, fetches another from a global
+//                        counter, one atomic per warp for all its lanes that need one
+//                        (path regeneration: Novak, Havran and Dachsbacher 2010).
+//   k_stencil_path_tail  the stencil wavefront's tail: once few words live, one launch
+//                        over a GPU-filling grid runs the rest of the sample, each warp
+//                        following its listed word's live lanes to their ends.
+//
+// Bit-identity with the wavefront: a pixel's sum is one float that each bounce of each
+// sample adds to in order. Every kernel here keeps a pixel in one lane for all of its
+// samples, so the additions happen in the same order; only which lanes share a warp
+// differs, and no lane's arithmetic depends on that.
+#pragma once
+
+#include "cuda/kernels.cuh"
+
+namespace srt::cuda {
+
+// Stats of the path kernels beyond the per-bounce counters (stats only).
+struct PathCounters {
+    unsigned long long lane_steps;  // regenerate: lanes that traced a bounce, over its loop's iterations
+    unsigned long long warp_steps;  // regenerate: iterations of its loop, per warp, that traced a bounce
+};
+
+// One bounce of a path in registers (render/stages.h trace_bounce). As an Op, it tells the
+// launcher the shared memory its traversals need (kernels.cuh kernel_shared_bytes).
+template <int kWidth>
+struct TraceOp {
+    static constexpr uint32_t kSharedBytesPerThread = traversal_shared_bytes<kWidth>();
+    __device__ bool operator()(const FrameContext& f, PathRay& r, int bounce, uint32_t& shadow) const {
+        return trace_bounce<kWidth>(f, r, bounce, shadow);
+    }
+};
+
+__device__ __forceinline__ uint32_t lanes_below() { return (1u << lane_id()) - 1u; }
+
+// Stats: sample k of the frame reached bounce b (per-sample maxima sum to bounces_run).
+__device__ __forceinline__ void count_reached(uint32_t* reached, uint32_t k, int bounce) {
+    if (reached) atomicMax(&reached[k], uint32_t(bounce + 1));
+}
+
+template <class Trace>
+__global__ void k_megakernel(FrameContext f, Trace trace, BounceCounters* counters, uint32_t* reached, const FrameControl* ctrl) {
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if ((i >> 5) >= (f.ray_count >> 5)) return;  // whole warp past the end
+    uint32_t x, y;
+    const bool pixel = ray_to_pixel(f, i, x, y);
+    f.camera = ctrl->camera;
+    const uint32_t first = ctrl->sample, end = ctrl->sample_end;
+    PathRay r;
+    if (pixel && first != 0) r.rad = load3(f.rays.radiance, i);  // a running sum goes on
+    for (uint32_t s = first; s < end; ++s) {
+        f.sample = s;
+        sample_offset(s, f.sample_dx, f.sample_dy);
+        bool alive = pixel && generate_ray(f, i, r);
+        for (int b = 0; b < f.max_depth; ++b) {
+            const uint32_t live = __ballot_sync(kFullMask, alive);
+            if (live == 0) break;  // warp-uniform: every lane's path has ended
+            BounceCounters* c = counters ? counters + b : nullptr;
+            count_entry(c, live);
+            if (c && lane_id() == 0) count_reached(reached, s - first, b);
+            uint32_t shadow = 0;
+            if (alive) alive = trace(f, r, b, shadow);
+            count_shadow(c, shadow);
+        }
+    }
+    if (!pixel) return;
+    store3(f.rays.radiance, i, r.rad);  // for read_linear and the next frame of a running sum
+    f.inv_spp = ctrl->inv_spp;
+    f.exposure_scale = ctrl->exposure_scale;
+    resolve_pixel(f, y * f.width + x, r.rad);
+}
+
+template <class Trace>
+__global__ void k_regenerate(FrameContext f, Trace trace, BounceCounters* counters, PathCounters* steps, uint32_t* reached,
+                             FrameControl* ctrl) {
+    f.camera = ctrl->camera;
+    f.inv_spp = ctrl->inv_spp;
+    f.exposure_scale = ctrl->exposure_scale;
+    const uint32_t first = ctrl->sample, end = ctrl->sample_end;
+    uint32_t ray = 0, x = 0, y = 0, sample = 0;
+    int bounce = 0;
+    bool has = false;      // this lane holds a pixel
+    bool fresh = false;    // ...whose sample `sample` has not started
+    bool alive = false;    // ...and a live path of it
+    bool drained = false;  // the counter has passed the last ray
+    PathRay r;
+    unsigned long long lane_steps = 0, warp_steps = 0;
+    for (;;) {
+        // Lanes without a pixel take the next rays in order (ray order: a warp's first
+        // fetch is one whole tile), one atomic per warp; a pad ray is skipped.
+        for (;;) {
+            const uint32_t want = __ballot_sync(kFullMask, !has && !drained);
+            if (want == 0) break;
+            uint32_t base = 0;
+            if (lane_id() == 0) base = atomicAdd(&ctrl->next_ray, uint32_t(__popc(want)));
+            base = __shfl_sync(kFullMask, base, 0);
+            if (!has && !drained) {
+                const uint32_t k = base + uint32_t(__popc(want & lanes_below()));
+                if (k >= f.ray_count) {
+                    drained = true;
+                } else if (ray_to_pixel(f, k, x, y)) {
+                    ray = k;
+                    has = fresh = true;
+                    sample = first;
+                    if (first != 0) r.rad = load3(f.rays.radiance, ray);
+                }
+            }
+        }
+        if (!__any_sync(kFullMask, has)) break;  // warp-uniform: no pixel left for this warp
+        if (fresh) {
+            f.sample = sample;
+            sample_offset(sample, f.sample_dx, f.sample_dy);
+            alive = generate_ray(f, ray, r);  // true: pad rays were skipped
+            bounce = 0;
+            fresh = false;
+        }
+        const uint32_t live = __ballot_sync(kFullMask, alive);
+        if (counters) {
+            lane_steps += uint64_t(__popc(live));
+            warp_steps += 1;
+            // The lanes at one bounce count together, as a wavefront's warp at that bounce.
+            const uint32_t peers = __match_any_sync(kFullMask, alive ? uint32_t(bounce) : 0xffffffffu);
+            if (alive && lane_id() == uint32_t(__ffs(peers) - 1)) count_entry_as_leader(counters + bounce, peers);
+            if (alive) count_reached(reached, sample - first, bounce);
+        }
+        uint32_t shadow = 0;
+        if (alive) alive = trace(f, r, bounce, shadow);
+        if (counters && shadow) atomicAdd(&counters[bounce].shadow_rays, (unsigned long long)shadow);
+        ++bounce;
+        if (has && !alive) {  // the path ended: the pixel's next sample, or the pixel is done
+            if (sample + 1 < end) {
+                ++sample;
+                fresh = true;
+            } else {
+                store3(f.rays.radiance, ray, r.rad);
+                resolve_pixel(f, y * f.width + x, r.rad);
+                has = false;
+            }
+        }
+    }
+    if (counters && lane_id() == 0) {
+        atomicAdd(&steps->lane_steps, lane_steps);
+        atomicAdd(&steps->warp_steps, warp_steps);
+    }
+}
+
+template <class Trace>
+__global__ void k_stencil_path_tail(FrameContext f, Trace trace, uint32_t* __restrict__ stencil, const uint32_t* list0,
+                                    const uint32_t* list1, BounceCounters* counters, FrameControl* ctrl) {
+    if (!ctrl->tail) return;
+    const uint32_t p = ctrl->parity;
+    const int from = int(ctrl->bounce);
+    int to = from;  // warp-uniform: the bounces this warp's words ran to
+    for_each_listed_word(p ? list1 : list0, ctrl->live[p], stencil, [&](uint32_t w, uint32_t word) {
+        const uint32_t i = (w << 5) | lane_id();
+        const bool live_in = stencil_test(word, i);
+        PathRay r;
+        if (live_in) r = PathRay::load(f.rays, i);
+        bool alive = live_in;
+        for (int b = from; b < f.max_depth; ++b) {
+            const uint32_t live = __ballot_sync(kFullMask, alive);
+            if (live == 0) break;
+            to = b + 1 > to ? b + 1 : to;
+            BounceCounters* c = counters ? counters + b : nullptr;
+            count_entry(c, live);
+            uint32_t shadow = 0;
+            if (alive) alive = trace(f, r, b, shadow);
+            count_shadow(c, shadow);
+        }
+        if (live_in) store3(f.rays.radiance, i, r.rad);
+        if (lane_id() == 0) stencil[w] = 0;  // every path of the word has ended
+    });
+    if (lane_id() == 0 && to > from) atomicMax(&ctrl->tail_end, uint32_t(to));
+}
+
+}  // namespace srt::cuda

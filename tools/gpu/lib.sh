@@ -1,0 +1,31 @@
+# Sourced by tools/gpu/run.sh ON the GPU machine: what every suite needs, written once.
+#   R        a scratch folder for logs (packed into $OUT/SUITE.tgz at the end)
+#   CONF     Conference's OBJ, unpacked; CONF_CAM its benchmark camera and light
+#   bench    NAME ARGS...: stencilrt bench on the GPU, text, JSON and CSV under $R
+#   ncu_run  NAME ARGS...: Nsight Compute with the sections this project reads
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+source .gpu/env.sh 2>/dev/null
+export SRT_SHARED_DATA=$PWD/.data SRT_SOURCE_DIR=$PWD XDG_CACHE_HOME=/tmp/srt-cache
+for f in .data/scenes/*/*.obj.xz; do [ -f "$f" ] && [ ! -f "${f%.xz}" ] && xz -dk "$f"; done
+CONF=$PWD/.data/scenes/conference/conference.obj
+CONF_CAM="--camera-from 1600,500,90 --camera-at 200,100,10 --camera-up 0,1,0 --fov 75 --light 600,600,50"
+gpu_line() { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader; }
+bench() {
+  local name=$1; shift
+  ${SRT:-stencilrt} bench --backend cuda --no-progress --no-tuning "$@" \
+    --json "$R/$name.json" --csv "$R/$name.csv" > "$R/$name.txt" 2>&1
+  echo "== bench $name (rc=$?): $*"
+}
+NCU_SECTIONS="--section LaunchStats --section Occupancy --section MemoryWorkloadAnalysis --section WarpStateStats \
+--section SchedulerStats --section SpeedOfLight --section InstructionStats"
+# Durations close to real ones: no cache flush, no fixed clocks (docs in tools/gpu/README.md).
+ncu_run() {
+  local name=$1; shift
+  ncu --cache-control none --clock-control none $NCU_SECTIONS --print-details all "$@" > "$R/ncu-$name.txt" 2>&1
+  echo "== ncu $name (rc=$?)"
+}
+# The figures of an ncu report this project quotes, one line each.
+ncu_summary() {
+  grep -E "^  [a-z_]+<|^  k_|Duration|Registers Per|Achieved Occupancy|Theoretical Occupancy|Memory Throughput|DRAM Throughput|L1/TEX Hit|L2 Hit|Warp Cycles Per Issued|Executed Instructions  |Compute \(SM\) Throughput|Issued Warp Per Scheduler|Local Memory Spilling Requests  |Stall (Long Scoreboard|Wait|Not Selected|Math Pipe|Barrier|Branch Resolving) " "$1"
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Run HERE (not on the GPU machine), from the repository root, after building for sm_90:
+#   tools/gpu/pack.sh [BUILD_DIR]        (default: build)
+# Puts what a device call needs into ignored folders of the checkout:
+#   .gpu/   the binaries (stencilrt, srt_gpu_tests, traversal_bench) and the shared
+#           libraries they load (../shared/tools/gpu-bundle.sh), with env.sh;
+#   .data/  the third-party scenes the suites read, copied from ../shared/data (the big
+#           OBJs stay compressed: tools/gpu/lib.sh unpacks them there).
+# OLD=path/to/stencilrt also carries an older binary as .gpu/bin/stencilrt-old (suite ab).
+# Then call the device's run with carry [".gpu", ".data"] and: bash tools/gpu/run.sh SUITE...
+set -euo pipefail
+BUILD=${1:-build}
+cd "$(dirname "$0")/../.."
+rm -rf .gpu
+bins=("$BUILD/stencilrt" "$BUILD/tests/srt_gpu_tests")
+[ -x "$BUILD/traversal_bench" ] && bins+=("$BUILD/traversal_bench")
+../shared/tools/gpu-bundle.sh .gpu "${bins[@]}"
+[ -n "${OLD:-}" ] && cp -L "$OLD" .gpu/bin/stencilrt-old
+rm -rf .data
+cp -a ../shared/data .data
+echo "pack: $(du -sh .gpu | cut -f1) binaries, $(du -sh .data | cut -f1) data"
