@@ -41,6 +41,16 @@ struct TraceOp {
     }
 };
 
+// The path kernels' block, and how many of their blocks an SM must hold: 8 caps a thread
+// at 64 registers, for 50% occupancy. Uncapped, the megakernel took 109 registers and
+// 25% occupancy. Measured on the H100, default scene at 1080p (megakernel, depth 1 / 8):
+// 4 blocks (112 registers) 0.190 / 0.282 ms, 5: 0.169 / 0.257, 6 (80): 0.160 / 0.244,
+// 8 (64): 0.152 / 0.241; Conference (BVH8) at depth 1: 0.816, 0.742, 0.699, 0.667 ms. The
+// cap costs 4.5% more instructions (spills and rematerialisation: ncu, 160 -> 167 M at
+// depth 8), and the doubled occupancy hides more of every warp's latency.
+constexpr int kPathBlock = 128;
+constexpr int kPathMinBlocks = 8;
+
 __device__ __forceinline__ uint32_t lanes_below() { return (1u << lane_id()) - 1u; }
 
 // Stats: sample k of the frame reached bounce b (per-sample maxima sum to bounces_run).
@@ -49,7 +59,7 @@ __device__ __forceinline__ void count_reached(uint32_t* reached, uint32_t k, int
 }
 
 template <class Trace>
-__global__ void k_megakernel(FrameContext f, Trace trace, BounceCounters* counters, uint32_t* reached, const FrameControl* ctrl) {
+__global__ void __launch_bounds__(kPathBlock, kPathMinBlocks) k_megakernel(FrameContext f, Trace trace, BounceCounters* counters, uint32_t* reached, const FrameControl* ctrl) {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if ((i >> 5) >= (f.ray_count >> 5)) return;  // whole warp past the end
     uint32_t x, y;
@@ -81,7 +91,7 @@ __global__ void k_megakernel(FrameContext f, Trace trace, BounceCounters* counte
 }
 
 template <class Trace>
-__global__ void k_regenerate(FrameContext f, Trace trace, BounceCounters* counters, PathCounters* steps, uint32_t* reached,
+__global__ void __launch_bounds__(kPathBlock, kPathMinBlocks) k_regenerate(FrameContext f, Trace trace, BounceCounters* counters, PathCounters* steps, uint32_t* reached,
                              FrameControl* ctrl) {
     f.camera = ctrl->camera;
     f.inv_spp = ctrl->inv_spp;
@@ -155,7 +165,7 @@ __global__ void k_regenerate(FrameContext f, Trace trace, BounceCounters* counte
 }
 
 template <class Trace>
-__global__ void k_stencil_path_tail(FrameContext f, Trace trace, uint32_t* __restrict__ stencil, const uint32_t* list0,
+__global__ void __launch_bounds__(kPathBlock, kPathMinBlocks) k_stencil_path_tail(FrameContext f, Trace trace, uint32_t* __restrict__ stencil, const uint32_t* list0,
                                     const uint32_t* list1, BounceCounters* counters, FrameControl* ctrl) {
     if (!ctrl->tail) return;
     const uint32_t p = ctrl->parity;

@@ -3,6 +3,9 @@
 (ncu --csv --page details --print-details all, sections as tools/gpu/lib.sh's
 NCU_SECTIONS, plus --metrics dram__bytes.sum,smsp__inst_executed.sum).
 
+One CSV is one frame: suites/ncu-modes.sh profiles only the timed frame of the three
+that `stencilrt render` runs.
+
 Per frame: kernels profiled, GPU time, instructions executed, DRAM bytes, occupancy
 and active threads per warp weighted by time, warp cycles per issued instruction and
 the top stall reasons weighted by instructions. Then the kernels that took the time.
