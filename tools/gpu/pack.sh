@@ -6,7 +6,9 @@
 #           libraries they load (../shared/tools/gpu-bundle.sh), with env.sh;
 #   .data/  the third-party scenes the suites read, copied from ../shared/data (the big
 #           OBJs stay compressed: tools/gpu/lib.sh unpacks them there).
-# OLD=path/to/stencilrt also carries an older binary as .gpu/bin/stencilrt-old (suite ab).
+# OLD=path/to/stencilrt also carries an older binary as .gpu/bin/stencilrt-old (suite ab);
+# VIEW=1 adds srt_tests, whose viewer tests suite view runs (carry .x11 too, and no .data:
+# a call carries at most 64 MiB).
 # Then call the device's run with carry [".gpu", ".data"] and: bash tools/gpu/run.sh SUITE...
 set -euo pipefail
 BUILD=${1:-build}
@@ -14,6 +16,7 @@ cd "$(dirname "$0")/../.."
 rm -rf .gpu
 bins=("$BUILD/stencilrt" "$BUILD/tests/srt_gpu_tests")
 [ -x "$BUILD/traversal_bench" ] && bins+=("$BUILD/traversal_bench")
+[ "${VIEW:-0}" = 1 ] && bins+=("$BUILD/tests/srt_tests")  # suite view: the viewer tests
 ../shared/tools/gpu-bundle.sh .gpu "${bins[@]}"
 [ -n "${OLD:-}" ] && cp -L "$OLD" .gpu/bin/stencilrt-old
 rm -rf .data
