@@ -67,7 +67,7 @@ struct BounceStats {
     uint64_t shadow_rays = 0;  // traced by this bounce's shade
     // This bounce's intersect and shade times in ms, where stages are timed (stream
     // launches on the GPU, every CPU frame with stats), else 0. A GPU stencil bounce run
-    // by the fused sparse or tail kernel counts all of its time (and, for the tail, the
+    // by the fused sparse kernel or the path tail counts all of its time (and, for the tail, the
     // later bounces') under intersect.
     double intersect_ms = 0.0, shade_ms = 0.0;
     // Active lanes over 32 in the warps that ran this bounce (wavefronts, megakernel).
