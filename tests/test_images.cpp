@@ -351,7 +351,7 @@ TEST(PovOracle, MeshScene) { expect_matches_povray("mesh", mesh_scene(), 5); }
 // Measured: 99.996% (exact 99.90%: float vs double rounding on the big diffuse walls).
 TEST(PovOracle, CornellMirrorBox) { expect_matches_povray("cornell", cornell_scene(), 8); }
 
-// The ambient term (issue 13): POV-Ray's ambient_light times finish { ambient Ka }, lit
+// The ambient term: POV-Ray's ambient_light times finish { ambient Ka }, lit
 // or in shadow. The shadows of the mirror box are no longer black, and two materials
 // weigh it differently.
 TEST(PovOracle, CornellWithAmbient) {
@@ -369,7 +369,7 @@ TEST(PovOracle, CornellWithAmbient) {
     EXPECT_GT(compare_images(with, without, 0).over_tolerance, 1000u);
 }
 
-// Smooth shading (issue 13): the torus knot with angle-weighted vertex normals against
+// Smooth shading: the torus knot with angle-weighted vertex normals against
 // POV-Ray's mesh2 with normal_vectors (lighting and mirror directions interpolated,
 // rays leaving the flat triangles).
 TEST(PovOracle, SmoothMesh) {

@@ -1,4 +1,4 @@
-// test_output_targets.cpp - issue #16: writing an output never destroys what stands at
+// test_output_targets.cpp - writing an output never destroys what stands at
 // its path. Each case runs the binary and checks the exit code, the message, what was
 // written (byte for byte against a render to a plain file), and that nothing else in
 // the directory was left or changed. Device nodes are made in a temporary folder

@@ -253,7 +253,7 @@ TEST(ParserBadTable, CoversEveryBadFile) {
         EXPECT_TRUE(listed) << name << " has no row in kBadCases";
         ++n;
     }
-    EXPECT_GE(n, 60u);  // issue #6: a corpus of at least 60 bad files
+    EXPECT_GE(n, 60u);  // a corpus of at least 60 bad files
 }
 
 // Loaders read regular files only: a device would be read forever (or block).

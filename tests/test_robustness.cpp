@@ -1,4 +1,4 @@
-// test_robustness.cpp - issue #6: no crash, no hang and no lost output on bad input
+// test_robustness.cpp - no crash, no hang and no lost output on bad input
 // or faults. Runs the real binary (SRT_BINARY) for exit codes, messages and files
 // left behind; checks the host-memory guard and the PNG writer's signal cleanup.
 #include "core/error.h"

@@ -196,7 +196,7 @@ TEST(Viewer, ScriptedInputEndsEqualToHeadlessRender) {
     expect_viewer_equals_render("scripted", script, 12, 160, 120, 7);
 }
 
-// Progressive accumulation (issue 12): a still camera adds a sample every frame, and
+// Progressive accumulation: a still camera adds a sample every frame, and
 // after N frames the window shows exactly `render --spp N`.
 TEST(Viewer, StillFramesAccumulateToRenderSpp) {
     expect_viewer_equals_render("accumulate", "", 9, 160, 120, 9);

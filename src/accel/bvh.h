@@ -74,8 +74,8 @@ constexpr uint32_t kPrimMaterialMask = 0x3fffffffu;
 //             rows beyond float) gets rows of 0: no ray hits it.
 //   sphere  : a = (centre, kSphereTestTag), b.x = radius^2, the rest 0. The tag is a NaN
 //             payload, which a triangle's r2.x (finite) never is.
-// The test is accel/intersect.h hit_prim. Why this layout: docs/ARCHITECTURE.md and
-// issue #11's note (measured against Moller-Trumbore on the stored vertices).
+// The test is accel/intersect.h hit_prim. Why this layout: docs/ARCHITECTURE.md, and the
+// measurement against Moller-Trumbore on the stored vertices in accel/intersect.h.
 struct alignas(16) PrimTestGpu {
     f4 a;
     f4 b;

@@ -1,5 +1,5 @@
-// bvh4.h - a 4-wide BVH collapsed from the binned-SAH BVH2 (accel/bvh.h), for issue #11's
-// comparison of node widths. The primitives keep the BVH2's order, so a hit's id is the
+// bvh4.h - a 4-wide BVH collapsed from the binned-SAH BVH2 (accel/bvh.h), one of the node
+// widths the benchmark compares. The primitives keep the BVH2's order, so a hit's id is the
 // same in both, and both traversals give the same hit (ties go to the lower id).
 //
 // Node layout (128 bytes, eight 16-byte loads, one 128-byte line): the boxes of the

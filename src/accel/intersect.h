@@ -48,7 +48,7 @@ struct Hit {
 // triangle, not to the origin. Exactly parallel rays (r2 . d == 0) and degenerate
 // triangles (rows of 0) miss. Measured against Moller-Trumbore on the stored vertices
 // (which shading still uses for the hit point, accel/hit_point.h): 4-11% faster
-// traversal on the H100 (issue #11's note).
+// traversal on the H100 (docs/performance.md, "BVH layouts").
 SRT_HD_INLINE bool hit_triangle(const glm::vec3& o, const glm::vec3& d, const f4& a, const f4& b, const f4& c,
                                 float tmax, float& t) {
     const glm::vec3 tv = o - xyz(a);
@@ -227,7 +227,7 @@ SRT_HD_INLINE int32_t child_ref(int32_t link, int32_t count) {
 
 // How many entries of each traversal's stack are in shared memory on the device
 // (accel/traversal_stack.h): none, all are in local memory. Measured on the H100
-// (tools/gpu-ab.sh, 2026-11-23, old and new binary in one run): with the first 32 bytes
+// (old and new binary in one device call, 2026-11-23): with the first 32 bytes
 // a thread in shared memory (8 entries of the BVH2's and BVH4's stacks, 4 node groups of
 // the BVH8's) every frame was 0-3% slower, and Conference's primary intersect executed
 // 3-5% more instructions (BVH8: 92.7 -> 97.1 M; 212 -> 217 us). The kernels are bound

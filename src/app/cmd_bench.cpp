@@ -72,7 +72,7 @@ int cmd_bench(int argc, char** argv) {
     cli.add_option("--csv", o.csv, "Write the results as CSV (atomically)");
     cli.add_option("--json", o.json, "Write the results, machine, build, scene and settings as JSON (atomically)");
     cli.add_option("--plot", o.plot, "Draw FPS against depth and live warps per bounce into this PNG "
-                                     "(tools/plot_bench.py, matplotlib)");
+                                     "(tools/bench/plot_bench.py, matplotlib)");
     cli.add_flag("--skip", o.skip, "Measure dead rays skipped per second per mode against an empty kernel (CUDA)");
     cli.add_option("--skip-rays", o.skip_rays, "--skip: rays per launch")->check(CLI::Range(32u, 1u << 28))->capture_default_str();
     cli.add_option("--skip-iterations", o.skip_iterations, "--skip: timed launches per case")

@@ -1,6 +1,6 @@
 // dead_bounce.h - what a bounce costs once (nearly) every ray is dead, from a depth sweep.
 //
-// Issue #9's figure: the slope of the median frame time from the depth where live rays
+// The figure: the slope of the median frame time from the depth where live rays
 // first fall below 0.1% of the primary rays to four bounces later. A renderer whose dead
 // bounces are free has a slope near 0; one that launches full grids for dead rays pays
 // its launches at every bounce.

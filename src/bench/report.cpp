@@ -271,10 +271,10 @@ void write_output(const std::string& path, const std::string& text, const char* 
     std::printf("%-8s %s\n", what, std::filesystem::absolute(path).string().c_str());
 }
 
-// Runs tools/plot_bench.py on `json_path` (matplotlib from the Debian package, hence
+// Runs tools/bench/plot_bench.py on `json_path` (matplotlib from the Debian package, hence
 // /usr/bin/python3 first).
 int run_plot(const std::string& json_path, const std::string& png) {
-    const std::string script = std::string(SRT_SOURCE_DIR) + "/tools/plot_bench.py";
+    const std::string script = std::string(SRT_SOURCE_DIR) + "/tools/bench/plot_bench.py";
     const std::string python = ::access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
     const std::string cmd = python + " " + shell_quote(script) + " " + shell_quote(json_path) + " -o " + shell_quote(png);
     const int rc = std::system(cmd.c_str());
@@ -370,7 +370,7 @@ ojson tuning_json(const AppliedTuning& t) {
 
 // ---------------------------------------------------------------------------
 // Dead bounces: per mode and launch, the cost of a bounce once nearly every ray is
-// dead, the FPS kept at depth, and graph against stream launches (issue #9).
+// dead, the FPS kept at depth, and graph against stream launches.
 // ---------------------------------------------------------------------------
 ojson print_dead_bounce_summary(const std::vector<Result>& results, const BenchOptions& o, bool gpu) {
     ojson out = ojson::array();

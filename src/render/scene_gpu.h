@@ -23,7 +23,7 @@
 namespace srt {
 
 // Everything needed to render a Scene, on the host, ready to upload.
-// The acceleration structure traversal walks (issue #11 compares them).
+// The acceleration structure traversal walks (docs/performance.md compares them).
 enum class AccelLayout {
     Bvh2,  // two boxes a 64-byte node (accel/bvh.h)
     Bvh4,  // four boxes a 128-byte node, collapsed from the BVH2 (accel/bvh4.h)

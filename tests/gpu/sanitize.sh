@@ -5,7 +5,7 @@
 # regenerate graphs over a mesh in the BVH8 at the same sizes. memcheck, synccheck and initcheck run every case.
 # racecheck runs the stream launches only: under racecheck, stencilrt's graphs end the
 # process with SIGSEGV before any output, in every mode, while a minimal nested WHILE
-# graph (tools/repro/while_node.cu) passes. racecheck checks shared memory, which the
+# graph (tools/gpu/repro/while_node.cu) passes. racecheck checks shared memory, which the
 # traversals' short stacks use when configured (accel/traversal_stack.h); the kernels of
 # both launch kinds are the same. racecheck also runs stream launches of every mode over
 # the BVH8 mesh. The path modes (megakernel, regenerate) and the stencil's path tail

@@ -52,7 +52,7 @@ std::vector<std::pair<std::string, Scene>> scenes() {
     const std::string data = shared_data();
     for (const char* f : {"spd/balls_s2.nff", "scenes/cornell-box/CornellBox-Mirror.obj"})
         if (std::filesystem::exists(data + "/" + f)) v.emplace_back(f, load_scene(data + "/" + f));
-    // Conference (331k triangles), where present decompressed (tools/gpu-check.sh does
+    // Conference (331k triangles), where present decompressed (tools/gpu/lib.sh does
     // that), seen from inside the room as in the benchmark.
     const std::string conf = data + "/scenes/conference/conference.obj";
     if (std::filesystem::exists(conf)) {

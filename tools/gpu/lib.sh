@@ -1,7 +1,8 @@
 # Sourced by tools/gpu/run.sh ON the GPU machine: what every suite needs, written once.
 #   R        a scratch folder for logs (packed into $OUT/SUITE.tgz at the end)
 #   CONF     Conference's OBJ, unpacked; CONF_CAM its benchmark camera and light
-#   bench    NAME ARGS...: stencilrt bench on the GPU, text, JSON and CSV under $R
+#   bench    NAME ARGS...: stencilrt bench on the GPU, text, JSON and CSV under $R (SRT: the
+#            binary, default stencilrt; TUNED=1: with this GPU's tuning cache)
 #   ncu_run  NAME ARGS...: Nsight Compute with the sections this project reads
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -13,7 +14,8 @@ CONF_CAM="--camera-from 1600,500,90 --camera-at 200,100,10 --camera-up 0,1,0 --f
 gpu_line() { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader; }
 bench() {
   local name=$1; shift
-  ${SRT:-stencilrt} bench --backend cuda --no-progress --no-tuning "$@" \
+  local tuning=--no-tuning; [ "${TUNED:-0}" = 1 ] && tuning=
+  ${SRT:-stencilrt} bench --backend cuda --no-progress $tuning "$@" \
     --json "$R/$name.json" --csv "$R/$name.csv" > "$R/$name.txt" 2>&1
   echo "== bench $name (rc=$?): $*"
 }
@@ -25,6 +27,8 @@ ncu_run() {
   ncu --cache-control none --clock-control none $NCU_SECTIONS --print-details all "$@" > "$R/ncu-$name.txt" 2>&1
   echo "== ncu $name (rc=$?)"
 }
+# " dD MS" for each depth of MODE in the main table of bench NAME's text.
+row() { awk '/^mode +launch +depth +median/{f=1;next} /^$/{f=0} f' "$R/$2.txt" | awk -v m="$1" '$1==m && $2=="graph" {printf " d%s %.3f", $3, $4}'; }
 # The figures of an ncu report this project quotes, one line each.
 ncu_summary() {
   grep -E "^  [a-z_]+<|^  k_|Duration|Registers Per|Achieved Occupancy|Theoretical Occupancy|Memory Throughput|DRAM Throughput|L1/TEX Hit|L2 Hit|Warp Cycles Per Issued|Executed Instructions  |Compute \(SM\) Throughput|Issued Warp Per Scheduler|Local Memory Spilling Requests  |Stall (Long Scoreboard|Wait|Not Selected|Math Pipe|Barrier|Branch Resolving) " "$1"

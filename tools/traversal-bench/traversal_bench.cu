@@ -1,6 +1,5 @@
 // traversal_bench.cu - the traversal kernels alone, for quick turns on traversal code
-// (issue #11's note: each variant there was timed with this before a whole-frame
-// tools/gpu-ab.sh run). For one scene it builds the BVH2, BVH4 and BVH8, traces the
+// (a variant is timed here in seconds, then in whole frames with tools/gpu/run.sh ab). For one scene it builds the BVH2, BVH4 and BVH8, traces the
 // primary rays of a 1024x768 frame (8x4 tiles, as the renderer orders them) and one shadow
 // ray a hit towards a light, and prints each layout's closest-hit and any-hit kernel
 // times (medians of 15) and how many of its hits differ from the BVH2's (0: every layout

@@ -5,6 +5,6 @@
 for t in ${TAILS:-0 128 4096 16384 4294967295}; do
   SRT_TAIL_WORDS=$t bench default-tail$t --modes stencil --depths 1,2,4,8,12 --frames 30 > /dev/null
   SRT_TAIL_WORDS=$t bench conference-tail$t "$CONF" $CONF_CAM --accel bvh8 --modes stencil --depths 2,4,8 --frames 20 > /dev/null
-  printf 'tail %-10s default:' "$t"; grep -E "^stencil +graph " "$R/default-tail$t.txt" | awk '{printf " d%s %.3f", $3, $4}'
-  printf ' | conference:'; grep -E "^stencil +graph " "$R/conference-tail$t.txt" | awk '{printf " d%s %.3f", $3, $4}'; echo
+  printf 'tail %-10s default:' "$t"; row stencil default-tail$t
+  printf ' | conference:'; row stencil conference-tail$t; echo
 done

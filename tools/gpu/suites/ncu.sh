@@ -2,7 +2,7 @@
 # kernels in graphs with conditional nodes), the default scene and Conference (BVH8) at
 # 1080p, at depths 1 and 8, and the path modes at 16 samples: every kernel's time,
 # instructions, DRAM bytes, occupancy, active threads per warp and stall reasons, summed
-# per frame by tools/gpu/ncu_frame.py (the raw CSVs are in $OUT/ncu-modes.tgz).
+# per frame by tools/gpu/ncu_frame.py (the raw CSVs are in $OUT/ncu.tgz).
 # `render` runs three frames (image, timed, counted); a cheap first pass counts the
 # kernels, and the full one profiles only the middle, timed frame.
 # MODES and SCENES override the lists.

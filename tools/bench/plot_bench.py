@@ -6,7 +6,7 @@ frame; the shaded band is p10..p90 of the timed frames).
 Right: live warps per bounce at each mode's deepest run, and the warps of the whole
 grid for scale; live rays per bounce on a second axis.
 
-Usage: /usr/bin/python3 tools/plot_bench.py BENCH.json -o BENCH.png
+Usage: /usr/bin/python3 tools/bench/plot_bench.py BENCH.json -o BENCH.png
 Needs matplotlib (Debian: python3-matplotlib).
 """
 import argparse

@@ -4,7 +4,7 @@
 # bunny of ../shared/data into a binary PLY and our torus knot into a .glb. The meshes
 # stay in a temporary folder (third-party data is never copied into the project).
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${BIN:-$root/build/stencilrt}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 assimp export "$root/../shared/data/meshes/stanford-bunny.obj" "$tmp/bunny.ply" -f plyb >/dev/null
