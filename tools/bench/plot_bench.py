@@ -23,6 +23,8 @@ STYLE = {
     "stencil": dict(color="tab:blue", marker="o", linestyle="-"),
     "flags": dict(color="tab:orange", marker="s", linestyle="--"),
     "compact": dict(color="tab:green", marker="^", linestyle="-."),
+    "megakernel": dict(color="tab:red", marker="D", linestyle="-"),
+    "regenerate": dict(color="tab:purple", marker="v", linestyle="--"),
 }
 
 
@@ -84,7 +86,7 @@ def main():
     ax_fps.set_xticks(all_depths)
     ax_fps.set_ylim(bottom=0)
     ax_fps.grid(True, alpha=0.3)
-    ax_fps.legend(title="dead-ray mode")
+    ax_fps.legend(title="dead-ray mode", fontsize="small")
 
     # Live warps (and rays) per bounce at each mode's deepest run.
     ax_rays = ax_warps.twinx()
