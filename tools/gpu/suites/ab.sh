@@ -1,7 +1,7 @@
 # An older binary against this one, in one call on one machine (pack.sh with OLD=...):
-# the stencil wavefront's frames on the default scene and Conference (BVH8), rounds
-# alternating against drift (ROUNDS, default 2). AB_SUITE=bvh runs that suite for each
-# binary instead.
+# frames on the default scene and Conference (BVH8) in the modes AB_MODES (default
+# stencil), rounds alternating against drift (ROUNDS, default 2). AB_SUITE=bvh runs that
+# suite for each binary instead.
 [ -x .gpu/bin/stencilrt-old ] || { echo "ab: no .gpu/bin/stencilrt-old (pack with OLD=...)"; return 1; }
 for k in $(seq 1 "${ROUNDS:-2}"); do
   for which in old new; do
@@ -11,11 +11,12 @@ for k in $(seq 1 "${ROUNDS:-2}"); do
       echo "#### $which, round $k"; R0=$R; R=$R0/$which-$k; mkdir -p "$R"; source "tools/gpu/suites/$AB_SUITE.sh"; R=$R0
       continue
     fi
-    bench default-$which-$k --modes stencil --depths 1,2,8,12 --frames 30 > /dev/null
-    bench conference-$which-$k "$CONF" $CONF_CAM --accel bvh8 --modes stencil --depths 1,2,8 --frames 20 > /dev/null
-    printf '%s round %d  default:' $which $k
-    row stencil default-$which-$k
-    printf ' | conference:'; row stencil conference-$which-$k; echo
+    bench default-$which-$k --modes ${AB_MODES:-stencil} --depths 1,2,8,12 --frames 30 > /dev/null
+    bench conference-$which-$k "$CONF" $CONF_CAM --accel bvh8 --modes ${AB_MODES:-stencil} --depths 1,2,8 --frames 20 > /dev/null
+    for m in $(echo "${AB_MODES:-stencil}" | tr , " "); do
+      printf '%s round %d %-10s default:' $which $k $m; row $m default-$which-$k
+      printf ' | conference:'; row $m conference-$which-$k; echo
+    done
   done
 done
 unset SRT
