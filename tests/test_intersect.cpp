@@ -16,6 +16,17 @@ using namespace srt;
 
 namespace {
 
+// The primitive tests as the scene's kernels run them (accel/intersect.h with_bvh_width:
+// spheres in double where the scene has such spheres).
+bool hit_prim_as_traversal(const SceneView& s, uint32_t k, const glm::vec3& o, const glm::vec3& d, float tmax,
+                           float& t) {
+    return s.precise_spheres ? hit_prim<true>(s.prim_tests, k, o, d, tmax, t)
+                             : hit_prim<false>(s.prim_tests, k, o, d, tmax, t);
+}
+bool closer_prim_as_traversal(const SceneView& s, uint32_t k, const glm::vec3& o, const glm::vec3& d, Hit& h) {
+    return s.precise_spheres ? closer_prim<true>(s, k, o, d, h) : closer_prim<false>(s, k, o, d, h);
+}
+
 constexpr float kInf = 3.0e38f;
 
 // ---------------------------------------------------------------------------
@@ -24,39 +35,39 @@ constexpr float kInf = 3.0e38f;
 
 TEST(IntersectSphere, HeadOnFromOutside) {
     float t = -1;
-    ASSERT_TRUE(hit_sphere({0, 0, 10}, {0, 0, -1}, {0, 0, 0}, 4.0f, kInf, t));
+    ASSERT_TRUE(hit_sphere({0, 0, 10}, {0, 0, -1}, {0, 0, 0}, 4.0f, 2.0f, kInf, t));
     EXPECT_FLOAT_EQ(t, 8.0f);  // |o - c| - r
 }
 
 TEST(IntersectSphere, FromInsideHitsTheFarSide) {
     float t = -1;
-    ASSERT_TRUE(hit_sphere({0, 0, 0}, {1, 0, 0}, {0, 0, 0}, 9.0f, kInf, t));
+    ASSERT_TRUE(hit_sphere({0, 0, 0}, {1, 0, 0}, {0, 0, 0}, 9.0f, 3.0f, kInf, t));
     EXPECT_FLOAT_EQ(t, 3.0f);
-    ASSERT_TRUE(hit_sphere({1, 0, 0}, {-1, 0, 0}, {0, 0, 0}, 9.0f, kInf, t));
+    ASSERT_TRUE(hit_sphere({1, 0, 0}, {-1, 0, 0}, {0, 0, 0}, 9.0f, 3.0f, kInf, t));
     EXPECT_FLOAT_EQ(t, 4.0f);
 }
 
 TEST(IntersectSphere, BehindTheOriginMisses) {
     float t = -1;
-    EXPECT_FALSE(hit_sphere({0, 0, 10}, {0, 0, 1}, {0, 0, 0}, 4.0f, kInf, t));
+    EXPECT_FALSE(hit_sphere({0, 0, 10}, {0, 0, 1}, {0, 0, 0}, 4.0f, 2.0f, kInf, t));
 }
 
 TEST(IntersectSphere, Grazing) {
     float t = -1;
     // Tangent at x = 2 (r = 2): the discriminant is exactly 0, one touching point.
-    ASSERT_TRUE(hit_sphere({2, 0, 10}, {0, 0, -1}, {0, 0, 0}, 4.0f, kInf, t));
+    ASSERT_TRUE(hit_sphere({2, 0, 10}, {0, 0, -1}, {0, 0, 0}, 4.0f, 2.0f, kInf, t));
     EXPECT_NEAR(t, 10.0f, 1e-4f);
     // Just outside the silhouette: a miss.
-    EXPECT_FALSE(hit_sphere({2.001f, 0, 10}, {0, 0, -1}, {0, 0, 0}, 4.0f, kInf, t));
+    EXPECT_FALSE(hit_sphere({2.001f, 0, 10}, {0, 0, -1}, {0, 0, 0}, 4.0f, 2.0f, kInf, t));
     // Just inside: two roots close together, the near one taken.
-    ASSERT_TRUE(hit_sphere({1.999f, 0, 10}, {0, 0, -1}, {0, 0, 0}, 4.0f, kInf, t));
+    ASSERT_TRUE(hit_sphere({1.999f, 0, 10}, {0, 0, -1}, {0, 0, 0}, 4.0f, 2.0f, kInf, t));
     EXPECT_NEAR(t, 10.0f - std::sqrt(4.0f - 1.999f * 1.999f), 1e-3f);
 }
 
 TEST(IntersectSphere, RespectsTmax) {
     float t = -1;
-    EXPECT_FALSE(hit_sphere({0, 0, 10}, {0, 0, -1}, {0, 0, 0}, 4.0f, 7.9f, t));
-    EXPECT_TRUE(hit_sphere({0, 0, 10}, {0, 0, -1}, {0, 0, 0}, 4.0f, 8.1f, t));
+    EXPECT_FALSE(hit_sphere({0, 0, 10}, {0, 0, -1}, {0, 0, 0}, 4.0f, 2.0f, 7.9f, t));
+    EXPECT_TRUE(hit_sphere({0, 0, 10}, {0, 0, -1}, {0, 0, 0}, 4.0f, 2.0f, 8.1f, t));
 }
 
 TEST(IntersectSphere, SmallDistantSphereIsPrecise) {
@@ -67,7 +78,7 @@ TEST(IntersectSphere, SmallDistantSphereIsPrecise) {
     const glm::vec3 o(0.0f);
     const glm::vec3 d = unit(c + glm::vec3(0.0f, 0.006f, 0.0f) - o);
     float t = -1;
-    ASSERT_TRUE(hit_sphere(o, d, c, r * r, kInf, t));
+    ASSERT_TRUE(hit_sphere(o, d, c, r * r, r, kInf, t));
     const float dist = glm::length(o + t * d - c);
     EXPECT_NEAR(dist, r, 2e-4f);  // |p| ~ 1700: ulp ~ 1.2e-4
 }
@@ -197,7 +208,7 @@ Hit brute_closest(const SceneView& s, const glm::vec3& o, const glm::vec3& d) {
     // distance, and of two primitives the lower original id wins.
     for (uint32_t k = 0; k < s.prim_count; ++k) {
         float t;
-        if (hit_prim(s.prim_tests, k, o, d, std::nextafter(h.t, kInf), t) &&
+        if (hit_prim_as_traversal(s, k, o, d, std::nextafter(h.t, kInf), t) &&
             (t < h.t || (t == h.t && h.id >= 0 &&
                          (uint32_t(h.id) >= s.prim_count || prim_key(s.prims, int32_t(k)) < prim_key(s.prims, h.id))))) {
             h.t = t;
@@ -348,16 +359,16 @@ TEST(Bvh, CloserPrimBreaksTiesByLowerOriginalId) {
         for (uint32_t k = 0; k < 3; ++k) at[prim_key(v.prims, int32_t(k))] = k;
         const glm::vec3 o = glm::vec3(0.1f, 0.2f, 3.0f) - cs.render_origin, d(0, 0, -1);
         float t = 0.0f;
-        ASSERT_TRUE(hit_prim(v.prim_tests, at[1], o, d, kInf, t));
+        ASSERT_TRUE(hit_prim_as_traversal(v, at[1], o, d, kInf, t));
         Hit h{t, int32_t(at[2])};
-        EXPECT_TRUE(closer_prim(v, at[1], o, d, h));  // same t, lower original id: replaces
+        EXPECT_TRUE(closer_prim_as_traversal(v, at[1], o, d, h));  // same t, lower original id: replaces
         EXPECT_EQ(h.id, int32_t(at[1]));
-        EXPECT_FALSE(closer_prim(v, at[2], o, d, h));  // same t, higher: does not
+        EXPECT_FALSE(closer_prim_as_traversal(v, at[2], o, d, h));  // same t, higher: does not
         EXPECT_EQ(h.id, int32_t(at[1]));
         Hit plane{t, int32_t(v.prim_count)};  // a plane's id at the same t: the primitive wins
-        EXPECT_TRUE(closer_prim(v, at[2], o, d, plane));
+        EXPECT_TRUE(closer_prim_as_traversal(v, at[2], o, d, plane));
         Hit at_tmax{t, -1};  // a hit exactly at the initial tmax is not a hit
-        EXPECT_FALSE(closer_prim(v, at[0], o, d, at_tmax));
+        EXPECT_FALSE(closer_prim_as_traversal(v, at[0], o, d, at_tmax));
         EXPECT_EQ(at_tmax.id, -1);
         EXPECT_EQ(prim_key(v.prims, intersect_closest(v, o, d, kInf).id), 0u);  // traversal agrees
     }
@@ -402,7 +413,7 @@ TEST(Bvh, TiesGoToTheLowestIdInBothLayouts) {
                     int n = 0;  // primitives hit at that distance
                     for (uint32_t k = 0; k < v.prim_count; ++k) {
                         float t;
-                        if (hit_prim(v.prim_tests, k, o, d, kInf, t) && t == ref.t) ++n;
+                        if (hit_prim_as_traversal(v, k, o, d, kInf, t) && t == ref.t) ++n;
                     }
                     ties += n > 1;
                 }

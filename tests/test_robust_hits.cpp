@@ -71,7 +71,7 @@ Counts shoot(const Scene& s, int n, float scale, float dist, Target target, Outw
         const Hit h = intersect_closest(v, o, d, 3.0e38f);
         if (h.id < 0) continue;
         ++c.hits;
-        const Surface sf = surface_at(v, o, d, h.t, h.id);
+        const Surface sf = with_bvh_width(v, [&](auto w) { return surface_at<decltype(w)::value>(v, o, d, h.t, h.id); });
         const glm::vec3 so = offset_origin(sf);
         c.worst_origin = std::max(c.worst_origin, double(glm::length(so - sf.p)) / scale);
         const glm::vec3 r = unit(reflect_dir(d, sf.n));
@@ -221,3 +221,52 @@ TEST(RobustHits, Planes) {
 }
 
 }  // namespace
+
+// The wedge where a small sphere rests on a big one. A ray that reflects off the big
+// sphere close to the contact must start outside the small sphere: the gap between the
+// two there is x^2 / 2 (1/r + 1/R) at a distance x from the contact, 1e-4 at x = 6.3e-3
+// for r = 0.2 and R = 1000. With the hit point projected in float its error bound was
+// a few ulps of the radius, 3.6e-4, and the offset origin landed inside the small
+// sphere wherever the gap was smaller (rings around every contact, and worse in their
+// reflections: tests/test_contacts.cpp). Here every origin must be outside it, and the
+// hit point must be where the exact intersection is, to 1e-6.
+TEST(RobustHits, OriginsStayOutOfATouchingSphere) {
+    Scene s;
+    Material m;
+    m.kr = {0.9f, 0.9f, 0.9f};
+    s.materials = {m};
+    const double R = 1000.0, r = 0.2;
+    s.spheres.push_back({{0.0, -R, 0.0}, R, 0});
+    s.spheres.push_back({{0.0, r, 0.0}, r, 0});  // touching at the origin
+    s.camera.from = {1.5f, 0.8f, 1.1f};         // rendering space is relative to it
+    const CompiledScene cs = compile_scene(s);
+    const SceneView v = cs.view();
+    const glm::dvec3 origin_w = glm::dvec3(cs.render_origin);  // rendering space -> world
+    int inside = 0, shots = 0;
+    double worst = 0.0;
+    for (int k = 0; k < 400; ++k) {
+        // Points of the big sphere at 2e-3 .. 2e-2 from the contact, each hit by a ray
+        // that comes in low from outside, under the small sphere, and reflects into the wedge.
+        const double x = 2e-3 + 1.8e-2 * (k / 400.0), a = 0.7 * k, el = 0.002 + 0.02 * ((k * 7) % 11) / 11.0;
+        const glm::dvec3 target(x * std::cos(a), std::sqrt(R * R - x * x) - R, x * std::sin(a));
+        const glm::dvec3 from = target + 5.0 * glm::dvec3(std::cos(a) * std::cos(el), std::sin(el), std::sin(a) * std::cos(el));
+        const glm::vec3 o(from - origin_w), d = glm::vec3(glm::normalize(target - from));
+        const Hit h = intersect_closest(v, o, d, 3.0e38f);
+        if (h.id < 0 || prim_key(v.prims, h.id) != 0) continue;
+        ++shots;
+        const Surface sf = with_bvh_width(v, [&](auto w) { return surface_at<decltype(w)::value>(v, o, d, h.t, h.id); });
+        // The exact hit of the same float ray, in double, on the scene's sphere.
+        const glm::dvec3 dd(d), oc = (glm::dvec3(o) + origin_w) - glm::dvec3(0.0, -R, 0.0);
+        const double b = glm::dot(oc, dd), a2 = glm::dot(dd, dd), cc = glm::dot(oc, oc) - R * R;
+        const double t = (-b - std::sqrt(b * b - a2 * cc)) / a2;
+        const glm::dvec3 exact = glm::dvec3(o) + t * dd;
+        worst = std::max(worst, glm::length(glm::dvec3(sf.p) - exact));
+        const glm::dvec3 start = glm::dvec3(offset_origin(sf)) + origin_w;
+        if (glm::length(start - glm::dvec3(0.0, r, 0.0)) <= r) ++inside;
+    }
+    std::printf("[ robust ] %d rays on a big sphere near a touching small one: %d origins inside it, hit points "
+                "within %.2e of the exact ones\n", shots, inside, worst);
+    EXPECT_GT(shots, 300);
+    EXPECT_EQ(inside, 0);
+    EXPECT_LT(worst, 1e-6);
+}

@@ -34,18 +34,20 @@ std::string live_rays_text(const FrameStats& st) {
     return t;
 }
 
-void expect_povray(const std::string& tag, const Scene& s, int depth) {
+void expect_povray(const std::string& tag, const Scene& s, int depth, double bar = kMinAgreement) {
     if (!have_povray()) GTEST_SKIP() << "povray not installed";
     const ImageDiff d = compare_with_povray(tag, s, depth);
-    EXPECT_GE(d.fraction_within(), kMinAgreement)
+    EXPECT_GE(d.fraction_within(), bar)
         << d.over_tolerance << " channel values differ by more than 1/255 (max " << d.max_diff
         << "); images in " << oracle_output_dir();
 }
 
 // Measured before robust hit points: 95.42% at depth 2 and 93.18% at depth 8 (the ground
-// a moire of black self-hits); after: 99.98% and 99.53%.
-TEST(PovOracle, BigSphereDepth2) { expect_povray("bigsphere2", big_sphere_scene(), 2); }
-TEST(PovOracle, BigSphereDepth8) { expect_povray("bigsphere8", big_sphere_scene(), 8); }
+// a moire of black self-hits); after: 99.98% and 99.53%, the rest rings where the small
+// spheres touch the ground; with sphere hit points in double on the scene's own sphere
+// (accel/hit_point.h): 100.00% and 99.996%.
+TEST(PovOracle, BigSphereDepth2) { expect_povray("bigsphere2", big_sphere_scene(), 2, 0.999); }
+TEST(PovOracle, BigSphereDepth8) { expect_povray("bigsphere8", big_sphere_scene(), 8, 0.999); }
 
 // A point light 2 units over the ground, 60 units away: the ground is lit at about
 // two degrees, so a self-shadowing hit point darkens most of it.

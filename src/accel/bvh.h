@@ -45,7 +45,8 @@ static_assert(sizeof(BvhNode) == 64, "BvhNode must be 64 bytes");
 
 // One primitive in BVH order, 48 bytes (three 16-byte loads).
 //   triangle: p0 = v0, p1 = v1 - v0 (e1), p2 = v2 - v0 (e2)
-//   sphere  : p0 = centre, p1.x = radius, p1.y = radius^2
+//   sphere  : p0 = centre, p1.x = radius, p1.y = radius^2, p1.z = what rounding the radius
+//             lost, p2.xyz = what rounding the centre lost (the scene's sphere is hi + lo)
 //   p0.w    : bit-cast uint32 meta: bit 31 = 1 for a sphere, bit 30 = 1 for a triangle with
 //             vertex normals (SceneView::normals), bits 0..29 material index
 //   p2.w    : bit-cast uint32 original primitive id (for stable reports and tests)
@@ -72,7 +73,10 @@ constexpr uint32_t kPrimMaterialMask = 0x3fffffffu;
 //             The rows are the inverse of the matrix [e1 e2 e1xe2] of the stored floats,
 //             computed in double and rounded once. A degenerate triangle (no inverse, or
 //             rows beyond float) gets rows of 0: no ray hits it.
-//   sphere  : a = (centre, kSphereTestTag), b.x = radius^2, the rest 0. The tag is a NaN
+//   sphere  : a = (centre, kSphereTestTag), b = (radius^2, radius, 0, 0), c = (centre lo,
+//             radius lo): the lo parts are what rounding lost, read only near the surface
+//             in a scene whose spheres are computed in double (accel/intersect.h). The
+//             tag is a NaN
 //             payload, which a triangle's r2.x (finite) never is.
 // The test is accel/intersect.h hit_prim. Why this layout: docs/ARCHITECTURE.md, and the
 // measurement against Moller-Trumbore on the stored vertices in accel/intersect.h.
@@ -86,7 +90,18 @@ static_assert(sizeof(PrimTestGpu) == 48, "PrimTestGpu must be 48 bytes");
 constexpr uint32_t kSphereTestTag = 0x7fc5f3e7u;
 
 PrimTestGpu make_triangle_test(const glm::vec3& v0, const glm::vec3& e1, const glm::vec3& e2);
-PrimTestGpu make_sphere_test(const glm::vec3& centre, float radius2);
+PrimTestGpu make_sphere_test(const glm::vec3& centre, float radius, const glm::vec3& centre_lo = glm::vec3(0.0f),
+                             float radius_lo = 0.0f);
+
+// Whether a scene's spheres are computed in double (accel/hit_point.h, accel/intersect.h;
+// SceneView::precise_spheres): when one's radius is more than a quarter of its nearest
+// distance to the camera (rendering space is camera-relative). Its float hit points would
+// then err by a few ulps of the radius, more than the points near it, on it or on what
+// rests on it: a ground sphere of radius 1000 two units below the camera.
+inline bool sphere_needs_double(const glm::vec3& centre, float radius) {
+    const float near = glm::length(centre) - radius;
+    return radius > 0.25f * near;
+}
 
 // A primitive to be built over: its bounds.
 struct BuildPrim {

@@ -41,6 +41,12 @@ struct Hit {
     int32_t id;  // hit id, -1 = miss
 };
 
+// The kernels' compile-time variant, `kWidth`: the BVH width (2, 4 or 8) and, in the bit
+// kPreciseSpheres, whether the scene has spheres computed in double (with_bvh_width).
+constexpr int kPreciseSpheres = 16;
+constexpr int bvh_of(int variant) { return variant & 15; }
+constexpr bool precise_spheres_of(int variant) { return (variant & kPreciseSpheres) != 0; }
+
 // A triangle by its precomputed transform (accel/bvh.h PrimTestGpu): with tv = o - v0,
 // the ray meets the plane w = 0 at t = -(r2 . tv) / (r2 . d), where the barycentrics
 // are u = r0 . tv + t (r0 . d) and v = r1 . tv + t (r1 . d). Every product is relative
@@ -69,8 +75,22 @@ SRT_HD_INLINE bool hit_triangle(const glm::vec3& o, const glm::vec3& d, const f4
 // not from b^2 - c (which cancels catastrophically for small, distant spheres and
 // puts hit points inside the sphere: shadow acne), and the near root comes from the
 // product of the roots instead of a difference.
-SRT_HD_INLINE bool hit_sphere(const glm::vec3& o, const glm::vec3& d, const glm::vec3& c, float r2,
-                              float tmax, float& t) {
+// |o - c|^2 - r^2 in double, on the scene's sphere (c + lo.xyz, r + lo.w): o - c and the
+// squares' inputs exact, the rest to 2^-50.
+SRT_HD_INLINE float sphere_cc_double(const glm::vec3& o, const glm::vec3& c, float r, const f4* lo) {
+    const f4 l = load_f4(lo);
+    const double dx = (double(o.x) - double(c.x)) - double(l.x);
+    const double dy = (double(o.y) - double(c.y)) - double(l.y);
+    const double dz = (double(o.z) - double(c.z)) - double(l.z);
+    const double rr = double(r) + double(l.w);
+    return float((dx * dx + dy * dy + dz * dz) - rr * rr);
+}
+
+// `lo`: in a scene whose spheres are computed in double (SceneView::precise_spheres), what
+// rounding lost of the centre (xyz) and the radius (w), read only near the surface; null
+// in the others, which stay in float.
+SRT_HD_INLINE bool hit_sphere(const glm::vec3& o, const glm::vec3& d, const glm::vec3& c, float r2, float r,
+                              float tmax, float& t, const f4* lo = nullptr) {
     const glm::vec3 oc = o - c;
     const float b = glm::dot(oc, d);
     const glm::vec3 l = oc - b * d;  // from the centre to the closest point of the ray line
@@ -79,7 +99,16 @@ SRT_HD_INLINE bool hit_sphere(const glm::vec3& o, const glm::vec3& d, const glm:
     const float s = sqrtf(disc);
     const float q = b > 0.0f ? -b - s : -b + s;  // the root of larger magnitude
     if (q == 0.0f) return false;                  // ray through the centre of a point sphere
-    const float cc = glm::dot(oc, oc) - r2;
+    float cc = glm::dot(oc, oc) - r2;  // |oc|^2 - r^2: where the origin is, inside or out
+    // Near the surface cc is a small difference of two large numbers, and oc itself
+    // rounded at the centre's magnitude: for a sphere of radius 1000 the float cc is
+    // unreliable for origins within about 5e-5 of it, which is where a ray leaving a
+    // small sphere resting on it starts, and the near root t0 = cc / q came out
+    // negative or far off. There cc is computed again in double, against the sphere the
+    // scene gave (hi + lo, the one hit points are projected onto: accel/hit_point.h), so
+    // that a ray leaving it outside never finds it again; the near root is then as good
+    // as q.
+    if (lo && fabsf(cc) < 0x1p-12f * (glm::dot(oc, oc) + r2)) cc = sphere_cc_double(o, c, r, lo);
     float t0 = cc / q, t1 = q;
     if (t0 > t1) {
         const float tmp = t0;
@@ -102,11 +131,13 @@ SRT_HD_INLINE bool hit_plane(const glm::vec3& o, const glm::vec3& d, const glm::
     return true;
 }
 
+template <bool kPrecise>
 SRT_HD_INLINE bool hit_prim(const PrimTestGpu* tests, uint32_t k, const glm::vec3& o,
                             const glm::vec3& d, float tmax, float& t) {
     const f4 a = load_f4(&tests[k].a);
     const f4 b = load_f4(&tests[k].b);
-    if (float_bits(a.w) == kSphereTestTag) return hit_sphere(o, d, xyz(a), b.x, tmax, t);
+    if (float_bits(a.w) == kSphereTestTag)
+        return hit_sphere(o, d, xyz(a), b.x, b.y, tmax, t, kPrecise ? &tests[k].c : nullptr);
     const f4 c = load_f4(&tests[k].c);
     return hit_triangle(o, d, a, b, c, tmax, t);
 }
@@ -120,11 +151,12 @@ SRT_HD_INLINE uint32_t prim_key(const PrimGpu* prims, int32_t k) { return float_
 // every primitive's). Every traversal order and every layout's primitive order then
 // finds the same primitive. An initial h (t = tmax, id -1) is never replaced by a hit at
 // tmax itself.
+template <bool kPrecise>
 SRT_HD_INLINE bool closer_prim(const SceneView& s, uint32_t k, const glm::vec3& o, const glm::vec3& d, Hit& h) {
     float t;
     // The tests' own bound is strict (t < tmax); give them one past any distance and
     // apply the bound here, where a tie can still count.
-    if (!hit_prim(s.prim_tests, k, o, d, 3.4e38f, t)) return false;
+    if (!hit_prim<kPrecise>(s.prim_tests, k, o, d, 3.4e38f, t)) return false;
     if (!(t < h.t || (t == h.t && h.id >= 0 &&
                       (uint32_t(h.id) >= s.prim_count || prim_key(s.prims, int32_t(k)) < prim_key(s.prims, h.id)))))
         return false;
@@ -248,7 +280,7 @@ using Bvh4Stack = TraversalStack<int32_t, kBvh4StackSize, kBvh4ShortStack>;
 // That keeps the warp's lanes doing the same kind of work (box tests or primitive
 // tests) at the same time. kAnyHit: stop at the first hit (shadow rays), testing each
 // leaf as soon as it is found.
-template <bool kAnyHit>
+template <bool kAnyHit, bool kPrecise>
 SRT_HD_INLINE Hit traverse_bvh2(const SceneView& s, const glm::vec3& o, const glm::vec3& d, Hit h) {
     const RayInv r = make_ray_inv(o, d);
     Bvh2Stack::Spill spill;
@@ -295,7 +327,7 @@ SRT_HD_INLINE Hit traverse_bvh2(const SceneView& s, const glm::vec3& o, const gl
             const uint32_t packed = uint32_t(~leaf);
             const uint32_t first = packed >> 3, count = packed & 7u;
             for (uint32_t k = first; k < first + count; ++k)
-                if (closer_prim(s, k, o, d, h) && kAnyHit) return h;
+                if (closer_prim<kPrecise>(s, k, o, d, h) && kAnyHit) return h;
             leaf = node;  // the node in hand may be a leaf too
             if (node < 0) node = stack.pop();
         }
@@ -318,7 +350,7 @@ constexpr uint32_t kBvh4PostponeLanes = 2;
 // distances too, to drop popped nodes the closest hit has passed, measured 1-3% slower on
 // the H100: a second local array for a test the slab test of the popped node repeats
 // anyway.)
-template <bool kAnyHit>
+template <bool kAnyHit, bool kPrecise>
 SRT_HD_INLINE Hit traverse_bvh4(const SceneView& s, const glm::vec3& o, const glm::vec3& d, Hit h) {
     const RayInv r = make_ray_inv(o, d);
     Bvh4Stack::Spill spill;
@@ -376,7 +408,7 @@ SRT_HD_INLINE Hit traverse_bvh4(const SceneView& s, const glm::vec3& o, const gl
             const uint32_t packed = uint32_t(~node);
             const uint32_t first = packed >> 3, count = packed & 7u;
             for (uint32_t k = first; k < first + count; ++k)
-                if (closer_prim(s, k, o, d, h) && kAnyHit) return h;
+                if (closer_prim<kPrecise>(s, k, o, d, h) && kAnyHit) return h;
         }
         if (stack.empty()) return h;
         node = stack.pop();
@@ -477,7 +509,7 @@ SRT_HD_INLINE Bvh8Group bvh8_test_node(const Bvh8Node* node, const RayInv& r, ui
 // still to test. A node's primitives are tested as soon as it is visited or, for closest
 // hits when fewer than kBvh8PostponeLanes lanes of the warp would test at the same time,
 // pushed as a primitive group and tested when popped.
-template <bool kAnyHit>
+template <bool kAnyHit, bool kPrecise>
 SRT_HD_INLINE Hit traverse_bvh8(const SceneView& s, const glm::vec3& o, const glm::vec3& d, Hit h) {
     const RayInv r = make_ray_inv(o, d);
     const uint32_t oct = (r.inv.x < 0.0f ? 1u : 0u) | (r.inv.y < 0.0f ? 2u : 0u) | (r.inv.z < 0.0f ? 4u : 0u);
@@ -508,7 +540,7 @@ SRT_HD_INLINE Hit traverse_bvh8(const SceneView& s, const glm::vec3& o, const gl
             }
             const uint32_t k = prim_base + uint32_t(lowest_bit(prim_hits));
             prim_hits &= prim_hits - 1u;
-            if (closer_prim(s, k, o, d, h) && kAnyHit) return h;
+            if (closer_prim<kPrecise>(s, k, o, d, h) && kAnyHit) return h;
         }
         if (!(g.hits & 0xff000000u)) {
             if (stack.empty()) return h;
@@ -523,7 +555,7 @@ SRT_HD_INLINE Hit traverse_bvh8(const SceneView& s, const glm::vec3& o, const gl
 // one traversal's code and registers, not both.
 template <bool kAnyHit, int kWidth>
 SRT_HD_INLINE Hit traverse(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float tmax) {
-    static_assert(kWidth == 2 || kWidth == 4 || kWidth == 8, "BVH width 2, 4 or 8");
+    static_assert(bvh_of(kWidth) == 2 || bvh_of(kWidth) == 4 || bvh_of(kWidth) == 8, "BVH width 2, 4 or 8");
     Hit h{tmax, -1};
     // Planes first: they are few and often the nearest thing (floors, mirrors).
     for (uint32_t j = 0; j < s.plane_count; ++j) {
@@ -537,18 +569,19 @@ SRT_HD_INLINE Hit traverse(const SceneView& s, const glm::vec3& o, const glm::ve
         }
     }
     if (s.node_count == 0) return h;
-    if (kWidth == 8) return traverse_bvh8<kAnyHit>(s, o, d, h);
-    if (kWidth == 4) return traverse_bvh4<kAnyHit>(s, o, d, h);
-    return traverse_bvh2<kAnyHit>(s, o, d, h);
+    constexpr bool kPrecise = precise_spheres_of(kWidth);
+    if (bvh_of(kWidth) == 8) return traverse_bvh8<kAnyHit, kPrecise>(s, o, d, h);
+    if (bvh_of(kWidth) == 4) return traverse_bvh4<kAnyHit, kPrecise>(s, o, d, h);
+    return traverse_bvh2<kAnyHit, kPrecise>(s, o, d, h);
 }
 
 // The shared memory a thread's traversal of width kWidth needs on the device (its short
 // stack).
 template <int kWidth>
 constexpr uint32_t traversal_shared_bytes() {
-    return kWidth == 8   ? Bvh8Stack::kSharedBytesPerThread
-           : kWidth == 4 ? Bvh4Stack::kSharedBytesPerThread
-                         : Bvh2Stack::kSharedBytesPerThread;
+    return bvh_of(kWidth) == 8   ? Bvh8Stack::kSharedBytesPerThread
+           : bvh_of(kWidth) == 4 ? Bvh4Stack::kSharedBytesPerThread
+                                 : Bvh2Stack::kSharedBytesPerThread;
 }
 
 // The width the scene was compiled for (render/scene_gpu.h: --accel).
@@ -556,8 +589,19 @@ SRT_HD_INLINE int bvh_width(const SceneView& s) { return s.nodes8 ? 8 : s.nodes4
 
 // Calls fn(std::integral_constant<int, W>{}) for the scene's width W, so that code
 // compiled per width runs the one in use.
+// Also for the scene's spheres: with SceneView::precise_spheres, W carries
+// kPreciseSpheres, and the code compiled for it computes those spheres' hit points and
+// near-surface tests in double. The other scenes run code without it (measured on the
+// H100: that code in every kernel cost the default scene's and Conference's frames 3-10%).
 template <class Fn>
 SRT_HD_INLINE decltype(auto) with_bvh_width(const SceneView& s, Fn&& fn) {
+    if (s.precise_spheres) {
+        switch (bvh_width(s)) {
+        case 8: return fn(std::integral_constant<int, 8 | kPreciseSpheres>{});
+        case 4: return fn(std::integral_constant<int, 4 | kPreciseSpheres>{});
+        default: return fn(std::integral_constant<int, 2 | kPreciseSpheres>{});
+        }
+    }
     switch (bvh_width(s)) {
     case 8: return fn(std::integral_constant<int, 8>{});
     case 4: return fn(std::integral_constant<int, 4>{});

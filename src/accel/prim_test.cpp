@@ -29,11 +29,11 @@ PrimTestGpu make_triangle_test(const glm::vec3& v0, const glm::vec3& e1, const g
     return t;
 }
 
-PrimTestGpu make_sphere_test(const glm::vec3& centre, float radius2) {
+PrimTestGpu make_sphere_test(const glm::vec3& centre, float radius, const glm::vec3& centre_lo, float radius_lo) {
     PrimTestGpu t;
     t.a = f4{centre.x, centre.y, centre.z, bits_float(kSphereTestTag)};
-    t.b = f4{radius2, 0.0f, 0.0f, 0.0f};
-    t.c = f4{0.0f, 0.0f, 0.0f, 0.0f};
+    t.b = f4{radius * radius, radius, 0.0f, 0.0f};
+    t.c = f4{centre_lo.x, centre_lo.y, centre_lo.z, radius_lo};
     return t;
 }
 

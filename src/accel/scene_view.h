@@ -66,6 +66,11 @@ struct SceneView {
     uint32_t prim_count = 0;
     uint32_t plane_count = 0;
     uint32_t light_count = 0;
+    // Some sphere's hit points and near-surface tests are computed in double (accel/bvh.h
+    // sphere_needs_double): the kernels for this scene are the ones compiled with that
+    // code (accel/intersect.h kPreciseSpheres); scenes without such a sphere run kernels
+    // that do not hold it.
+    bool precise_spheres = false;
     glm::vec3 background{0.0f};
     glm::vec3 ambient{0.0f};  // Scene::ambient
 };

@@ -350,7 +350,7 @@ private:
     // kernel's grid: each then gets at most one word, so the bounce costs the latency of
     // one pass, and the dense kernels' whole-frame grids would be mostly empty.
     uint32_t sparse_words() {
-        const auto k = cuda::k_stencil_sparse_bounce<cuda::IntersectOp<2>, cuda::ShadeOp<2>, cuda::ReflectOp>;
+        const auto k = cuda::k_stencil_sparse_bounce<cuda::IntersectOp<2>, cuda::ShadeOp<2>, cuda::ReflectOp<2>>;
         const void* kernel = reinterpret_cast<const void*>(k);
         // SRT_SPARSE_WORDS overrides it, for experiments (0: every bounce dense).
         if (const char* env = std::getenv("SRT_SPARSE_WORDS")) return uint32_t(std::atoi(env));
@@ -378,7 +378,7 @@ private:
             frame(reinterpret_cast<const void*>(cuda::k_megakernel<cuda::TraceOp<W>>));
             frame(reinterpret_cast<const void*>(cuda::k_regenerate<cuda::TraceOp<W>>));
             frame(reinterpret_cast<const void*>(
-                cuda::k_stencil_sparse_bounce<cuda::IntersectOp<W>, cuda::ShadeOp<W>, cuda::ReflectOp>));
+                cuda::k_stencil_sparse_bounce<cuda::IntersectOp<W>, cuda::ShadeOp<W>, cuda::ReflectOp<W>>));
             frame(reinterpret_cast<const void*>(cuda::k_stencil_write<cuda::IntersectOp<W>>));
             frame(reinterpret_cast<const void*>(cuda::k_stencil_read<cuda::ShadeOp<W>>));
         });
@@ -456,7 +456,7 @@ private:
         d.generate = best(cuda::k_stencil_write<cuda::GenerateOp>);
         d.intersect = best(cuda::k_stencil_write<cuda::IntersectOp<2>>, kTraversalBlockLimit);
         d.shade = best(cuda::k_stencil_read<cuda::ShadeOp<2>>, kTraversalBlockLimit);
-        d.reflect = best(cuda::k_stencil_write<cuda::ReflectOp>);
+        d.reflect = best(cuda::k_stencil_write<cuda::ReflectOp<2>>);
         d.resolve = best(cuda::k_resolve);
         d.compact = best(cuda::k_compact_write<cuda::IntersectOp<2>>);
         return d;

@@ -170,10 +170,10 @@ struct FrameLauncher {
     void sparse_bounce(const FrameContext& f) {
         with_bvh_width(f.scene, [&](auto w) {
             constexpr int W = decltype(w)::value;
-            const auto kernel = cuda::k_stencil_sparse_bounce<cuda::IntersectOp<W>, cuda::ShadeOp<W>, cuda::ReflectOp>;
+            const auto kernel = cuda::k_stencil_sparse_bounce<cuda::IntersectOp<W>, cuda::ShadeOp<W>, cuda::ReflectOp<W>>;
             const auto [grid, b] = filling(kernel, ex.sizes_.config().intersect);
             launch(kIntersect, grid, b, kernel, f, ex.stencil_.get(), ex.list_[0].get(), ex.list_[1].get(),
-                   cuda::IntersectOp<W>{}, cuda::ShadeOp<W>{}, cuda::ReflectOp{ctrl()}, counters(), ctrl());
+                   cuda::IntersectOp<W>{}, cuda::ShadeOp<W>{}, cuda::ReflectOp<W>{ctrl()}, counters(), ctrl());
         });
     }
     // The rest of the sample in one launch, once few words live: each warp follows a
@@ -326,7 +326,10 @@ struct FrameLauncher {
         }
     }
     void reflect(const FrameContext& f, int) {
-        write_stage(kReflect, ex.sizes_.config().reflect, f, cuda::ReflectOp{ctrl()}, nullptr, 1, 0);
+        with_bvh_width(f.scene, [&](auto w) {
+            write_stage(kReflect, ex.sizes_.config().reflect, f, cuda::ReflectOp<decltype(w)::value>{ctrl()}, nullptr,
+                        1, 0);
+        });
     }
     // The last bounce, where the host knows it: every ray ends at the depth limit, so the
     // live set is cleared by a memset rather than a reflect kernel over every ray (at

@@ -109,10 +109,11 @@ struct IntersectOp {
     static constexpr uint32_t kSharedBytesPerThread = traversal_shared_bytes<kWidth>();
     __device__ bool operator()(const FrameContext& f, uint32_t i) const { return stage_intersect<kWidth>(f, i); }
 };
+template <int kWidth>
 struct ReflectOp {
     const FrameControl* ctrl;
     __device__ bool operator()(const FrameContext& f, uint32_t i) const {
-        return stage_reflect(f, i, int(ctrl->bounce));
+        return stage_reflect<kWidth>(f, i, int(ctrl->bounce));
     }
 };
 template <int kWidth>

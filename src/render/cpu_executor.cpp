@@ -208,7 +208,9 @@ private:
             }
         }
         void reflect(const FrameContext& f, int bounce) {
-            write_stage(3, f, false, [&](uint32_t i) { return stage_reflect(f, i, bounce); });
+            with_bvh_width(f.scene, [&](auto w) {
+                write_stage(3, f, false, [&](uint32_t i) { return stage_reflect<decltype(w)::value>(f, i, bounce); });
+            });
             if (ex.probe_) ex.probe_(int(f.sample), bounce, ex.stencil_);
         }
         // The last bounce: every ray ends at the depth limit.

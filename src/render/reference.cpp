@@ -28,9 +28,10 @@ struct Tracer {
             radiance = radiance + weight * scene.background;
             return;
         }
-        const Surface sf = surface_at(scene, o, d, h.t, h.id);
         uint32_t shadow_rays = 0;
+        Surface sf;
         radiance = radiance + weight * with_bvh_width(scene, [&](auto w) {
+                                      sf = surface_at<decltype(w)::value>(scene, o, d, h.t, h.id);
                                       return surface_light<decltype(w)::value>(scene, sf, shadow_rays);
                                   });
         if (level + 1 > max_depth) return;

@@ -117,9 +117,20 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel) {
             const Sphere& s = scene.spheres[src];
             p.p0 = make_f4(centres[src], bits_float(kPrimSphereBit | s.material));
             const float r = float(s.radius);
-            p.p1 = f4{r, r * r, 0.0f, 0.0f};
-            p.p2 = f4{0.0f, 0.0f, 0.0f, bits_float(src)};
-            cs.prim_tests[k] = make_sphere_test(centres[src], r * r);
+            // What rounding the centre (in rendering space) and the radius to float lost,
+            // so that hit points can be found on the sphere the scene gave, in double
+            // (accel/hit_point.h): for a ground sphere of radius 1000 the float centre is
+            // up to 3e-5 off, more than the gaps at contacts.
+            const glm::vec3 centre_lo(s.centre - dvec(cs.render_origin) - dvec(centres[src]));
+            const float r_lo = float(s.radius - double(r));
+            // A scene with a sphere large against its distance from the camera, whose float
+            // hit points would err by more than those of the things around it, computes
+            // every sphere in double; a scene without one runs kernels without that code
+            // (SceneView::precise_spheres).
+            cs.precise_spheres = cs.precise_spheres || sphere_needs_double(centres[src], r);
+            p.p1 = f4{r, r * r, r_lo, 0.0f};
+            p.p2 = f4{centre_lo.x, centre_lo.y, centre_lo.z, bits_float(src)};
+            cs.prim_tests[k] = make_sphere_test(centres[src], r, centre_lo, r_lo);
         } else {
             const Corners& t = tris[src - ns];
             const Triangle& tri = scene.triangles[src - ns];
@@ -183,6 +194,7 @@ SceneView CompiledScene::view() const {
     v.plane_count = uint32_t(planes.size());
     v.light_count = uint32_t(lights.size());
     v.background = background;
+    v.precise_spheres = precise_spheres;
     v.ambient = ambient;
     return v;
 }

@@ -67,6 +67,9 @@ SRT_HD_INLINE void face_ray(Surface& sf, const glm::vec3& d) {
     if (glm::dot(sf.ns, d) > 0.0f) sf.ns = -sf.ns;
 }
 
+// kVariant: the kernels' variant (accel/intersect.h with_bvh_width): whether spheres
+// computed in double are, in this scene and this code.
+template <int kVariant>
 SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float t,
                                  int32_t id) {
     Surface sf;
@@ -80,7 +83,12 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
         const uint32_t meta = float_bits(a.w);
         material = meta & kPrimMaterialMask;
         if (meta & kPrimSphereBit) {
-            hp = sphere_hit_point(o, d, t, xyz(a), b.x);
+            if (precise_spheres_of(kVariant)) {          // in double (accel/bvh.h)
+                const f4 lo = load_f4(&s.prims[id].p2);  // what rounding lost
+                hp = sphere_hit_point_double(o, d, t, xyz(a), b.x, xyz(lo), b.z);
+            } else {
+                hp = sphere_hit_point_float(o, d, t, xyz(a), b.x);
+            }
         } else {
             const f4 c = load_f4(&s.prims[id].p2);
             hp = triangle_hit_point(o, d, xyz(a), xyz(b), xyz(c));
@@ -275,9 +283,9 @@ SRT_HD_INLINE bool intersect_ray(const SceneView& s, R& r) {
     return true;
 }
 
-template <class R>
+template <int kWidth, class R>
 SRT_HD_INLINE Surface ray_surface(const SceneView& s, const R& r) {
-    return surface_at(s, r.origin(), r.dir(), r.hit_t(), r.hit_id());
+    return surface_at<kWidth>(s, r.origin(), r.dir(), r.hit_t(), r.hit_id());
 }
 
 // Direct light at the hit, added to the pixel's sum; returns the shadow rays traced.
@@ -310,7 +318,7 @@ SRT_HD_INLINE bool reflect_ray(const Surface& sf, R& r) {
 template <int kWidth>
 SRT_HD_INLINE bool trace_bounce(const FrameContext& f, PathRay& r, int bounce, uint32_t& shadow_rays) {
     if (!intersect_ray<kWidth>(f.scene, r)) return false;
-    const Surface sf = ray_surface(f.scene, r);
+    const Surface sf = ray_surface<kWidth>(f.scene, r);
     shadow_rays += shade_ray<kWidth>(f.scene, sf, r);
     return depth_left(f, bounce) && reflect_ray(sf, r);
 }
@@ -345,14 +353,15 @@ SRT_HD_INLINE bool stage_intersect(const FrameContext& f, uint32_t i) {
 template <int kWidth>
 SRT_HD_INLINE uint32_t stage_shade(const FrameContext& f, uint32_t i) {
     const RaySlot r{&f.rays, i};
-    return shade_ray<kWidth>(f.scene, ray_surface(f.scene, r), r);
+    return shade_ray<kWidth>(f.scene, ray_surface<kWidth>(f.scene, r), r);
 }
 
 // `bounce` is 0 for the primary hit.
+template <int kWidth>
 SRT_HD_INLINE bool stage_reflect(const FrameContext& f, uint32_t i, int bounce) {
     if (!depth_left(f, bounce)) return false;  // beyond the depth limit: black
     const RaySlot r{&f.rays, i};
-    return reflect_ray(ray_surface(f.scene, r), r);
+    return reflect_ray(ray_surface<kWidth>(f.scene, r), r);
 }
 
 SRT_HD_INLINE void stage_resolve(const FrameContext& f, uint32_t pixel) {

@@ -85,7 +85,7 @@ __global__ void k_shadow(SceneView s, Rays prim, Rays sh) {
     if (prim.id[i] < 0 || s.light_count == 0) return;
     const float4 o4 = prim.o[i], d4 = prim.d[i];
     const glm::vec3 d(d4.x, d4.y, d4.z);
-    Surface sf = surface_at(s, glm::vec3(o4.x, o4.y, o4.z), d, prim.t[i], prim.id[i]);
+    Surface sf = surface_at<2>(s, glm::vec3(o4.x, o4.y, o4.z), d, prim.t[i], prim.id[i]);  // meshes: no precise spheres
     face_ray(sf, d);
     if (sf.kd == 0.0f) return;
     const glm::vec3 o = offset_origin(sf);
