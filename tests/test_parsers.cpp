@@ -137,6 +137,9 @@ const BadCase kBadCases[] = {
     {"gltf_bufferview_range.gltf", "bad/gltf_bufferview_range.gltf: /accessors/0: bufferView missing or out of range"},
     {"gltf_index_range.gltf", "bad/gltf_index_range.gltf: /accessors/1: index 7 at 2 is out of range (3 vertices)"},
     {"gltf_missing_buffer.gltf", "bad/gltf_missing_buffer.gltf: not a valid glTF 2.0 file: File not found : missing.bin"},
+    // A buffer URI naming a directory (the fuzzer's find: tinygltf's own reader tried to
+    // allocate 2^63 - 1 bytes for it): only regular files are read.
+    {"gltf_buffer_is_directory.gltf", "bad/gltf_buffer_is_directory.gltf: not a valid glTF 2.0 file: File not found : ."},
     {"gltf_no_asset.gltf", "bad/gltf_no_asset.gltf: not a valid glTF 2.0 file: \"asset\" object not found in .gltf or not an object type"},
     {"gltf_no_position.gltf", "bad/gltf_no_position.gltf: /meshes/0/primitives/0: has no POSITION attribute"},
     {"gltf_node_cycle.gltf", "bad/gltf_node_cycle.gltf: /nodes/0: the node hierarchy has a cycle or is deeper than 64"},

@@ -35,6 +35,35 @@
 namespace srt {
 namespace {
 
+// The files a glTF names (its buffers), read by tinygltf through these callbacks rather
+// than its own: tinygltf's ReadWholeFile opens anything, and a directory's stream
+// reports a size of 2^63 - 1, which it then tried to allocate (found by the fuzzer: a
+// buffer URI that decodes to the glTF's own folder). Only regular files are read, and
+// none over 1 GiB, the limit a glTF file itself has.
+bool regular_file_exists(const std::string& path, void*) {
+    std::error_code ec;
+    return std::filesystem::is_regular_file(path, ec);
+}
+bool read_regular_file(std::vector<unsigned char>* out, std::string* err, const std::string& path, void*) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) {
+        if (err) *err += "not a regular file: " + path + "\n";
+        return false;
+    }
+    const auto size = std::filesystem::file_size(path, ec);
+    if (ec || size > (uintmax_t(1) << 30)) {
+        if (err) *err += (ec ? "cannot read " : "larger than 1 GiB: ") + path + "\n";
+        return false;
+    }
+    std::ifstream in(path, std::ios::binary);
+    out->resize(size_t(size));
+    if (size > 0 && !in.read(reinterpret_cast<char*>(out->data()), std::streamsize(size))) {
+        if (err) *err += "cannot read " + path + "\n";
+        return false;
+    }
+    return true;
+}
+
 bool no_images(tinygltf::Image*, const int, std::string*, std::string*, int, int, const unsigned char*, int, void*) {
     return true;  // textures are not used: do not decode them
 }
@@ -161,6 +190,8 @@ tinygltf::Model load_model(const std::string& path, const std::string& reference
     if (std::filesystem::file_size(path, ec) > (size_t(1) << 30)) throw InputError(path, 0, "larger than 1 GiB");
     tinygltf::TinyGLTF loader;
     loader.SetImageLoader(no_images, nullptr);
+    loader.SetFsCallbacks(tinygltf::FsCallbacks{&regular_file_exists, &tinygltf::ExpandFilePath, &read_regular_file,
+                                                &tinygltf::WriteWholeFile, nullptr});
     tinygltf::Model model;
     std::string err, warn;
     std::string ext = std::filesystem::path(path).extension().string();
