@@ -24,7 +24,7 @@ bool hit_prim_as_traversal(const SceneView& s, uint32_t k, const glm::vec3& o, c
                              : hit_prim<false>(s.prim_tests, k, o, d, tmax, t);
 }
 bool closer_prim_as_traversal(const SceneView& s, uint32_t k, const glm::vec3& o, const glm::vec3& d, Hit& h) {
-    return s.precise_spheres ? closer_prim<true>(s, k, o, d, h) : closer_prim<false>(s, k, o, d, h);
+    return s.precise_spheres ? closer_prim<kPreciseSpheres>(s, k, o, d, h) : closer_prim<0>(s, k, o, d, h);
 }
 
 constexpr float kInf = 3.0e38f;

@@ -30,11 +30,14 @@ struct Hit {
     int32_t id;  // hit id, -1 = miss
 };
 
-// The kernels' compile-time variant, `kWidth`: the BVH width (2, 4 or 8) and, in the bit
-// kPreciseSpheres, whether the scene has spheres computed in double (with_bvh_width).
+// The kernels' compile-time variant, `kWidth`: the BVH width (2, 4 or 8) and two bits:
+// kPreciseSpheres, whether the scene has spheres computed in double, and kAlphaMasks,
+// whether some triangle has an alpha mask that traversal must test (with_bvh_width).
 constexpr int kPreciseSpheres = 16;
+constexpr int kAlphaMasks = 32;
 constexpr int bvh_of(int variant) { return variant & 15; }
 constexpr bool precise_spheres_of(int variant) { return (variant & kPreciseSpheres) != 0; }
+constexpr bool alpha_masks_of(int variant) { return (variant & kAlphaMasks) != 0; }
 
 // The original id of primitive k (the scene's order, PrimGpu::p2.w), which no layout
 // changes.
@@ -45,15 +48,40 @@ SRT_HD_INLINE uint32_t prim_key(const PrimGpu* prims, int32_t k) { return float_
 // every primitive's). Every traversal order and every layout's primitive order then
 // finds the same primitive. An initial h (t = tmax, id -1) is never replaced by a hit at
 // tmax itself.
-template <bool kPrecise>
+// Triangle k's texture coordinates at barycentrics (u, v) of v1 and v2.
+SRT_HD_INLINE glm::vec2 triangle_uv(const SceneView& s, uint32_t k, float u, float v) {
+    const f4 a = load_f4(&s.uvs[2 * k]);
+    const f4 b = load_f4(&s.uvs[2 * k + 1]);
+    const float w = 1.0f - u - v;
+    return glm::vec2(w * a.x + u * a.z + v * b.x, w * a.y + u * a.w + v * b.y);
+}
+
+// Whether triangle k is there at barycentrics `bary`: its material's alpha (factor times
+// the alpha texture, bilinear) reaches the cutoff, or it has no mask. A masked-out hit is
+// no hit, for every kind of ray, because traversal asks this before taking it.
+SRT_HD_INLINE bool alpha_opaque(const SceneView& s, uint32_t k, const glm::vec2& bary) {
+    const uint32_t m = load_u32(&s.prim_alpha[k]);
+    if (m == kNoMaskGpu) return true;
+    const f4 mt = load_f4(&s.materials[m].tex);
+    float alpha = mt.w;
+    const uint32_t tex = float_bits(mt.y);
+    if (tex != kNoTextureGpu) alpha = alpha * sample_alpha(s.textures, s.texels, tex, triangle_uv(s, k, bary.x, bary.y));
+    return alpha >= mt.z;
+}
+
+template <int kVariant>
 SRT_HD_INLINE bool closer_prim(const SceneView& s, uint32_t k, const glm::vec3& o, const glm::vec3& d, Hit& h) {
     float t;
+    glm::vec2 bary(0.0f);
     // The tests' own bound is strict (t < tmax); give them one past any distance and
     // apply the bound here, where a tie can still count.
-    if (!hit_prim<kPrecise>(s.prim_tests, k, o, d, 3.4e38f, t)) return false;
+    if (!hit_prim<precise_spheres_of(kVariant)>(s.prim_tests, k, o, d, 3.4e38f, t,
+                                                 alpha_masks_of(kVariant) ? &bary : nullptr))
+        return false;
     if (!(t < h.t || (t == h.t && h.id >= 0 &&
                       (uint32_t(h.id) >= s.prim_count || prim_key(s.prims, int32_t(k)) < prim_key(s.prims, h.id)))))
         return false;
+    if (alpha_masks_of(kVariant) && !alpha_opaque(s, k, bary)) return false;
     h.t = t;
     h.id = int32_t(k);
     return true;
@@ -174,7 +202,7 @@ using Bvh4Stack = TraversalStack<int32_t, kBvh4StackSize, kBvh4ShortStack>;
 // That keeps the warp's lanes doing the same kind of work (box tests or primitive
 // tests) at the same time. kAnyHit: stop at the first hit (shadow rays), testing each
 // leaf as soon as it is found.
-template <bool kAnyHit, bool kPrecise>
+template <bool kAnyHit, int kVariant>
 SRT_HD_INLINE Hit traverse_bvh2(const SceneView& s, const glm::vec3& o, const glm::vec3& d, Hit h) {
     const RayInv r = make_ray_inv(o, d);
     Bvh2Stack::Spill spill;
@@ -221,7 +249,7 @@ SRT_HD_INLINE Hit traverse_bvh2(const SceneView& s, const glm::vec3& o, const gl
             const uint32_t packed = uint32_t(~leaf);
             const uint32_t first = packed >> 3, count = packed & 7u;
             for (uint32_t k = first; k < first + count; ++k)
-                if (closer_prim<kPrecise>(s, k, o, d, h) && kAnyHit) return h;
+                if (closer_prim<kVariant>(s, k, o, d, h) && kAnyHit) return h;
             leaf = node;  // the node in hand may be a leaf too
             if (node < 0) node = stack.pop();
         }
@@ -244,7 +272,7 @@ constexpr uint32_t kBvh4PostponeLanes = 2;
 // distances too, to drop popped nodes the closest hit has passed, measured 1-3% slower on
 // the H100: a second local array for a test the slab test of the popped node repeats
 // anyway.)
-template <bool kAnyHit, bool kPrecise>
+template <bool kAnyHit, int kVariant>
 SRT_HD_INLINE Hit traverse_bvh4(const SceneView& s, const glm::vec3& o, const glm::vec3& d, Hit h) {
     const RayInv r = make_ray_inv(o, d);
     Bvh4Stack::Spill spill;
@@ -302,7 +330,7 @@ SRT_HD_INLINE Hit traverse_bvh4(const SceneView& s, const glm::vec3& o, const gl
             const uint32_t packed = uint32_t(~node);
             const uint32_t first = packed >> 3, count = packed & 7u;
             for (uint32_t k = first; k < first + count; ++k)
-                if (closer_prim<kPrecise>(s, k, o, d, h) && kAnyHit) return h;
+                if (closer_prim<kVariant>(s, k, o, d, h) && kAnyHit) return h;
         }
         if (stack.empty()) return h;
         node = stack.pop();
@@ -403,7 +431,7 @@ SRT_HD_INLINE Bvh8Group bvh8_test_node(const Bvh8Node* node, const RayInv& r, ui
 // still to test. A node's primitives are tested as soon as it is visited or, for closest
 // hits when fewer than kBvh8PostponeLanes lanes of the warp would test at the same time,
 // pushed as a primitive group and tested when popped.
-template <bool kAnyHit, bool kPrecise>
+template <bool kAnyHit, int kVariant>
 SRT_HD_INLINE Hit traverse_bvh8(const SceneView& s, const glm::vec3& o, const glm::vec3& d, Hit h) {
     const RayInv r = make_ray_inv(o, d);
     const uint32_t oct = (r.inv.x < 0.0f ? 1u : 0u) | (r.inv.y < 0.0f ? 2u : 0u) | (r.inv.z < 0.0f ? 4u : 0u);
@@ -434,7 +462,7 @@ SRT_HD_INLINE Hit traverse_bvh8(const SceneView& s, const glm::vec3& o, const gl
             }
             const uint32_t k = prim_base + uint32_t(lowest_bit(prim_hits));
             prim_hits &= prim_hits - 1u;
-            if (closer_prim<kPrecise>(s, k, o, d, h) && kAnyHit) return h;
+            if (closer_prim<kVariant>(s, k, o, d, h) && kAnyHit) return h;
         }
         if (!(g.hits & 0xff000000u)) {
             if (stack.empty()) return h;
@@ -463,10 +491,9 @@ SRT_HD_INLINE Hit traverse(const SceneView& s, const glm::vec3& o, const glm::ve
         }
     }
     if (s.node_count == 0) return h;
-    constexpr bool kPrecise = precise_spheres_of(kWidth);
-    if (bvh_of(kWidth) == 8) return traverse_bvh8<kAnyHit, kPrecise>(s, o, d, h);
-    if (bvh_of(kWidth) == 4) return traverse_bvh4<kAnyHit, kPrecise>(s, o, d, h);
-    return traverse_bvh2<kAnyHit, kPrecise>(s, o, d, h);
+    if (bvh_of(kWidth) == 8) return traverse_bvh8<kAnyHit, kWidth>(s, o, d, h);
+    if (bvh_of(kWidth) == 4) return traverse_bvh4<kAnyHit, kWidth>(s, o, d, h);
+    return traverse_bvh2<kAnyHit, kWidth>(s, o, d, h);
 }
 
 // The shared memory a thread's traversal of width kWidth needs on the device (its short
@@ -487,20 +514,21 @@ SRT_HD_INLINE int bvh_width(const SceneView& s) { return s.nodes8 ? 8 : s.nodes4
 // kPreciseSpheres, and the code compiled for it computes those spheres' hit points and
 // near-surface tests in double. The other scenes run code without it (measured on the
 // H100: that code in every kernel cost the default scene's and Conference's frames 3-10%).
+// Likewise for alpha masks (kAlphaMasks): only a scene with a masked triangle runs code
+// that tests them.
+template <int kFlags, class Fn>
+SRT_HD_INLINE decltype(auto) with_width_flags(const SceneView& s, Fn&& fn) {
+    switch (bvh_width(s)) {
+    case 8: return fn(std::integral_constant<int, 8 | kFlags>{});
+    case 4: return fn(std::integral_constant<int, 4 | kFlags>{});
+    default: return fn(std::integral_constant<int, 2 | kFlags>{});
+    }
+}
 template <class Fn>
 SRT_HD_INLINE decltype(auto) with_bvh_width(const SceneView& s, Fn&& fn) {
-    if (s.precise_spheres) {
-        switch (bvh_width(s)) {
-        case 8: return fn(std::integral_constant<int, 8 | kPreciseSpheres>{});
-        case 4: return fn(std::integral_constant<int, 4 | kPreciseSpheres>{});
-        default: return fn(std::integral_constant<int, 2 | kPreciseSpheres>{});
-        }
-    }
-    switch (bvh_width(s)) {
-    case 8: return fn(std::integral_constant<int, 8>{});
-    case 4: return fn(std::integral_constant<int, 4>{});
-    default: return fn(std::integral_constant<int, 2>{});
-    }
+    if (s.precise_spheres)
+        return s.alpha_masks ? with_width_flags<kPreciseSpheres | kAlphaMasks>(s, fn) : with_width_flags<kPreciseSpheres>(s, fn);
+    return s.alpha_masks ? with_width_flags<kAlphaMasks>(s, fn) : with_width_flags<0>(s, fn);
 }
 
 template <int kWidth>

@@ -34,8 +34,10 @@ SRT_HD_INLINE glm::vec3 unit(const glm::vec3& v) { return v * (1.0f / sqrtf(glm:
 // triangles (rows of 0) miss. Measured against Moller-Trumbore on the stored vertices
 // (which shading still uses for the hit point, accel/hit_point.h): 4-11% faster
 // traversal on the H100 (docs/performance.md, "BVH layouts").
+// `bary`, when given, receives the hit's barycentrics (u, v) (an alpha mask's texture
+// coordinates: accel/intersect.h).
 SRT_HD_INLINE bool hit_triangle(const glm::vec3& o, const glm::vec3& d, const f4& a, const f4& b, const f4& c,
-                                float tmax, float& t) {
+                                float tmax, float& t, glm::vec2* bary = nullptr) {
     const glm::vec3 tv = o - xyz(a);
     const glm::vec3 r2(a.w, b.x, b.y), r0(b.z, b.w, c.x), r1(c.y, c.z, c.w);
     const float tt = -dot_fma(r2, tv) / dot_fma(r2, d);
@@ -45,6 +47,7 @@ SRT_HD_INLINE bool hit_triangle(const glm::vec3& o, const glm::vec3& d, const f4
     const float v = fma1(tt, dot_fma(r1, d), dot_fma(r1, tv));
     if (!(v >= 0.0f && u + v <= 1.0f)) return false;
     t = tt;
+    if (bary) *bary = glm::vec2(u, v);
     return true;
 }
 
@@ -112,13 +115,13 @@ SRT_HD_INLINE bool hit_plane(const glm::vec3& o, const glm::vec3& d, const glm::
 
 template <bool kPrecise>
 SRT_HD_INLINE bool hit_prim(const PrimTestGpu* tests, uint32_t k, const glm::vec3& o,
-                            const glm::vec3& d, float tmax, float& t) {
+                            const glm::vec3& d, float tmax, float& t, glm::vec2* bary = nullptr) {
     const f4 a = load_f4(&tests[k].a);
     const f4 b = load_f4(&tests[k].b);
     if (float_bits(a.w) == kSphereTestTag)
         return hit_sphere(o, d, xyz(a), b.x, b.y, tmax, t, kPrecise ? &tests[k].c : nullptr);
     const f4 c = load_f4(&tests[k].c);
-    return hit_triangle(o, d, a, b, c, tmax, t);
+    return hit_triangle(o, d, a, b, c, tmax, t, bary);
 }
 
 }  // namespace srt

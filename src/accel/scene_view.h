@@ -7,6 +7,7 @@
 #pragma once
 
 #include "accel/bvh.h"
+#include "accel/texture.h"
 #include "core/hd.h"
 
 #include <glm/glm.hpp>
@@ -15,18 +16,20 @@
 
 namespace srt {
 
-// 32 bytes.
+// 48 bytes.
 struct alignas(16) MaterialGpu {
     f4 colour;  // xyz = linear colour, w = kd
     f4 kr;      // xyz = mirror reflectance, w = ka (ambient weight)
+    f4 tex;     // x = bit-cast colour texture (kNoTextureGpu: none), y = bit-cast alpha
+                // texture, z = alpha cutoff, w = alpha factor (accel/texture.h)
 };
-static_assert(sizeof(MaterialGpu) == 32, "MaterialGpu must be 32 bytes");
+static_assert(sizeof(MaterialGpu) == 48, "MaterialGpu must be 48 bytes");
 
 // 64 bytes. The checker is laid out on the plane's own axes u, v.
 struct alignas(16) PlaneGpu {
     f4 point_mat;   // xyz = point on plane, w = bit-cast material index
     f4 normal;      // xyz = unit normal, w = checker size (0 = no checker)
-    f4 u;           // xyz = first in-plane axis (unit), w unused
+    f4 u;           // xyz = first in-plane axis (unit), w = texture size (Plane::texture_size)
     f4 checker;     // xyz = second checker colour; w = bit-cast original primitive id
 };
 static_assert(sizeof(PlaneGpu) == 64, "PlaneGpu must be 64 bytes");
@@ -62,6 +65,14 @@ struct SceneView {
     const PlaneGpu* planes = nullptr;
     const MaterialGpu* materials = nullptr;
     const LightGpu* lights = nullptr;
+    // Textures (accel/texture.h); null in a scene without them.
+    const TextureGpu* textures = nullptr;
+    const uint32_t* texels = nullptr;  // RGBA8, sRGB colour, linear alpha
+    const float* srgb_lut = nullptr;   // 256 entries: sRGB byte -> linear float
+    const f4* uvs = nullptr;           // 2 per primitive (BVH order): (u0 v0 u1 v1), (u2 v2 - -)
+    // Per primitive (BVH order): the material whose alpha mask traversal tests on a hit,
+    // or kNoMaskGpu. Set only in a scene with a masked material (alpha_masks).
+    const uint32_t* prim_alpha = nullptr;
     uint32_t node_count = 0;
     uint32_t prim_count = 0;
     uint32_t plane_count = 0;
@@ -71,6 +82,9 @@ struct SceneView {
     // code (accel/intersect.h kPreciseSpheres); scenes without such a sphere run kernels
     // that do not hold it.
     bool precise_spheres = false;
+    // Some triangle's material has an alpha mask: traversal runs the kernels compiled with
+    // the mask test (accel/intersect.h kAlphaMasks); other scenes never pay for it.
+    bool alpha_masks = false;
     glm::vec3 background{0.0f};
     glm::vec3 ambient{0.0f};  // Scene::ambient
 };

@@ -101,6 +101,11 @@ public:
         planes_.upload(s.planes, "planes");
         materials_.upload(s.materials, "materials");
         lights_.upload(s.lights, "lights");
+        if (!s.texels.empty()) texels_.upload(s.texels, "texture images");
+        if (!s.textures.empty()) textures_.upload(s.textures, "textures");
+        if (!s.srgb_lut.empty()) srgb_lut_.upload(s.srgb_lut, "sRGB table");
+        if (!s.uvs.empty()) uvs_.upload(s.uvs, "texture coordinates");
+        if (!s.prim_alpha.empty()) prim_alpha_.upload(s.prim_alpha, "alpha masks");
         view_ = s.view();
         render_origin_ = s.render_origin;
         view_.nodes = nodes_.get();
@@ -112,6 +117,11 @@ public:
         view_.planes = planes_.get();
         view_.materials = materials_.get();
         view_.lights = lights_.get();
+        view_.texels = s.texels.empty() ? nullptr : texels_.get();
+        view_.textures = s.textures.empty() ? nullptr : textures_.get();
+        view_.srgb_lut = s.srgb_lut.empty() ? nullptr : srgb_lut_.get();
+        view_.uvs = s.uvs.empty() ? nullptr : uvs_.get();
+        view_.prim_alpha = s.prim_alpha.empty() ? nullptr : prim_alpha_.get();
         ++scene_generation_;
     }
 
@@ -483,6 +493,11 @@ private:
     DeviceBuffer<PlaneGpu> planes_;
     DeviceBuffer<MaterialGpu> materials_;
     DeviceBuffer<LightGpu> lights_;
+    DeviceBuffer<uint32_t> texels_;  // the texture arrays, only for scenes with textures
+    DeviceBuffer<TextureGpu> textures_;
+    DeviceBuffer<float> srgb_lut_;
+    DeviceBuffer<f4> uvs_;
+    DeviceBuffer<uint32_t> prim_alpha_;
     DeviceBuffer<float> thresholds_;
     DeviceBuffer<f4> origin_, dir_, weight_, radiance_;
     DeviceBuffer<float> hit_t_;

@@ -2,6 +2,7 @@
 #include "render/scene_gpu.h"
 
 #include "accel/intersect.h"
+#include "core/error.h"
 
 #include <cmath>
 
@@ -15,15 +16,21 @@ glm::dvec3 dvec(const glm::vec3& v) { return glm::dvec3(v.x, v.y, v.z); }
 // World position -> rendering space: subtracted in double, rounded once.
 glm::vec3 relative_to(const Point3& p, const glm::vec3& origin) { return glm::vec3(p - dvec(origin)); }
 
-// The point that anchors a plane (and its checker) in rendering space: moved along the
-// plane to near the camera's foot on it, by whole checker periods (2 squares in u and
-// in v) when it has a checker, so that the pattern does not move.
-glm::vec3 plane_anchor(const Plane& pl, const glm::vec3& n, const glm::vec3& u, const glm::vec3& origin) {
+// The point that anchors a plane (and its checker and texture) in rendering space: moved
+// along the plane to near the camera's foot on it, by whole periods of its pattern (2
+// checker squares, one texture copy, or a period of both when one divides the other) so
+// that the pattern does not move; not at all when the two periods have none in common.
+glm::vec3 plane_anchor(const Plane& pl, bool textured, const glm::vec3& n, const glm::vec3& u, const glm::vec3& origin) {
     const glm::dvec3 q = pl.point - dvec(origin), dn = dvec(n), du = dvec(u);
     const glm::dvec3 dv = glm::cross(dn, du);
     double su = -glm::dot(q, du), sv = -glm::dot(q, dv);  // from q to the foot, along u and v
-    if (pl.checker) {
-        const double period = 2.0 * double(pl.checker_size);
+    double period = 0.0;  // 0: any shift keeps the pattern
+    const double chk = pl.checker ? 2.0 * double(pl.checker_size) : 0.0, tex = textured ? pl.texture_size : 0.0;
+    const auto multiple = [](double a, double b) { return std::fmod(a, b) == 0.0; };
+    if (chk > 0.0 && tex > 0.0) period = multiple(chk, tex) ? chk : multiple(tex, chk) ? tex : -1.0;
+    else period = chk > 0.0 ? chk : tex;
+    if (period < 0.0) return glm::vec3(q);
+    if (period > 0.0) {
         su = period * std::round(su / period);
         sv = period * std::round(sv / period);
     }
@@ -56,6 +63,33 @@ bool parse_accel(const std::string& s, AccelLayout& out) {
     else if (s == "bvh8") out = AccelLayout::Bvh8;
     else return false;
     return true;
+}
+
+// The scene's images one after another in `texels`, each texture pointing at its image.
+void compile_textures(const Scene& scene, CompiledScene& cs) {
+    if (scene.textures.empty()) return;
+    std::vector<uint32_t> image_offset(scene.images.size());
+    size_t total = 0;
+    for (size_t i = 0; i < scene.images.size(); ++i) {
+        image_offset[i] = uint32_t(total);
+        total += scene.images[i].texels.size();
+        // Texel indices are 32-bit on the device.
+        if (total > 0xffffffffu) throw InputError(scene.name, 0, "the textures hold more than 2^32 texels");
+    }
+    cs.texels.reserve(total);
+    for (const TextureImage& img : scene.images) cs.texels.insert(cs.texels.end(), img.texels.begin(), img.texels.end());
+    const auto wrap = [](Wrap w) { return w == Wrap::Clamp ? kWrapClamp : w == Wrap::MirroredRepeat ? kWrapMirror : kWrapRepeat; };
+    for (const Texture& t : scene.textures) {
+        const TextureImage& img = scene.images[t.image];
+        cs.textures.push_back({image_offset[t.image], uint32_t(img.width), uint32_t(img.height),
+                               wrap(t.wrap_u) | (wrap(t.wrap_v) << 2)});
+    }
+    // sRGB -> linear, exact to float (IEC 61966-2-1), for every byte value.
+    cs.srgb_lut.resize(256);
+    for (int b = 0; b < 256; ++b) {
+        const double c = b / 255.0;
+        cs.srgb_lut[size_t(b)] = float(c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4));
+    }
 }
 
 CompiledScene compile_scene(const Scene& scene, AccelLayout accel) {
@@ -141,6 +175,16 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel) {
                 cs.normals[3 * k + 1] = make_f4(tri.n1, 0.0f);
                 cs.normals[3 * k + 2] = make_f4(tri.n2, 0.0f);
             }
+            const Material& mat = scene.materials[tri.material];
+            if (mat.textured() || mat.alpha_mask) {
+                if (cs.uvs.empty()) cs.uvs.assign(2 * bvh.order.size(), f4{0, 0, 0, 0});
+                cs.uvs[2 * k + 0] = f4{tri.uv0.x, tri.uv0.y, tri.uv1.x, tri.uv1.y};
+                cs.uvs[2 * k + 1] = f4{tri.uv2.x, tri.uv2.y, 0.0f, 0.0f};
+            }
+            if (mat.alpha_mask) {
+                if (cs.prim_alpha.empty()) cs.prim_alpha.assign(bvh.order.size(), kNoMaskGpu);
+                cs.prim_alpha[k] = tri.material;
+            }
             const glm::vec3 e1 = t.v1 - t.v0, e2 = t.v2 - t.v0;
             p.p1 = make_f4(e1, 0.0f);
             p.p2 = make_f4(e2, bits_float(src));
@@ -155,15 +199,18 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel) {
         // The plane's own axes: u = n x h, v = n x u, h = +z unless n is close to it.
         const glm::vec3 h = std::fabs(n.z) < 0.9f ? glm::vec3(0, 0, 1) : glm::vec3(1, 0, 0);
         const glm::vec3 u = unit(glm::cross(n, h));
-        g.point_mat = make_f4(plane_anchor(pl, n, u, cs.render_origin), bits_float(pl.material));
+        g.point_mat = make_f4(plane_anchor(pl, scene.materials[pl.material].textured(), n, u, cs.render_origin), bits_float(pl.material));
         g.normal = make_f4(n, pl.checker ? float(pl.checker_size) : 0.0f);
-        g.u = make_f4(u, 0.0f);
+        g.u = make_f4(u, float(pl.texture_size));
         g.checker = make_f4(pl.checker_colour, bits_float(uint32_t(ns + nt + j)));
         cs.planes.push_back(g);
     }
 
+    const auto tex_bits = [](int32_t t) { return bits_float(t == kNoTexture ? kNoTextureGpu : uint32_t(t)); };
     for (const Material& m : scene.materials)
-        cs.materials.push_back({make_f4(m.colour, m.kd), make_f4(m.kr, m.ka)});
+        cs.materials.push_back({make_f4(m.colour, m.kd), make_f4(m.kr, m.ka),
+                                f4{tex_bits(m.texture), tex_bits(m.alpha_texture), m.alpha_cutoff, m.alpha_factor}});
+    compile_textures(scene, cs);
 
     for (const Light& l : scene.lights) {
         LightGpu g;
@@ -189,6 +236,12 @@ SceneView CompiledScene::view() const {
     v.planes = planes.data();
     v.materials = materials.data();
     v.lights = lights.data();
+    v.textures = textures.empty() ? nullptr : textures.data();
+    v.texels = texels.empty() ? nullptr : texels.data();
+    v.srgb_lut = srgb_lut.empty() ? nullptr : srgb_lut.data();
+    v.uvs = uvs.empty() ? nullptr : uvs.data();
+    v.prim_alpha = prim_alpha.empty() ? nullptr : prim_alpha.data();
+    v.alpha_masks = !prim_alpha.empty();
     v.node_count = uint32_t(nodes.size());
     v.prim_count = uint32_t(prims.size());
     v.plane_count = uint32_t(planes.size());
@@ -202,7 +255,12 @@ SceneView CompiledScene::view() const {
 size_t CompiledScene::device_bytes() const {
     return nodes.size() * sizeof(BvhNode) + nodes4.size() * sizeof(Bvh4Node) + nodes8.size() * sizeof(Bvh8Node) + prims.size() * (sizeof(PrimGpu) + sizeof(PrimTestGpu)) + normals.size() * sizeof(f4) +
            planes.size() * sizeof(PlaneGpu) + materials.size() * sizeof(MaterialGpu) +
-           lights.size() * sizeof(LightGpu);
+           lights.size() * sizeof(LightGpu) + texture_bytes() + uvs.size() * sizeof(f4) +
+           prim_alpha.size() * sizeof(uint32_t);
+}
+
+size_t CompiledScene::texture_bytes() const {
+    return texels.size() * sizeof(uint32_t) + textures.size() * sizeof(TextureGpu) + srgb_lut.size() * sizeof(float);
 }
 
 }  // namespace srt

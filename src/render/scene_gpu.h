@@ -42,6 +42,12 @@ struct CompiledScene {
     std::vector<PlaneGpu> planes;
     std::vector<MaterialGpu> materials;
     std::vector<LightGpu> lights;
+    // Textures (accel/texture.h), empty in a scene without them.
+    std::vector<TextureGpu> textures;
+    std::vector<uint32_t> texels;
+    std::vector<float> srgb_lut;      // 256 entries when there are textures
+    std::vector<f4> uvs;              // 2 per primitive when a textured or masked material is on a triangle
+    std::vector<uint32_t> prim_alpha; // 1 per primitive when a triangle is masked
     glm::vec3 background{0.0f};
     glm::vec3 ambient{0.0f};
     bool precise_spheres = false;  // some sphere is computed in double (accel/bvh.h sphere_needs_double)
@@ -50,7 +56,8 @@ struct CompiledScene {
     BvhBuildStats bvh_stats;
     Bvh4Stats bvh4_stats;  // AccelLayout::Bvh4 only
     Bvh8Stats bvh8_stats;  // AccelLayout::Bvh8 only
-    size_t device_bytes() const;  // bytes of the arrays above
+    size_t device_bytes() const;   // bytes of the arrays above
+    size_t texture_bytes() const;  // of which textures (texels and their descriptors)
 
     SceneView view() const;  // host pointers
 };

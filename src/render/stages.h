@@ -67,6 +67,8 @@ SRT_HD_INLINE void face_ray(Surface& sf, const glm::vec3& d) {
     if (glm::dot(sf.ns, d) > 0.0f) sf.ns = -sf.ns;
 }
 
+SRT_HD_INLINE uint32_t meta_of(const SceneView& s, int32_t id) { return float_bits(load_f4(&s.prims[id].p0).w); }
+
 // kVariant: the kernels' variant (accel/intersect.h with_bvh_width): whether spheres
 // computed in double are, in this scene and this code.
 template <int kVariant>
@@ -111,35 +113,38 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
     sf.p_err = hp.err;
     sf.n = hp.n;
     if (!smooth) sf.ns = hp.n;
+    const f4 mc = load_f4(&s.materials[material].colour);
+    const f4 mr = load_f4(&s.materials[material].kr);
+    sf.colour = xyz(mc);
+    sf.kd = mc.w;
+    sf.kr = xyz(mr);
+    sf.ka = mr.w;
+    glm::vec2 plane_uv(0.0f);
     if (pl != nullptr) {
         const f4 pm = load_f4(&pl->point_mat);
         const f4 pn = load_f4(&pl->normal);
+        const f4 pu = load_f4(&pl->u);
+        // The plane's own axes u and v = n x u carry its checker and its texture.
+        const glm::vec3 u = xyz(pu);
+        const glm::vec3 v = glm::cross(sf.n, u);
+        const glm::vec3 local = sf.p - xyz(pm);
+        const float lu = glm::dot(local, u), lv = glm::dot(local, v);
         const float size = pn.w;
         if (size > 0.0f) {
-            // Checker on the plane's own axes u and v = n x u.
-            const glm::vec3 u = xyz(load_f4(&pl->u));
-            const glm::vec3 v = glm::cross(sf.n, u);
-            const glm::vec3 local = sf.p - xyz(pm);
-            const float cu = floorf(glm::dot(local, u) / size);
-            const float cv = floorf(glm::dot(local, v) / size);
-            const int parity = int(cu + cv) & 1;
-            if (parity) {
-                const MaterialGpu m = s.materials[material];
-                sf.colour = xyz(load_f4(&pl->checker));
-                sf.kd = m.colour.w;
-                sf.ka = m.kr.w;
-                sf.kr = xyz(m.kr);
-                face_ray(sf, d);
-                return sf;
-            }
+            const float cu = floorf(lu / size);
+            const float cv = floorf(lv / size);
+            if (int(cu + cv) & 1) sf.colour = xyz(load_f4(&pl->checker));
         }
+        plane_uv = glm::vec2(lu / pu.w, lv / pu.w);
     }
-    const f4 mc = load_f4(&s.materials[material].colour);
-    sf.colour = xyz(mc);
-    sf.kd = mc.w;
-    const f4 mr = load_f4(&s.materials[material].kr);
-    sf.kr = xyz(mr);
-    sf.ka = mr.w;
+    // A texture multiplies the colour (the checker's too) at the hit's texture coordinates.
+    const uint32_t tex = float_bits(load_f4(&s.materials[material].tex).x);
+    if (tex != kNoTextureGpu) {
+        const glm::vec2 uv = pl != nullptr                      ? plane_uv
+                             : (meta_of(s, id) & kPrimSphereBit) ? sphere_uv(hp.n)
+                                                                 : triangle_uv(s, uint32_t(id), hp.u, hp.v);
+        sf.colour = sf.colour * sample_colour(s.textures, s.texels, s.srgb_lut, tex, uv);
+    }
     face_ray(sf, d);
     return sf;
 }

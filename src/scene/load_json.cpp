@@ -2,6 +2,7 @@
 // file:line:col: values are read through scene/json_doc.h, which remembers where each
 // came from.
 #include "scene/load.h"
+#include "scene/texture_file.h"
 
 #include "scene/json_doc.h"
 
@@ -227,7 +228,7 @@ private:
             const std::string name = it.key();
             Node m = n.member(name, "material '" + name + "'");
             m.object("an object");
-            m.check_keys({"colour", "kd", "kr", "ka"}, "material '" + name + "'");
+            m.check_keys({"colour", "kd", "kr", "ka", "texture", "alpha"}, "material '" + name + "'");
             Material mat;
             mat.name = name;
             if (Node c = m.member("colour", "material '" + name + "' 'colour'")) mat.colour = c.colour();
@@ -245,6 +246,9 @@ private:
                 for (int i = 0; i < 3; ++i)
                     if (mat.kr[i] < 0.0f || mat.kr[i] > 1.0f) kr.fail("'kr' must be in [0, 1]");
             }
+            if (Node t = m.member("texture", "material '" + name + "' 'texture'"))
+                mat.texture = read_texture(t, TextureUse::Colour, "material '" + name + "' 'texture'");
+            if (Node a = m.member("alpha", "material '" + name + "' 'alpha'")) read_alpha(a, mat, name);
             auto found = material_ids_.find(name);
             if (name == "default" && !default_defined_) {
                 // "default" is material 0, which always exists; a file may restyle it once.
@@ -257,6 +261,59 @@ private:
                 material_ids_[name] = scene_.add_material(mat);
                 material_where_[name] = m.doc->where(m.offset());
             }
+        }
+    }
+
+    // "texture": "file.png" or {"file": "file.png", "wrap": "repeat" | "mirrored-repeat" |
+    // "clamp" | [u mode, v mode]}. A missing file is a note (texture_from_file).
+    int32_t read_texture(const Node& n, TextureUse use, const std::string& what) {
+        Node file = n;
+        Wrap wrap[2] = {Wrap::Repeat, Wrap::Repeat};
+        if (n.v->is_object()) {
+            n.check_keys({"file", "wrap"}, what);
+            file = n.require("file", what);
+            if (Node w = n.member("wrap", what + " 'wrap'")) {
+                auto mode = [&](const Node& x) {
+                    const std::string v = x.str();
+                    if (v == "repeat") return Wrap::Repeat;
+                    if (v == "mirrored-repeat") return Wrap::MirroredRepeat;
+                    if (v == "clamp") return Wrap::Clamp;
+                    x.fail("unknown wrap mode '" + v + "'" + suggestion(v, {"repeat", "mirrored-repeat", "clamp"}));
+                };
+                if (w.v->is_array()) {
+                    if (w.v->size() != 2) w.fail(what + " 'wrap' must be a mode or [u mode, v mode]");
+                    wrap[0] = mode(w.element(0));
+                    wrap[1] = mode(w.element(1));
+                } else {
+                    wrap[0] = wrap[1] = mode(w);
+                }
+            }
+        }
+        const std::string path = resolve(n.doc->file, file.str());
+        try {
+            return texture_from_file(scene_, path, use, wrap[0], wrap[1], n.doc->file, file.line());
+        } catch (const InputError& e) {
+            file.fail(e.what());  // the scene's line, then the image's own complaint
+        }
+    }
+
+    // "alpha": {"texture": mask, "cutoff": 0.5, "factor": 1}: the surface is cut away where
+    // factor * alpha < cutoff; alpha is the mask's (its alpha channel, or grey without
+    // one), else the colour texture's alpha channel, else 1.
+    void read_alpha(const Node& a, Material& mat, const std::string& name) {
+        const std::string what = "material '" + name + "' 'alpha'";
+        a.object("an object");
+        a.check_keys({"texture", "cutoff", "factor"}, what);
+        mat.alpha_mask = true;
+        mat.alpha_texture = mat.texture;
+        if (Node t = a.member("texture", what + " 'texture'")) mat.alpha_texture = read_texture(t, TextureUse::Mask, what + " 'texture'");
+        if (Node c = a.member("cutoff", what + " 'cutoff'")) {
+            mat.alpha_cutoff = c.number();
+            if (!(mat.alpha_cutoff >= 0.0f && mat.alpha_cutoff <= 1.0f)) c.fail("'cutoff' must be in [0, 1]");
+        }
+        if (Node f = a.member("factor", what + " 'factor'")) {
+            mat.alpha_factor = f.number();
+            if (!(mat.alpha_factor >= 0.0f && mat.alpha_factor <= 1.0f)) f.fail("'factor' must be in [0, 1]");
         }
     }
 
@@ -315,7 +372,7 @@ private:
             if (Node m = n.member("material", "sphere 'material'")) s.material = material_ref(m);
             scene_.spheres.push_back(s);
         } else if (type == "plane") {
-            n.check_keys({"type", "point", "normal", "material", "checker"}, "plane");
+            n.check_keys({"type", "point", "normal", "material", "checker", "texture_size"}, "plane");
             Plane p;
             p.point = n.require("point", "plane").point();
             Node nn = n.require("normal", "plane");
@@ -323,6 +380,10 @@ private:
             if (glm::length(normal) == 0.0f) nn.fail("plane 'normal' must not be zero");
             p.normal = glm::normalize(normal);
             if (Node m = n.member("material", "plane 'material'")) p.material = material_ref(m);
+            if (Node ts = n.member("texture_size", "plane 'texture_size'")) {
+                p.texture_size = ts.number_double();
+                if (!(p.texture_size > 0.0)) ts.fail("plane 'texture_size' must be > 0");
+            }
             if (Node c = n.member("checker", "plane 'checker'")) {
                 c.object("an object");
                 c.check_keys({"colour", "size"}, "plane 'checker'");
@@ -345,7 +406,7 @@ private:
             if (Node m = n.member("material", "triangle 'material'")) t.material = material_ref(m);
             scene_.triangles.push_back(t);
         } else if (type == "mesh") {
-            n.check_keys({"type", "file", "transform", "material", "smooth"}, "mesh");
+            n.check_keys({"type", "file", "transform", "material", "smooth", "uv"}, "mesh");
             bool smooth = false;
             if (Node sm = n.member("smooth", "mesh 'smooth'")) {
                 if (!sm.v->is_boolean()) sm.fail(std::string("mesh 'smooth' must be true or false, not ") + type_name(*sm.v));
@@ -366,11 +427,40 @@ private:
                 for (size_t i = first; i < scene_.triangles.size(); ++i) has_normals = has_normals || scene_.triangles[i].smooth;
                 if (!has_normals) compute_smooth_normals(scene_.triangles, first);
             }
+            if (Node uv = n.member("uv", "mesh 'uv'")) {
+                uv.object("an object");
+                uv.check_keys({"projection", "size"}, "mesh 'uv'");
+                const std::string proj = uv.require("projection", "mesh 'uv'").str();
+                if (proj != "box") uv.member("projection", "").fail("unknown uv projection '" + proj + "'" + suggestion(proj, {"box"}));
+                double size = 1.0;
+                if (Node sz = uv.member("size", "mesh 'uv' 'size'")) {
+                    size = sz.number_double();
+                    if (!(size > 0.0)) sz.fail("mesh 'uv' 'size' must be > 0");
+                }
+                box_project_uvs(scene_.triangles, first, size);
+            }
             if (added == 0)
                 std::cerr << n.doc->where(f.offset()) << ": warning: mesh '" << file << "' has no triangles\n";
         } else {
             n.member("type", "").fail("unknown object type '" + type + "'" +
                                       suggestion(type, {"sphere", "plane", "triangle", "mesh"}));
+        }
+    }
+
+    // Box projection: each triangle takes the two world axes across its normal's largest
+    // component, in units of `size` (one copy of a texture per size x size square), with v
+    // down so that a texture stands upright on walls.
+    static void box_project_uvs(std::vector<Triangle>& tris, size_t first, double size) {
+        for (size_t i = first; i < tris.size(); ++i) {
+            Triangle& t = tris[i];
+            const glm::dvec3 n = glm::abs(glm::cross(t.v1 - t.v0, t.v2 - t.v0));
+            const int a = n.x >= n.y && n.x >= n.z ? 0 : n.y >= n.z ? 1 : 2;
+            const int ua = a == 0 ? 2 : 0, va = a == 1 ? 2 : 1;
+            auto uv = [&](const Point3& p) { return glm::vec2(float(p[ua] / size), float(-p[va] / size)); };
+            t.uv0 = uv(t.v0);
+            t.uv1 = uv(t.v1);
+            t.uv2 = uv(t.v2);
+            t.has_uv = true;
         }
     }
 

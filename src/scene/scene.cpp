@@ -44,13 +44,33 @@ void validate(const Scene& s) {
                 "material " + std::to_string(i) + " has a non-finite value");
         require(m.kd >= 0.0f && m.kr.x >= 0.0f && m.kr.y >= 0.0f && m.kr.z >= 0.0f, s,
                 "material " + std::to_string(i) + " has a negative kd or kr");
+        for (int32_t t : {m.texture, m.alpha_texture})
+            require(t == kNoTexture || (t >= 0 && size_t(t) < s.textures.size()), s,
+                    "material " + std::to_string(i) + " names a texture out of range");
+        require(std::isfinite(m.alpha_factor) && std::isfinite(m.alpha_cutoff), s,
+                "material " + std::to_string(i) + " has a non-finite alpha");
     }
+    for (size_t i = 0; i < s.textures.size(); ++i)
+        require(s.textures[i].image < s.images.size(), s, "texture " + std::to_string(i) + " names an image out of range");
+    for (size_t i = 0; i < s.images.size(); ++i) {
+        const TextureImage& img = s.images[i];
+        require(img.width > 0 && img.height > 0 && img.texels.size() == size_t(img.width) * size_t(img.height), s,
+                "image '" + img.name + "' has no texels or the wrong number");
+    }
+    // A masked-out hit on a sphere or a plane would have to look on for the surface
+    // behind the hole (a sphere's far side), which the tests do not do: masks are for
+    // meshes, where a hole shows whatever lies behind the triangle.
+    auto unmasked = [&](uint32_t mat, const std::string& what) {
+        require(!s.materials[mat].alpha_mask, s,
+                what + " uses material '" + s.materials[mat].name + "', which has an alpha mask: only mesh triangles may");
+    };
     for (size_t i = 0; i < s.spheres.size(); ++i) {
         const Sphere& sp = s.spheres[i];
         require(finite(sp.centre) && std::isfinite(sp.radius), s,
                 "sphere " + std::to_string(i) + " is not finite");
         require(sp.radius > 0.0, s, "sphere " + std::to_string(i) + " has radius <= 0");
         require(sp.material < nm, s, "sphere " + std::to_string(i) + " material out of range");
+        unmasked(sp.material, "sphere " + std::to_string(i));
     }
     for (size_t i = 0; i < s.planes.size(); ++i) {
         const Plane& p = s.planes[i];
@@ -60,12 +80,18 @@ void validate(const Scene& s) {
         require(p.material < nm, s, "plane " + std::to_string(i) + " material out of range");
         require(!p.checker || p.checker_size > 0.0f, s,
                 "plane " + std::to_string(i) + " checker size must be > 0");
+        require(p.texture_size > 0.0 && std::isfinite(p.texture_size), s,
+                "plane " + std::to_string(i) + " texture size must be > 0");
+        unmasked(p.material, "plane " + std::to_string(i));
     }
     for (size_t i = 0; i < s.triangles.size(); ++i) {
         const Triangle& t = s.triangles[i];
         require(finite(t.v0) && finite(t.v1) && finite(t.v2), s,
                 "triangle " + std::to_string(i) + " is not finite");
         require(t.material < nm, s, "triangle " + std::to_string(i) + " material out of range");
+        require(!t.has_uv || (std::isfinite(t.uv0.x) && std::isfinite(t.uv0.y) && std::isfinite(t.uv1.x) &&
+                              std::isfinite(t.uv1.y) && std::isfinite(t.uv2.x) && std::isfinite(t.uv2.y)),
+                s, "triangle " + std::to_string(i) + " has non-finite texture coordinates");
     }
     for (size_t i = 0; i < s.lights.size(); ++i) {
         const Light& l = s.lights[i];

@@ -27,13 +27,42 @@ namespace srt {
 
 using Point3 = glm::dvec3;  // a position in the scene (directions and colours are float)
 
+// An image a texture reads: 8-bit texels, RGBA in memory order, the colour channels sRGB-
+// encoded and alpha linear (as PNG, JPEG and glTF define them). Row 0 is the image's top
+// row. A mask image (MTL map_d) whose file has no alpha channel carries its grey level
+// in alpha (scene/texture_file.h).
+struct TextureImage {
+    std::string name;  // the file, or "file.gltf: /images/3", for messages and reports
+    int width = 0, height = 0;
+    std::vector<uint32_t> texels;  // width * height, byte 0 = red
+};
+
+// How texture coordinates outside [0, 1] map onto the image (glTF's sampler wrap modes).
+enum class Wrap : uint8_t { Repeat, MirroredRepeat, Clamp };
+
+// An image and how it is sampled: bilinearly, in linear light (accel/texture.h).
+struct Texture {
+    uint32_t image = 0;  // into Scene::images
+    Wrap wrap_u = Wrap::Repeat, wrap_v = Wrap::Repeat;
+};
+
+constexpr int32_t kNoTexture = -1;
+
 struct Material {
     std::string name;
-    glm::vec3 colour{0.8f, 0.8f, 0.8f};  // linear RGB
+    glm::vec3 colour{0.8f, 0.8f, 0.8f};  // linear RGB; times the texture's colour where there is one
     float kd = 1.0f;                     // diffuse weight
     glm::vec3 kr{0.0f, 0.0f, 0.0f};      // mirror reflectance per channel
     float ka = 1.0f;                     // ambient weight (times Scene::ambient)
+    int32_t texture = kNoTexture;        // into Scene::textures: the colour is colour * texture(uv)
+    // Alpha cut-out: where alpha_factor * alpha_texture(uv).a < alpha_cutoff the surface is
+    // not there, for every ray (camera, mirror, shadow). Only mesh triangles may be masked.
+    int32_t alpha_texture = kNoTexture;
+    bool alpha_mask = false;
+    float alpha_factor = 1.0f;
+    float alpha_cutoff = 0.5f;
     bool is_mirror() const { return kr.x > 0.0f || kr.y > 0.0f || kr.z > 0.0f; }
+    bool textured() const { return texture != kNoTexture; }
 };
 
 struct Sphere {
@@ -52,6 +81,9 @@ struct Plane {
     bool checker = false;
     glm::vec3 checker_colour{0.1f, 0.1f, 0.1f};
     double checker_size = 1.0;
+    // A textured material's texture coordinates on the plane: (u, v) = (p - point) . (u
+    // axis, v axis) / texture_size, one copy of the image per texture_size square.
+    double texture_size = 1.0;
 };
 
 // One world-space triangle. Meshes are flattened into triangles at load time
@@ -63,6 +95,11 @@ struct Triangle {
     // and reflection (shadow and reflected rays still leave the flat triangle).
     bool smooth = false;
     glm::vec3 n0{0.0f}, n1{0.0f}, n2{0.0f};
+    // Texture coordinates of the corners, in the image's convention: u to the right, v
+    // DOWN from the top row (glTF's; OBJ's v up is flipped by its loader). Without them
+    // a textured triangle reads the texture at (0, 0).
+    bool has_uv = false;
+    glm::vec2 uv0{0.0f}, uv1{0.0f}, uv2{0.0f};
 };
 
 enum class LightType : uint8_t { Point, Directional };
@@ -117,6 +154,8 @@ struct Scene {
     glm::vec3 background{0.0f, 0.0f, 0.0f};
     glm::vec3 ambient{0.0f, 0.0f, 0.0f};  // ambient light, times each material's ka
     std::vector<Material> materials;  // index 0 always exists
+    std::vector<TextureImage> images;
+    std::vector<Texture> textures;
     std::vector<Sphere> spheres;
     std::vector<Plane> planes;
     std::vector<Triangle> triangles;

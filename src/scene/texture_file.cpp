@@ -1,0 +1,75 @@
+// texture_file.cpp - decoding (core/image_decode.h) and sharing of a scene's textures.
+#include "scene/texture_file.h"
+
+#include "core/error.h"
+#include "core/image_decode.h"
+
+#include <filesystem>
+
+namespace srt {
+namespace {
+
+const char* suffix(TextureUse use) { return use == TextureUse::Mask ? " (mask)" : ""; }
+
+int32_t find_image(const Scene& scene, const std::string& key) {
+    for (size_t i = 0; i < scene.images.size(); ++i)
+        if (scene.images[i].name == key) return int32_t(i);
+    return -1;
+}
+
+int32_t add_image(Scene& scene, const std::string& key, DecodedImage&& d, TextureUse use) {
+    if (use == TextureUse::Mask && (d.channels == 1 || d.channels == 3)) {
+        // No alpha channel: the mask is the grey level (red, which grey replicates).
+        for (uint32_t& t : d.rgba) t = (t & 0x00ffffffu) | ((t & 0xffu) << 24);
+    }
+    TextureImage img;
+    img.name = key;
+    img.width = d.width;
+    img.height = d.height;
+    img.texels = std::move(d.rgba);
+    scene.images.push_back(std::move(img));
+    return int32_t(scene.images.size() - 1);
+}
+
+int32_t texture_of(Scene& scene, int32_t image, Wrap wrap_u, Wrap wrap_v) {
+    for (size_t i = 0; i < scene.textures.size(); ++i) {
+        const Texture& t = scene.textures[i];
+        if (t.image == uint32_t(image) && t.wrap_u == wrap_u && t.wrap_v == wrap_v) return int32_t(i);
+    }
+    scene.textures.push_back(Texture{uint32_t(image), wrap_u, wrap_v});
+    return int32_t(scene.textures.size() - 1);
+}
+
+}  // namespace
+
+int32_t texture_from_file(Scene& scene, const std::string& path, TextureUse use, Wrap wrap_u, Wrap wrap_v,
+                          const std::string& ref_file, int ref_line) {
+    const std::string key = path + suffix(use);
+    int32_t image = find_image(scene, key);
+    if (image < 0) {
+        std::error_code ec;
+        if (!std::filesystem::exists(path, ec)) {
+            scene.notes.push_back(InputError::format(ref_file, ref_line, 0, "texture '" + path +
+                                                                               "' not found; the material keeps its flat colour"));
+            return kNoTexture;
+        }
+        image = add_image(scene, key, decode_image_file(path), use);
+    }
+    return texture_of(scene, image, wrap_u, wrap_v);
+}
+
+int32_t texture_from_bytes(Scene& scene, const unsigned char* data, size_t size, const std::string& name,
+                           TextureUse use, Wrap wrap_u, Wrap wrap_v) {
+    const std::string key = name + suffix(use);
+    int32_t image = find_image(scene, key);
+    if (image < 0) image = add_image(scene, key, decode_image(data, size, name), use);
+    return texture_of(scene, image, wrap_u, wrap_v);
+}
+
+size_t texture_bytes(const Scene& scene) {
+    size_t n = 0;
+    for (const TextureImage& i : scene.images) n += i.texels.size() * sizeof(uint32_t);
+    return n;
+}
+
+}  // namespace srt
