@@ -20,6 +20,7 @@
 #include "scene/load.h"
 
 #include "core/error.h"
+#include "scene/texture_file.h"
 
 #include <tiny_gltf.h>
 
@@ -64,9 +65,22 @@ bool read_regular_file(std::vector<unsigned char>* out, std::string* err, const 
     return true;
 }
 
-bool no_images(tinygltf::Image*, const int, std::string*, std::string*, int, int, const unsigned char*, int, void*) {
-    return true;  // textures are not used: do not decode them
+// Images are decoded here (scene/texture_file.h), not by tinygltf: the callback keeps the
+// bytes of images given by URI (a file or a data URI), which tinygltf has read in full.
+// Images in a buffer view are read later, from the view, checked against the buffer
+// (tinygltf hands the callback the view's stated length unchecked).
+bool keep_image_bytes(tinygltf::Image* image, const int, std::string*, std::string*, int, int, const unsigned char* bytes,
+                      int size, void*) {
+    if (image->bufferView < 0 && bytes && size > 0) image->image.assign(bytes, bytes + size);
+    return true;
 }
+
+// The extensions whose meaning we render; a file that requires any other is refused.
+bool supported_extension(const std::string& e) { return e == "KHR_lights_punctual" || e == "KHR_texture_transform"; }
+
+// Deep enough for any exporter's skeleton or chain, shallow enough that a file cannot
+// make the walk hold gigabytes.
+constexpr size_t kMaxNodeDepth = 100000;
 
 [[noreturn]] void fail(const std::string& path, const std::string& pointer, const std::string& msg) {
     throw InputError(path, 0, pointer.empty() ? msg : pointer + ": " + msg);
@@ -141,6 +155,116 @@ float read_float(const View& v, size_t i, int c) {
     std::memcpy(&f, v.data + i * v.stride + size_t(c) * 4, 4);
     return f;
 }
+// A TEXCOORD component: float, or a normalized unsigned byte or short.
+float read_texcoord(const View& v, size_t i, int c) {
+    const unsigned char* p = v.data + i * v.stride;
+    switch (v.ctype) {
+        case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: return float(p[c]) / 255.0f;
+        case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: { uint16_t x; std::memcpy(&x, p + 2 * c, 2); return float(x) / 65535.0f; }
+        default: return read_float(v, i, c);
+    }
+}
+
+// How a material's base colour texture is laid on: its TEXCOORD set and
+// KHR_texture_transform (offset, rotation, scale), applied to the triangles' coordinates.
+struct TexturePlacement {
+    int texcoord = 0;
+    bool transformed = false;
+    glm::dmat3 matrix{1.0};
+    glm::vec2 apply(const glm::vec2& uv) const {
+        if (!transformed) return uv;
+        return glm::vec2(matrix * glm::dvec3(uv.x, uv.y, 1.0));
+    }
+};
+
+Wrap wrap_mode(const std::string& path, const std::string& ptr, int mode) {
+    switch (mode) {
+        case TINYGLTF_TEXTURE_WRAP_REPEAT: return Wrap::Repeat;
+        case TINYGLTF_TEXTURE_WRAP_MIRRORED_REPEAT: return Wrap::MirroredRepeat;
+        case TINYGLTF_TEXTURE_WRAP_CLAMP_TO_EDGE: return Wrap::Clamp;
+        default: fail(path, ptr, "unknown wrap mode " + std::to_string(mode));
+    }
+}
+
+// The scene texture for the glTF's texture `index`: its image decoded (from a buffer
+// view, a data URI or a file next to the glTF) with its sampler's wrap modes. An image
+// file that is missing leaves a note and returns kNoTexture, as for OBJ.
+int32_t gltf_texture(Scene& scene, const tinygltf::Model& m, const std::string& path, int index) {
+    const std::string tptr = "/textures/" + std::to_string(index);
+    if (index < 0 || size_t(index) >= m.textures.size()) fail(path, tptr, "no such texture");
+    const tinygltf::Texture& t = m.textures[size_t(index)];
+    if (t.source < 0) {
+        scene.notes.push_back(path + ": " + tptr + " has no image in a format stencilrt reads (PNG, JPEG); not textured");
+        return kNoTexture;
+    }
+    const std::string iptr = "/images/" + std::to_string(t.source);
+    if (size_t(t.source) >= m.images.size()) fail(path, tptr + "/source", "no such image");
+    Wrap wu = Wrap::Repeat, wv = Wrap::Repeat;
+    if (t.sampler >= 0) {
+        const std::string sptr = "/samplers/" + std::to_string(t.sampler);
+        if (size_t(t.sampler) >= m.samplers.size()) fail(path, tptr + "/sampler", "no such sampler");
+        wu = wrap_mode(path, sptr + "/wrapS", m.samplers[size_t(t.sampler)].wrapS);
+        wv = wrap_mode(path, sptr + "/wrapT", m.samplers[size_t(t.sampler)].wrapT);
+    }
+    const tinygltf::Image& img = m.images[size_t(t.source)];
+    const unsigned char* bytes = nullptr;
+    size_t size = 0;
+    if (img.bufferView >= 0) {
+        const std::string bptr = "/bufferViews/" + std::to_string(img.bufferView);
+        if (size_t(img.bufferView) >= m.bufferViews.size()) fail(path, iptr + "/bufferView", "no such buffer view");
+        const tinygltf::BufferView& bv = m.bufferViews[size_t(img.bufferView)];
+        if (bv.buffer < 0 || size_t(bv.buffer) >= m.buffers.size()) fail(path, bptr, "buffer missing or out of range");
+        const std::vector<unsigned char>& buf = m.buffers[size_t(bv.buffer)].data;
+        if (bv.byteOffset > buf.size() || bv.byteLength > buf.size() - bv.byteOffset)
+            fail(path, bptr, "runs past the end of buffer " + std::to_string(bv.buffer) + " (" + std::to_string(buf.size()) + " bytes)");
+        bytes = buf.data() + bv.byteOffset;
+        size = bv.byteLength;
+    } else if (!img.image.empty()) {
+        bytes = img.image.data();
+        size = img.image.size();
+    } else {
+        scene.notes.push_back(path + ": " + iptr + ": image '" + img.uri + "' not found; the material keeps its flat colour");
+        return kNoTexture;
+    }
+    std::string name = path + ": " + iptr;
+    if (!img.uri.empty() && img.uri.rfind("data:", 0) != 0) name += " ('" + img.uri + "')";
+    return texture_from_bytes(scene, bytes, size, name, TextureUse::Colour, wu, wv);
+}
+
+// KHR_texture_transform on a texture reference: uv' = T(offset) R(rotation) S(scale) uv,
+// the extension's matrix (rotation counter-clockwise in uv space, v down).
+TexturePlacement placement(const std::string& path, const std::string& ptr, const tinygltf::TextureInfo& ti) {
+    TexturePlacement pl;
+    pl.texcoord = ti.texCoord;
+    const auto it = ti.extensions.find("KHR_texture_transform");
+    if (it == ti.extensions.end()) return pl;
+    const tinygltf::Value& x = it->second;
+    const std::string eptr = ptr + "/extensions/KHR_texture_transform";
+    auto vec2 = [&](const char* key, glm::dvec2 dflt) {
+        if (!x.Has(key)) return dflt;
+        const tinygltf::Value& a = x.Get(key);
+        if (!a.IsArray() || a.ArrayLen() != 2 || !a.Get(0).IsNumber() || !a.Get(1).IsNumber())
+            fail(path, eptr + "/" + key, "must be an array of 2 numbers");
+        return glm::dvec2(a.Get(0).GetNumberAsDouble(), a.Get(1).GetNumberAsDouble());
+    };
+    const glm::dvec2 offset = vec2("offset", glm::dvec2(0.0)), scale = vec2("scale", glm::dvec2(1.0));
+    double rotation = 0.0;
+    if (x.Has("rotation")) {
+        if (!x.Get("rotation").IsNumber()) fail(path, eptr + "/rotation", "must be a number");
+        rotation = x.Get("rotation").GetNumberAsDouble();
+    }
+    if (x.Has("texCoord")) {
+        if (!x.Get("texCoord").IsInt()) fail(path, eptr + "/texCoord", "must be an integer");
+        pl.texcoord = x.Get("texCoord").GetNumberAsInt();
+    }
+    if (!std::isfinite(offset.x + offset.y + scale.x + scale.y + rotation)) fail(path, eptr, "has a non-finite number");
+    const double c = std::cos(rotation), sn = std::sin(rotation);
+    // Column-major: T * R * S with R = [[c, s], [-s, c]] (rows), as the extension gives it.
+    pl.matrix = glm::dmat3(glm::dvec3(c * scale.x, -sn * scale.x, 0.0), glm::dvec3(sn * scale.y, c * scale.y, 0.0),
+                           glm::dvec3(offset.x, offset.y, 1.0));
+    pl.transformed = true;
+    return pl;
+}
 uint32_t read_index(const View& v, size_t i) {
     const unsigned char* p = v.data + i * v.stride;
     switch (v.ctype) {
@@ -189,7 +313,7 @@ tinygltf::Model load_model(const std::string& path, const std::string& reference
     std::error_code ec;
     if (std::filesystem::file_size(path, ec) > (size_t(1) << 30)) throw InputError(path, 0, "larger than 1 GiB");
     tinygltf::TinyGLTF loader;
-    loader.SetImageLoader(no_images, nullptr);
+    loader.SetImageLoader(keep_image_bytes, nullptr);
     loader.SetFsCallbacks(tinygltf::FsCallbacks{&regular_file_exists, &tinygltf::ExpandFilePath, &read_regular_file,
                                                 &tinygltf::WriteWholeFile, nullptr});
     tinygltf::Model model;
@@ -222,10 +346,22 @@ size_t append_gltf(Scene& scene, const std::string& path, const glm::mat4& xform
                    const std::string& referenced_from, int ref_line, bool take_camera_and_lights) {
     const tinygltf::Model m = load_model(path, referenced_from, ref_line);
 
+    // Extensions: a required one we do not render refuses the file (the specification
+    // says a loader must); one only used is ignored, with a note.
+    for (size_t i = 0; i < m.extensionsRequired.size(); ++i)
+        if (!supported_extension(m.extensionsRequired[i]))
+            fail(path, "/extensionsRequired/" + std::to_string(i),
+                 "the file requires the extension '" + m.extensionsRequired[i] + "', which stencilrt does not support");
+    for (const std::string& e : m.extensionsUsed)
+        if (!supported_extension(e)) scene.notes.push_back(path + ": ignored the extension '" + e + "' (used, not required)");
+
     // Materials (unless one is imposed).
     std::vector<uint32_t> mat_ids(m.materials.size(), 0);
+    std::vector<TexturePlacement> placements(m.materials.size());
+    size_t blended = 0;
     if (!material) {
         for (size_t i = 0; i < m.materials.size(); ++i) {
+            const std::string mptr = "/materials/" + std::to_string(i);
             const tinygltf::PbrMetallicRoughness& p = m.materials[i].pbrMetallicRoughness;
             Material mat;
             mat.name = m.materials[i].name.empty() ? path + "#" + std::to_string(i) : m.materials[i].name;
@@ -236,6 +372,23 @@ size_t append_gltf(Scene& scene, const std::string& path, const glm::mat4& xform
             const float mirror = float(metal * (1.0 - rough) * (1.0 - rough));
             mat.kr = mirror * mat.colour;
             mat.kd = 1.0f - mirror;
+            if (p.baseColorTexture.index >= 0) {
+                mat.texture = gltf_texture(scene, m, path, p.baseColorTexture.index);
+                placements[i] = placement(path, mptr + "/pbrMetallicRoughness/baseColorTexture", p.baseColorTexture);
+                if (placements[i].texcoord < 0) fail(path, mptr + "/pbrMetallicRoughness/baseColorTexture/texCoord", "must be >= 0");
+            }
+            const std::string& mode = m.materials[i].alphaMode;
+            if (mode == "MASK") {
+                mat.alpha_mask = true;
+                mat.alpha_texture = mat.texture;
+                mat.alpha_factor = p.baseColorFactor.size() == 4 ? float(std::clamp(p.baseColorFactor[3], 0.0, 1.0)) : 1.0f;
+                mat.alpha_cutoff = float(m.materials[i].alphaCutoff);
+                if (!(mat.alpha_cutoff >= 0.0f)) fail(path, mptr + "/alphaCutoff", "must be >= 0");
+            } else if (mode == "BLEND") {
+                ++blended;
+            } else if (mode != "OPAQUE" && !mode.empty()) {
+                fail(path, mptr + "/alphaMode", "must be OPAQUE, MASK or BLEND, not '" + mode + "'");
+            }
             mat_ids[i] = scene.add_material(mat);
         }
     }
@@ -251,14 +404,10 @@ size_t append_gltf(Scene& scene, const std::string& path, const glm::mat4& xform
     std::vector<Light> lights;
     std::vector<float> light_peak;
     std::vector<char> visiting(m.nodes.size(), 0);
-    std::function<void(int, const glm::dmat4&, int)> visit = [&](int ni, const glm::dmat4& parent, int depth) {
+    // One node, placed at `world`: its mesh, its camera, its light.
+    const auto place_node = [&](int ni, const glm::dmat4& world) {
         const std::string nptr = "/nodes/" + std::to_string(ni);
-        if (ni < 0 || size_t(ni) >= m.nodes.size()) fail(path, nptr, "no such node");
-        if (visiting[size_t(ni)] || depth > 64) fail(path, nptr, "the node hierarchy has a cycle or is deeper than 64");
-        visiting[size_t(ni)] = 1;
         const tinygltf::Node& node = m.nodes[size_t(ni)];
-        if (!node.matrix.empty() && node.matrix.size() != 16) fail(path, nptr + "/matrix", "must have 16 numbers");
-        const glm::dmat4 world = parent * node_matrix(node);
         if (node.mesh >= 0) {
             if (size_t(node.mesh) >= m.meshes.size()) fail(path, nptr + "/mesh", "no such mesh");
             const tinygltf::Mesh& mesh = m.meshes[size_t(node.mesh)];
@@ -301,14 +450,32 @@ size_t append_gltf(Scene& scene, const std::string& path, const glm::mat4& xform
                 }
                 if (idx.size() % 3 != 0) fail(path, pptr, std::to_string(idx.size()) + " indices are not whole triangles");
                 uint32_t mat_id = material.value_or(0u);
+                const TexturePlacement* place = nullptr;
                 if (!material && prim.material >= 0) {
                     if (size_t(prim.material) >= m.materials.size()) fail(path, pptr + "/material", "no such material");
                     mat_id = mat_ids[size_t(prim.material)];
+                    place = &placements[size_t(prim.material)];
+                }
+                // Texture coordinates, read where a texture or a mask will use them.
+                View uvs;
+                const Material& pm = scene.materials[mat_id];
+                if (pm.textured() || pm.alpha_mask) {
+                    const auto uv_it = prim.attributes.find("TEXCOORD_" + std::to_string(place ? place->texcoord : 0));
+                    if (uv_it != prim.attributes.end()) {
+                        uvs = accessor_view(path, m, uv_it->second, TINYGLTF_TYPE_VEC2,
+                                            {TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE,
+                                             TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT});
+                        if (uvs.count != pos.count)
+                            fail(path, "/accessors/" + std::to_string(uv_it->second),
+                                 uv_it->first + " has " + std::to_string(uvs.count) + " entries, POSITION " + std::to_string(pos.count));
+                    }
                 }
                 for (size_t t = 0; t < idx.size(); t += 3) {
                     Triangle tri;
                     Point3* v[3] = {&tri.v0, &tri.v1, &tri.v2};
                     glm::vec3* nn[3] = {&tri.n0, &tri.n1, &tri.n2};
+                    glm::vec2* tc[3] = {&tri.uv0, &tri.uv1, &tri.uv2};
+                    tri.has_uv = uvs.data != nullptr;
                     bool ok = smooth;
                     for (int c = 0; c < 3; ++c) {
                         const size_t k = idx[t + size_t(c)];
@@ -316,6 +483,10 @@ size_t append_gltf(Scene& scene, const std::string& path, const glm::mat4& xform
                         if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z))
                             fail(path, "/accessors/" + std::to_string(pos_it->second), "position " + std::to_string(k) + " is not finite");
                         *v[c] = Point3(glm::dmat4(xform) * world * glm::dvec4(p, 1.0));
+                        if (tri.has_uv) {
+                            const glm::vec2 uv(read_texcoord(uvs, k, 0), read_texcoord(uvs, k, 1));
+                            *tc[c] = place ? place->apply(uv) : uv;
+                        }
                         if (smooth) {
                             const glm::dvec3 n = glm::dmat3(glm::transpose(glm::inverse(glm::dmat3(glm::dmat4(xform))))) * nmat *
                                                  glm::dvec3(read_float(nrm, k, 0), read_float(nrm, k, 1), read_float(nrm, k, 2));
@@ -375,10 +546,45 @@ size_t append_gltf(Scene& scene, const std::string& path, const glm::mat4& xform
                 lights.push_back(l);
             }
         }
-        for (int child : node.children) visit(child, world, depth + 1);
-        visiting[size_t(ni)] = 0;
     };
-    for (int r : roots) visit(r, glm::dmat4(1.0), 0);
+    // The hierarchy, depth first with an explicit stack: glTF sets no limit on nesting,
+    // and exporters nest deeply (a skeleton's bone chains, a rope or a chain of links one
+    // node per link), so the depth must not be bounded by the call stack. Cycles (which
+    // glTF forbids) are refused, and so are hierarchies deeper than kMaxNodeDepth.
+    struct Frame {
+        int node;
+        glm::dmat4 world;
+        size_t next_child;
+    };
+    std::vector<Frame> stack;
+    const auto enter = [&](int ni, const glm::dmat4& parent) {
+        const std::string nptr = "/nodes/" + std::to_string(ni);
+        if (ni < 0 || size_t(ni) >= m.nodes.size()) fail(path, nptr, "no such node");
+        if (visiting[size_t(ni)]) fail(path, nptr, "the node hierarchy has a cycle");
+        if (stack.size() >= kMaxNodeDepth)
+            fail(path, nptr, "the node hierarchy is deeper than " + std::to_string(kMaxNodeDepth) + " levels");
+        const tinygltf::Node& node = m.nodes[size_t(ni)];
+        if (!node.matrix.empty() && node.matrix.size() != 16) fail(path, nptr + "/matrix", "must have 16 numbers");
+        visiting[size_t(ni)] = 1;
+        const glm::dmat4 world = parent * node_matrix(node);
+        place_node(ni, world);
+        stack.push_back(Frame{ni, world, 0});
+    };
+    for (int r : roots) {
+        enter(r, glm::dmat4(1.0));
+        while (!stack.empty()) {
+            Frame& f = stack.back();
+            const std::vector<int>& children = m.nodes[size_t(f.node)].children;
+            if (f.next_child < children.size()) {
+                const int child = children[f.next_child++];
+                const glm::dmat4 world = f.world;
+                enter(child, world);
+            } else {
+                visiting[size_t(f.node)] = 0;
+                stack.pop_back();
+            }
+        }
+    }
 
     if (!lights.empty()) {
         // glTF intensities are photometric; our lights have no falloff. Scale them together
@@ -390,6 +596,7 @@ size_t append_gltf(Scene& scene, const std::string& path, const glm::mat4& xform
         scene.lights.insert(scene.lights.end(), lights.begin(), lights.end());
         scene.notes.push_back(path + ": " + std::to_string(lights.size()) + " KHR_lights_punctual light(s), scaled so the brightest channel is 1");
     }
+    if (blended) scene.notes.push_back(path + ": " + std::to_string(blended) + " material(s) with alphaMode BLEND rendered opaque");
     if (spot_note) scene.notes.push_back(path + ": spot lights are rendered as point lights (no cone)");
     if (skipped_modes) scene.notes.push_back(path + ": skipped " + std::to_string(skipped_modes) + " primitive(s) that are not triangles");
     if (degenerate) scene.notes.push_back(path + ": dropped " + std::to_string(degenerate) + " degenerate triangle(s)");

@@ -396,7 +396,7 @@ private:
             }
             scene_.planes.push_back(p);
         } else if (type == "triangle") {
-            n.check_keys({"type", "v0", "v1", "v2", "material"}, "triangle");
+            n.check_keys({"type", "v0", "v1", "v2", "material", "uv"}, "triangle");
             Triangle t;
             t.v0 = n.require("v0", "triangle").point();
             t.v1 = n.require("v1", "triangle").point();
@@ -404,6 +404,17 @@ private:
             if (glm::length(glm::cross(t.v1 - t.v0, t.v2 - t.v0)) == 0.0)
                 n.fail("triangle has zero area");
             if (Node m = n.member("material", "triangle 'material'")) t.material = material_ref(m);
+            // "uv": [[u0, v0], [u1, v1], [u2, v2]], v down from the image's top row.
+            if (Node uv = n.member("uv", "triangle 'uv'")) {
+                if (!uv.v->is_array() || uv.v->size() != 3) uv.fail("triangle 'uv' must be 3 [u, v] pairs");
+                glm::vec2* out[3] = {&t.uv0, &t.uv1, &t.uv2};
+                for (size_t k = 0; k < 3; ++k) {
+                    const Node e = uv.element(k);
+                    if (!e.v->is_array() || e.v->size() != 2) e.fail("triangle 'uv' must be 3 [u, v] pairs");
+                    *out[k] = glm::vec2(e.number_of((*e.v)[0], "u"), e.number_of((*e.v)[1], "v"));
+                }
+                t.has_uv = true;
+            }
             scene_.triangles.push_back(t);
         } else if (type == "mesh") {
             n.check_keys({"type", "file", "transform", "material", "smooth", "uv"}, "mesh");

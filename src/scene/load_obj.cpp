@@ -5,10 +5,12 @@
 // silently (third_party/README.md).
 //
 // Supported: v, f (triangles and polygons, fan-triangulated; v, v/vt, v//vn, v/vt/vn;
-// negative indices), usemtl, mtllib. vt/vn are checked and ignored; o/g/s and the
-// free-form/curve statements are ignored. MTL: newmtl, Kd, Ks + illum 3/5 (mirror),
-// Ke (emissive marker); everything else in an MTL is ignored.
+// negative indices), usemtl, mtllib; vt (texture coordinates, v flipped to our v down)
+// and vn (smooth normals); o/g/s and the free-form/curve statements are ignored. MTL:
+// newmtl, Kd, Ks + illum 3/5 (mirror), Ke (emissive marker), map_Kd (colour texture) and
+// map_d (alpha mask) with -clamp, -o and -s; everything else in an MTL is ignored.
 #include "scene/load.h"
+#include "scene/texture_file.h"
 
 #include "core/error.h"
 
@@ -117,8 +119,19 @@ bool parse_long(const std::string& tok, long long& out) {
     return true;
 }
 
+// A texture map statement's file and the options we use (MTL: "map_Kd -clamp on -s 2 2
+// wood.png").
+struct MtlMap {
+    std::string file;  // resolved against the MTL's folder; empty: no map
+    std::string mtl;   // the MTL file and line that named it
+    int line = 0;
+    bool clamp = false;
+    glm::vec2 offset{0.0f}, scale{1.0f};  // -o and -s: uv' = uv * scale + offset
+};
+
 struct MtlEntry {
     Material mat;
+    MtlMap map_kd, map_d;
     glm::vec3 ks{0.0f};
     glm::vec3 ke{0.0f};
     int illum = -1;
@@ -129,6 +142,8 @@ struct ObjMesh {
     std::vector<Point3> corners;  // 3 per triangle, object space
     std::vector<glm::vec3> corner_normals;  // 3 per triangle when every corner has a 'vn' (else zero)
     std::vector<uint8_t> tri_smooth;        // 1: that triangle's three corners have normals
+    std::vector<glm::vec2> corner_uvs;      // 3 per triangle when every corner has a 'vt' (else zero)
+    std::vector<uint8_t> tri_has_uv;
     std::vector<int> tri_group;      // usemtl run of each triangle
     std::vector<int> group_mtl;      // material (index into mtls, -1 = none) of each run
     std::vector<MtlEntry> mtls;
@@ -186,6 +201,54 @@ void for_each_statement(const std::string& text, Fn&& fn) {
     }
 }
 
+// "map_Kd [options] file": the options of the MTL specification are checked and skipped,
+// but for -clamp (wrap), -o and -s (offset and scale of the texture coordinates). The file
+// is the rest of the line (names may hold spaces); Windows separators are turned around.
+MtlMap parse_map(const std::vector<std::string>& t, const std::string& path, int line) {
+    MtlMap m;
+    m.mtl = path;
+    m.line = line;
+    size_t i = 1;
+    auto number = [&](size_t k, float& out) { return k < t.size() && parse_float(t[k], out); };
+    while (i < t.size() && t[i].size() > 1 && t[i][0] == '-') {
+        const std::string& opt = t[i++];
+        float v = 0.0f;
+        if (opt == "-o" || opt == "-s" || opt == "-t") {
+            float xyz[3] = {opt == "-s" ? 1.0f : 0.0f, opt == "-s" ? 1.0f : 0.0f, 0.0f};
+            int n = 0;
+            while (n < 3 && number(i, xyz[n])) ++i, ++n;
+            if (n == 0) throw InputError(path, line, "'" + t[0] + " " + opt + "' expects 1 to 3 numbers");
+            if (n == 1 && opt != "-o") xyz[1] = xyz[0];
+            if (opt == "-o") m.offset = glm::vec2(xyz[0], xyz[1]);
+            if (opt == "-s") m.scale = glm::vec2(xyz[0], xyz[1]);
+        } else if (opt == "-blendu" || opt == "-blendv" || opt == "-cc" || opt == "-clamp") {
+            if (i >= t.size() || (t[i] != "on" && t[i] != "off"))
+                throw InputError(path, line, "'" + t[0] + " " + opt + "' expects on or off");
+            if (opt == "-clamp") m.clamp = t[i] == "on";
+            ++i;
+        } else if (opt == "-bm" || opt == "-boost" || opt == "-texres") {
+            if (!number(i, v)) throw InputError(path, line, "'" + t[0] + " " + opt + "' expects a number");
+            ++i;
+        } else if (opt == "-mm") {
+            if (!number(i, v) || !number(i + 1, v)) throw InputError(path, line, "'" + t[0] + " -mm' expects 2 numbers");
+            i += 2;
+        } else if (opt == "-imfchan") {
+            if (i >= t.size()) throw InputError(path, line, "'" + t[0] + " -imfchan' expects a channel");
+            ++i;
+        } else {
+            throw InputError(path, line, "unknown option '" + opt + "' in '" + t[0] + "'");
+        }
+    }
+    if (i >= t.size()) throw InputError(path, line, "'" + t[0] + "' without a file name");
+    std::string file = t[i];
+    for (size_t k = i + 1; k < t.size(); ++k) file += " " + t[k];
+    std::replace(file.begin(), file.end(), '\\', '/');
+    if (!std::isfinite(m.offset.x) || !std::isfinite(m.offset.y) || !std::isfinite(m.scale.x) || !std::isfinite(m.scale.y))
+        throw InputError(path, line, "'" + t[0] + "' has a non-finite -o or -s");
+    m.file = resolve_relative(path, file);
+    return m;
+}
+
 void read_mtl(const std::string& path, const std::string& obj_file, int obj_line, ObjMesh& mesh) {
     std::string text;
     if (is_special_file(path))
@@ -214,11 +277,13 @@ void read_mtl(const std::string& path, const std::string& obj_file, int obj_line
             }
             return;
         }
-        const bool used = kw == "Kd" || kw == "Ks" || kw == "Ke" || kw == "illum";
-        if (!used) return;  // Ns, Ni, d, Tr, Tf, Ka, map_*, bump, ...: no part in our model
+        const bool used = kw == "Kd" || kw == "Ks" || kw == "Ke" || kw == "illum" || kw == "map_Kd" || kw == "map_d";
+        if (!used) return;  // Ns, Ni, d, Tr, Tf, Ka, other maps, bump, ...: no part in our model
         if (current < 0) throw InputError(path, line, "'" + kw + "' before any 'newmtl'");
         MtlEntry& e = mesh.mtls[current];
-        if (kw == "Kd") {
+        if (kw == "map_Kd" || kw == "map_d") {
+            (kw == "map_Kd" ? e.map_kd : e.map_d) = parse_map(t, path, line);
+        } else if (kw == "Kd") {
             e.mat.colour = parse_colour(t, path, line);
         } else if (kw == "Ks") {
             e.ks = parse_colour(t, path, line);
@@ -254,11 +319,13 @@ ObjMesh read_obj(const std::string& path, const std::string& ref_file, int ref_l
     ObjMesh mesh;
     std::vector<Point3> positions;
     std::vector<glm::vec3> normals;
+    std::vector<glm::vec2> texcoords;
     size_t n_vt = 0;
     int current_group = -1;
     int current_mtl = -1;
     std::vector<size_t> face;
     std::vector<long> face_normal;  // per face vertex: index into normals, -1 = none
+    std::vector<long> face_uv;      // per face vertex: index into texcoords, -1 = none
     for_each_statement(text, [&](int line, const std::vector<std::string>& t, size_t line_begin,
                                  size_t eol) {
         const std::string& kw = t[0];
@@ -286,6 +353,8 @@ ObjMesh read_obj(const std::string& path, const std::string& ref_file, int ref_l
                     throw InputError(path, line, "malformed number '" + t[i] + "' in '" + kw + "'");
             if (kw == "vt") {
                 ++n_vt;
+                // OBJ's v runs up from the image's bottom row; ours down from its top.
+                texcoords.emplace_back(c[0], 1.0f - c[1]);
             } else {
                 // Normalised here; a zero normal leaves its faces flat.
                 const glm::vec3 n(c[0], c[1], c[2]);
@@ -298,18 +367,21 @@ ObjMesh read_obj(const std::string& path, const std::string& ref_file, int ref_l
                                                  " vertices (at least 3 needed)");
             face.clear();
             face_normal.clear();
+            face_uv.clear();
             for (size_t i = 1; i < t.size(); ++i) {
                 const std::string& vtx = t[i];
                 const size_t s1 = vtx.find('/');
                 face.push_back(resolve_index(vtx.substr(0, s1), positions.size(), "vertex", "vertices", path, line));
                 face_normal.push_back(-1);
+                face_uv.push_back(-1);
                 if (s1 == std::string::npos) continue;
                 const size_t s2 = vtx.find('/', s1 + 1);
                 const std::string vt = vtx.substr(s1 + 1, s2 == std::string::npos ? std::string::npos : s2 - s1 - 1);
                 if (s2 == std::string::npos) {
-                    resolve_index(vt, n_vt, "texture coordinate", "texture coordinates", path, line);
+                    face_uv.back() = long(resolve_index(vt, n_vt, "texture coordinate", "texture coordinates", path, line));
                 } else {
-                    if (!vt.empty()) resolve_index(vt, n_vt, "texture coordinate", "texture coordinates", path, line);
+                    if (!vt.empty())
+                        face_uv.back() = long(resolve_index(vt, n_vt, "texture coordinate", "texture coordinates", path, line));
                     const std::string vn = vtx.substr(s2 + 1);
                     if (vn.find('/') != std::string::npos)
                         throw InputError(path, line, "malformed face vertex '" + vtx + "'");
@@ -331,6 +403,9 @@ ObjMesh read_obj(const std::string& path, const std::string& ref_file, int ref_l
                 for (size_t k : c)
                     mesh.corner_normals.push_back(smooth ? normals[size_t(face_normal[k])] : glm::vec3(0.0f));
                 mesh.tri_smooth.push_back(smooth ? 1 : 0);
+                const bool has_uv = face_uv[0] >= 0 && face_uv[i] >= 0 && face_uv[i + 1] >= 0;
+                for (size_t k : c) mesh.corner_uvs.push_back(has_uv ? texcoords[size_t(face_uv[k])] : glm::vec2(0.0f));
+                mesh.tri_has_uv.push_back(has_uv ? 1 : 0);
                 mesh.tri_group.push_back(current_group);
             }
         } else if (kw == "usemtl") {
@@ -370,14 +445,37 @@ ObjMesh read_obj(const std::string& path, const std::string& ref_file, int ref_l
     return mesh;
 }
 
-// The material a mesh material becomes in the scene (created on first use).
-Material scene_material(const MtlEntry& e) {
+// The material a mesh material becomes in the scene (created on first use), with its
+// textures: map_Kd times Kd (as the MTL specification has it), map_d as an alpha mask
+// with glTF's default cutoff of 0.5. A texture whose file is missing leaves a note and
+// the flat colour (texture_from_file).
+Material scene_material(Scene& scene, const MtlEntry& e) {
     Material m = e.mat;
     m.kd = 1.0f;
     // Only the ray-traced-reflection illumination models mean "mirror"; for the rest
     // Ks is a Phong highlight, which a Whitted mirror-only model does not have.
     if (e.illum == 3 || e.illum == 5) m.kr = e.ks;
+    const auto texture = [&](const MtlMap& map, TextureUse use) {
+        const Wrap w = map.clamp ? Wrap::Clamp : Wrap::Repeat;
+        return texture_from_file(scene, map.file, use, w, w, map.mtl, map.line);
+    };
+    if (!e.map_kd.file.empty()) m.texture = texture(e.map_kd, TextureUse::Colour);
+    if (!e.map_d.file.empty()) {
+        m.alpha_texture = texture(e.map_d, TextureUse::Mask);
+        m.alpha_mask = m.alpha_texture != kNoTexture;
+    }
     return m;
+}
+
+// A material's texture coordinates after its map's -s and -o, which apply to OBJ's
+// (u, v) with v up.
+glm::vec2 map_uv(const MtlEntry* e, const glm::vec2& uv) {
+    if (!e) return uv;
+    const MtlMap& map = e->map_kd.file.empty() ? e->map_d : e->map_kd;
+    if (map.scale == glm::vec2(1.0f) && map.offset == glm::vec2(0.0f)) return uv;
+    const glm::vec2 obj(uv.x, 1.0f - uv.y);
+    const glm::vec2 moved = obj * map.scale + map.offset;
+    return glm::vec2(moved.x, 1.0f - moved.y);
 }
 
 struct GroupAccum {
@@ -418,8 +516,15 @@ size_t append_mesh(Scene& scene, const ObjMesh& mesh, const std::string& path,
         } else if (mi < 0) {
             tri.material = 0;
         } else {
-            if (scene_mtl[mi] < 0) scene_mtl[mi] = scene.add_material(scene_material(mesh.mtls[mi]));
+            if (scene_mtl[mi] < 0) scene_mtl[mi] = scene.add_material(scene_material(scene, mesh.mtls[mi]));
             tri.material = static_cast<uint32_t>(scene_mtl[mi]);
+        }
+        if (mesh.tri_has_uv[i]) {
+            const MtlEntry* e = (!material_override && mi >= 0) ? &mesh.mtls[size_t(mi)] : nullptr;
+            tri.has_uv = true;
+            tri.uv0 = map_uv(e, mesh.corner_uvs[3 * i + 0]);
+            tri.uv1 = map_uv(e, mesh.corner_uvs[3 * i + 1]);
+            tri.uv2 = map_uv(e, mesh.corner_uvs[3 * i + 2]);
         }
         if (groups) {
             GroupAccum& g = (*groups)[group];
