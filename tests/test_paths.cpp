@@ -35,7 +35,7 @@ std::vector<std::pair<std::string, Scene>> scenes() {
     std::vector<std::pair<std::string, Scene>> v;
     v.emplace_back("default", builtin_default_scene());
     for (const char* f : {"scenes/cornell-mirror.json", "scenes/mesh.json", "scenes/hall-of-mirrors.json",
-                          "scenes/big-sphere.json"})
+                          "scenes/big-sphere.json", "scenes/textured.json", "scenes/foliage.json"})
         v.emplace_back(f, load_scene(std::string(SRT_SOURCE_DIR) + "/" + f));
     return v;
 }

@@ -133,5 +133,13 @@ void expect_invariant(const Scene& original, int width, int height) {
 
 TEST(ScaleInvariance, BigSphere) { expect_invariant(big_sphere_scene(), 1280, 960); }
 TEST(ScaleInvariance, DefaultScene) { expect_invariant(builtin_default_scene(), 640, 480); }
+// Textures move with their surfaces: planes' by whole texture copies, spheres' with
+// their normals, triangles' with their corners; alpha-masked leaves with theirs.
+TEST(ScaleInvariance, TexturedScene) {
+    expect_invariant(load_scene(std::string(SRT_SOURCE_DIR) + "/scenes/textured.json"), 640, 480);
+}
+TEST(ScaleInvariance, FoliageScene) {
+    expect_invariant(load_scene(std::string(SRT_SOURCE_DIR) + "/scenes/foliage.json"), 640, 480);
+}
 
 }  // namespace

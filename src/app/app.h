@@ -56,6 +56,10 @@ struct RenderOptions {
 // Loads the scene (or the built-in default) and applies the overrides.
 Scene load_with_overrides(const SceneOptions& o);
 
+// "N textures, M images, X MiB; K triangles masked" (or "none"): the bench's and the
+// render's line on what the scene's textures hold.
+std::string texture_line(const Scene& scene, const CompiledScene& compiled);
+
 // Creates the executor for `b`; under Auto, prints a one-line notice when it falls
 // back to the CPU. Throws BackendUnavailable under Cuda when no device is usable.
 // `devices` ("all" or "0,1,...", empty = the first device): with more than one, a

@@ -160,6 +160,7 @@ int cmd_bench(int argc, char** argv) {
                 scene.name.c_str(), scene_json["hash"].get<std::string>().c_str(), scene.spheres.size(),
                 scene.planes.size(), scene.triangles.size(), scene.lights.size(), load_ms,
                 compiled.bvh_stats.build_ms, compiled.bvh_stats.nodes, upload_ms);
+    std::printf("textures %s\n", texture_line(scene, compiled).c_str());
     {
         const ojson a = scene_json["accel"];
         std::printf("accel    %s: %u nodes of %zu B, %u leaves of %.2f primitives on average, %.1f B a primitive "

@@ -155,6 +155,7 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
     std::fprintf(info, "scene    %s: %zu spheres, %zu planes, %zu triangles, %zu lights (load %.1f ms, BVH %.1f ms, %u nodes)\n",
                 scene.name.c_str(), scene.spheres.size(), scene.planes.size(), scene.triangles.size(),
                 scene.lights.size(), load_ms, compiled.bvh_stats.build_ms, compiled.bvh_stats.nodes);
+    if (!scene.textures.empty()) std::fprintf(info, "textures %s\n", texture_line(scene, compiled).c_str());
     std::fprintf(info, "backend  %s, mode %s\n", ex->name().c_str(), to_string(rs.mode));
 
     const uint32_t warps = frame_geometry(uint32_t(rs.width), uint32_t(rs.height), uint32_t(rs.warp_width)).ray_count / 32u;

@@ -1,5 +1,8 @@
 // main.cpp - the `stencilrt` command: render, view, bench.
 #include "app/app.h"
+#include <algorithm>
+#include "render/scene_gpu.h"
+#include "app/memory_check.h"
 
 #include "core/error.h"
 #include "scene/load.h"
@@ -49,6 +52,15 @@ AccelLayout SceneOptions::accel_layout() const {
     AccelLayout a = AccelLayout::Bvh2;
     parse_accel(accel, a);  // validated by the option
     return a;
+}
+
+std::string texture_line(const Scene& scene, const CompiledScene& compiled) {
+    if (scene.textures.empty() && compiled.prim_alpha.empty()) return "none";
+    const size_t masked = size_t(std::count_if(compiled.prim_alpha.begin(), compiled.prim_alpha.end(),
+                                               [](uint32_t m) { return m != kNoMaskGpu; }));
+    return std::to_string(scene.textures.size()) + " texture(s) of " + std::to_string(scene.images.size()) +
+           " image(s), " + format_bytes(compiled.texture_bytes()) + " of texels; " + std::to_string(masked) +
+           " triangle(s) alpha-masked";
 }
 
 Scene load_with_overrides(const SceneOptions& o) {

@@ -235,6 +235,11 @@ ojson scene_json(const Scene& scene, const std::string& path, const CompiledScen
     j["planes"] = scene.planes.size();
     j["triangles"] = scene.triangles.size();
     j["lights"] = scene.lights.size();
+    j["textures"] = scene.textures.size();
+    j["texture_images"] = scene.images.size();
+    j["texture_bytes"] = compiled.texture_bytes();
+    j["masked_triangles"] = size_t(std::count_if(compiled.prim_alpha.begin(), compiled.prim_alpha.end(),
+                                                 [](uint32_t m) { return m != kNoMaskGpu; }));
     j["load_ms"] = load_ms;
     j["compile_ms"] = compile_ms;
     j["bvh_build_ms"] = compiled.bvh_stats.build_ms;

@@ -30,9 +30,14 @@ DecodedImage decode_image(const unsigned char* data, size_t size, const std::str
     if (size > size_t(INT_MAX)) throw InputError(name, 0, "the image file is larger than 2 GiB");
     int w = 0, h = 0, n = 0;
     // The header alone: nothing of the size it states is allocated yet.
-    if (!stbi_info_from_memory(data, int(size), &w, &h, &n))
+    if (!stbi_info_from_memory(data, int(size), &w, &h, &n)) {
+        const auto starts = [&](const char* magic, size_t len) { return size >= len && std::memcmp(data, magic, len) == 0; };
+        const char* format = starts("\x89PNG\r\n\x1a\n", 8) ? "PNG" : starts("\xff\xd8\xff", 3) ? "JPEG" : starts("BM", 2) ? "BMP" : nullptr;
+        if (format)
+            throw InputError(name, 0, std::string("corrupt ") + format + " header (stb_image: " + stbi_failure_reason() + ")");
         throw InputError(name, 0, std::string("not an image stencilrt can read (PNG, JPEG, TGA or BMP): ") +
                                       stbi_failure_reason());
+    }
     if (w <= 0 || h <= 0 || w > kMaxImageSide || h > kMaxImageSide)
         throw InputError(name, 0, "the image is " + std::to_string(w) + " x " + std::to_string(h) +
                                       " texels; each side must be 1 .. " + std::to_string(kMaxImageSide));

@@ -369,7 +369,11 @@ private:
             Node r = n.require("radius", "sphere");
             s.radius = r.number_double();
             if (!(s.radius > 0.0)) r.fail("sphere 'radius' must be > 0");
-            if (Node m = n.member("material", "sphere 'material'")) s.material = material_ref(m);
+            if (Node m = n.member("material", "sphere 'material'")) {
+                s.material = material_ref(m);
+                if (scene_.materials[s.material].alpha_mask)
+                    m.fail("material '" + scene_.materials[s.material].name + "' has an alpha mask, which only mesh triangles may have");
+            }
             scene_.spheres.push_back(s);
         } else if (type == "plane") {
             n.check_keys({"type", "point", "normal", "material", "checker", "texture_size"}, "plane");
@@ -379,7 +383,11 @@ private:
             const glm::vec3 normal = nn.vec3();
             if (glm::length(normal) == 0.0f) nn.fail("plane 'normal' must not be zero");
             p.normal = glm::normalize(normal);
-            if (Node m = n.member("material", "plane 'material'")) p.material = material_ref(m);
+            if (Node m = n.member("material", "plane 'material'")) {
+                p.material = material_ref(m);
+                if (scene_.materials[p.material].alpha_mask)
+                    m.fail("material '" + scene_.materials[p.material].name + "' has an alpha mask, which only mesh triangles may have");
+            }
             if (Node ts = n.member("texture_size", "plane 'texture_size'")) {
                 p.texture_size = ts.number_double();
                 if (!(p.texture_size > 0.0)) ts.fail("plane 'texture_size' must be > 0");

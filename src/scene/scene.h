@@ -34,6 +34,7 @@ using Point3 = glm::dvec3;  // a position in the scene (directions and colours a
 struct TextureImage {
     std::string name;  // the file, or "file.gltf: /images/3", for messages and reports
     int width = 0, height = 0;
+    bool file_alpha = false;       // the file has an alpha channel (a mask may share the image)
     std::vector<uint32_t> texels;  // width * height, byte 0 = red
 };
 

@@ -17,13 +17,26 @@ int32_t find_image(const Scene& scene, const std::string& key) {
     return -1;
 }
 
-int32_t add_image(Scene& scene, const std::string& key, DecodedImage&& d, TextureUse use) {
-    if (use == TextureUse::Mask && (d.channels == 1 || d.channels == 3)) {
-        // No alpha channel: the mask is the grey level (red, which grey replicates).
-        for (uint32_t& t : d.rgba) t = (t & 0x00ffffffu) | ((t & 0xffu) << 24);
+// A file with an alpha channel is one image for both uses; a mask of a file without one
+// carries its grey level (red, which grey replicates) in alpha, as an image of its own.
+bool has_alpha(int channels) { return channels == 2 || channels == 4; }
+
+int32_t find_image(const Scene& scene, const std::string& name, TextureUse use) {
+    int32_t i = find_image(scene, name + suffix(use));
+    if (i < 0 && use == TextureUse::Mask) {
+        i = find_image(scene, name);
+        if (i >= 0 && !scene.images[size_t(i)].file_alpha) i = -1;
     }
+    return i;
+}
+
+int32_t add_image(Scene& scene, const std::string& name, DecodedImage&& d, TextureUse use) {
+    const bool alpha = has_alpha(d.channels);
+    if (use == TextureUse::Mask && !alpha)
+        for (uint32_t& t : d.rgba) t = (t & 0x00ffffffu) | ((t & 0xffu) << 24);
     TextureImage img;
-    img.name = key;
+    img.name = alpha ? name : name + suffix(use);
+    img.file_alpha = alpha;
     img.width = d.width;
     img.height = d.height;
     img.texels = std::move(d.rgba);
@@ -44,8 +57,7 @@ int32_t texture_of(Scene& scene, int32_t image, Wrap wrap_u, Wrap wrap_v) {
 
 int32_t texture_from_file(Scene& scene, const std::string& path, TextureUse use, Wrap wrap_u, Wrap wrap_v,
                           const std::string& ref_file, int ref_line) {
-    const std::string key = path + suffix(use);
-    int32_t image = find_image(scene, key);
+    int32_t image = find_image(scene, path, use);
     if (image < 0) {
         std::error_code ec;
         if (!std::filesystem::exists(path, ec)) {
@@ -53,16 +65,15 @@ int32_t texture_from_file(Scene& scene, const std::string& path, TextureUse use,
                                                                                "' not found; the material keeps its flat colour"));
             return kNoTexture;
         }
-        image = add_image(scene, key, decode_image_file(path), use);
+        image = add_image(scene, path, decode_image_file(path), use);
     }
     return texture_of(scene, image, wrap_u, wrap_v);
 }
 
 int32_t texture_from_bytes(Scene& scene, const unsigned char* data, size_t size, const std::string& name,
                            TextureUse use, Wrap wrap_u, Wrap wrap_v) {
-    const std::string key = name + suffix(use);
-    int32_t image = find_image(scene, key);
-    if (image < 0) image = add_image(scene, key, decode_image(data, size, name), use);
+    int32_t image = find_image(scene, name, use);
+    if (image < 0) image = add_image(scene, name, decode_image(data, size, name), use);
     return texture_of(scene, image, wrap_u, wrap_v);
 }
 

@@ -43,7 +43,7 @@ std::vector<std::pair<std::string, Scene>> scenes() {
     v.emplace_back("default", builtin_default_scene());
     const std::string src = source_dir();
     for (const char* f : {"scenes/cornell-mirror.json", "scenes/mesh.json", "scenes/hall-of-mirrors.json",
-                          "scenes/big-sphere.json"})
+                          "scenes/big-sphere.json", "scenes/textured.json", "scenes/foliage.json"})
         if (std::filesystem::exists(src + "/" + f)) v.emplace_back(f, load_scene(src + "/" + f));
     // The ground sphere of radius 1000, far from the origin (robust hit points).
     if (std::filesystem::exists(src + "/scenes/big-sphere.json"))

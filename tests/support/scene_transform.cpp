@@ -17,6 +17,7 @@ Scene transformed(const Scene& s, float scale, const glm::vec3& translate) {
     for (Plane& pl : t.planes) {
         pl.point = move(pl.point);
         pl.checker_size *= scale;
+        pl.texture_size *= scale;
     }
     for (Triangle& tr : t.triangles) {
         tr.v0 = move(tr.v0);

@@ -10,8 +10,13 @@ python3-pil; run with /usr/bin/python3). Deterministic: the same bytes every run
   scenes/foliage.json          the leaf cards in front of a tiled wall, on a tiled floor
   tests/data/textures/         grid.png (4x4 known texels), grid.jpg, bw.png (black and
                                white columns), mask.png (2x2 holes), quad.obj/.mtl and
-                               mask-quad.obj/.mtl (head-on test quads)
+                               mask-quad.obj/.mtl (head-on test quads), quad.gltf and
+                               mask-quad.gltf (the same in glTF: v down, alphaMode MASK)
+  tests/data/bad/gltf_tex_*, obj_map_*, json_tex_*: malformed textured files for the
+                               parser table (tests/test_parsers.cpp)
 """
+import base64
+import struct
 import json
 import math
 import os
@@ -160,6 +165,88 @@ def test_data():
         o.write("newmtl masked\nKd 0.2 0.8 0.2\nmap_d mask.png\n")
 
 
+def gltf_quad(texture_uri, extra_material=None, sampler=None, uv=None, extra=None):
+    """A 2x2 quad at z = 0 facing +z, uv (0,0) at its top-left corner (glTF: v down)."""
+    pos = [(-1, -1, 0), (1, -1, 0), (1, 1, 0), (-1, 1, 0)]
+    uv = uv or [(0, 1), (1, 1), (1, 0), (0, 0)]
+    idx = [0, 1, 2, 0, 2, 3]
+    blob = b"".join(struct.pack("<3f", *p) for p in pos) + b"".join(struct.pack("<2f", *t) for t in uv) + \
+        struct.pack("<6H", *idx)
+    mat = {"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}, "metallicFactor": 0, "roughnessFactor": 1}}
+    mat.update(extra_material or {})
+    g = {
+        "asset": {"version": "2.0"},
+        "scene": 0, "scenes": [{"nodes": [0]}], "nodes": [{"mesh": 0}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0, "TEXCOORD_0": 1}, "indices": 2, "material": 0}]}],
+        "materials": [mat],
+        "textures": [{"source": 0, "sampler": 0}],
+        "samplers": [sampler or {}],
+        "images": [{"uri": texture_uri}],
+        "buffers": [{"byteLength": len(blob), "uri": "data:application/octet-stream;base64," +
+                     base64.b64encode(blob).decode()}],
+        "bufferViews": [{"buffer": 0, "byteOffset": 0, "byteLength": 48},
+                        {"buffer": 0, "byteOffset": 48, "byteLength": 32},
+                        {"buffer": 0, "byteOffset": 80, "byteLength": 12}],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": 4, "type": "VEC3", "min": [-1, -1, 0], "max": [1, 1, 0]},
+            {"bufferView": 1, "componentType": 5126, "count": 4, "type": "VEC2"},
+            {"bufferView": 2, "componentType": 5123, "count": 6, "type": "SCALAR"}],
+    }
+    g.update(extra or {})
+    return g
+
+
+def write_json(path, obj):
+    with open(path, "w") as fh:
+        fh.write(json.dumps(obj, indent=1) + "\n")
+
+
+def gltf_data():
+    write_json(os.path.join(T, "quad.gltf"), gltf_quad("grid.png"))
+    # RGBA: the mask's alpha, the grid's colours.
+    g = Image.open(os.path.join(T, "grid.png")).convert("RGBA")
+    m = Image.open(os.path.join(T, "mask.png")).resize((4, 4), Image.NEAREST)
+    g.putalpha(m)
+    g.save(os.path.join(T, "grid-alpha.png"))
+    write_json(os.path.join(T, "mask-quad.gltf"),
+               gltf_quad("grid-alpha.png", {"alphaMode": "MASK", "alphaCutoff": 0.5}))
+    B = os.path.join(ROOT, "tests", "data", "bad")
+    write_json(os.path.join(B, "gltf_tex_required_extension.gltf"),
+               gltf_quad("../textures/grid.png", extra={"extensionsUsed": ["KHR_draco_mesh_compression"],
+                                                       "extensionsRequired": ["KHR_draco_mesh_compression"]}))
+    write_json(os.path.join(B, "gltf_tex_bad_png.gltf"),
+               gltf_quad("data:image/png;base64," + base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 40).decode()))
+    write_json(os.path.join(B, "gltf_tex_wrap.gltf"), gltf_quad("../textures/grid.png", sampler={"wrapS": 1234}))
+    q = gltf_quad("../textures/grid.png")
+    q["images"] = [{"bufferView": 2, "mimeType": "image/png"}]
+    q["bufferViews"][2]["byteLength"] = 4000
+    write_json(os.path.join(B, "gltf_tex_bufferview_past_buffer.gltf"), q)
+    # A PNG whose header claims 16384 x 16384 texels in 60 bytes.
+    huge = open(os.path.join(T, "bw.png"), "rb").read()
+    ihdr = struct.pack(">II", 16384, 16384) + huge[24:29]
+    import zlib
+    crc = struct.pack(">I", zlib.crc32(b"IHDR" + ihdr) & 0xffffffff)
+    with open(os.path.join(B, "tex_huge_claim.png"), "wb") as fh:
+        fh.write(huge[:16] + ihdr + crc + huge[33:])
+    with open(os.path.join(B, "tex_truncated.png"), "wb") as fh:
+        fh.write(open(os.path.join(A, "textures", "tiles.png"), "rb").read()[:3000])
+    with open(os.path.join(B, "json_tex_huge_claim.json"), "w") as fh:
+        fh.write('{\n  "camera": {"from": [0, 0, 5], "at": [0, 0, 0]},\n  "materials": {\n    "big": {"texture": "tex_huge_claim.png"}\n  },\n'
+                 '  "objects": [{"type": "sphere", "centre": [0, 0, 0], "radius": 1, "material": "big"}]\n}\n')
+    with open(os.path.join(B, "json_tex_truncated.json"), "w") as fh:
+        fh.write('{\n  "camera": {"from": [0, 0, 5], "at": [0, 0, 0]},\n  "materials": {\n    "cut": {"texture": "tex_truncated.png"}\n  },\n'
+                 '  "objects": [{"type": "sphere", "centre": [0, 0, 0], "radius": 1, "material": "cut"}]\n}\n')
+    with open(os.path.join(B, "json_tex_wrap.json"), "w") as fh:
+        fh.write('{\n  "camera": {"from": [0, 0, 5], "at": [0, 0, 0]},\n  "materials": {\n    "w": {"texture": {"file": "../textures/grid.png", "wrap": "mirror"}}\n  }\n}\n')
+    with open(os.path.join(B, "json_tex_mask_on_sphere.json"), "w") as fh:
+        fh.write('{\n  "camera": {"from": [0, 0, 5], "at": [0, 0, 0]},\n  "materials": {\n    "holey": {"alpha": {"texture": "../textures/mask.png"}}\n  },\n'
+                 '  "objects": [{"type": "sphere", "centre": [0, 0, 0], "radius": 1, "material": "holey"}]\n}\n')
+    with open(os.path.join(B, "obj_map_option.obj"), "w") as fh:
+        fh.write("mtllib obj_map_option.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl m\nf 1 2 3\n")
+    with open(os.path.join(B, "obj_map_option.mtl"), "w") as fh:
+        fh.write("newmtl m\nKd 1 1 1\nmap_Kd -zz 2 grid.png\n")
+
+
 if __name__ == "__main__":
     tiles()
     marble()
@@ -167,3 +254,4 @@ if __name__ == "__main__":
     foliage()
     scenes()
     test_data()
+    gltf_data()

@@ -1,0 +1,517 @@
+// Textures and alpha masks: decoding against the files PIL wrote (tools/assets/
+// gen_textures.py), sampling against a reference in double written here from the
+// definition (texel centres at half-integers, bilinear in linear light, the wrap modes),
+// head-on quads from OBJ and glTF whose every pixel is predicted by that reference, and a
+// masked quad in front of a wall whose holes, and the holes in its shadow, are predicted
+// by ray geometry.
+#include "accel/texture.h"
+#include "core/error.h"
+#include "core/image.h"
+#include "core/image_decode.h"
+#include "render/executor.h"
+#include "render/scene_gpu.h"
+#include "render/srgb.h"
+#include "scene/load.h"
+#include "scene/texture_file.h"
+#include "support/oracle.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace srt;
+
+namespace {
+
+const std::string kTex = std::string(SRT_TEST_DATA) + "/textures/";
+
+std::vector<unsigned char> file_bytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::vector<unsigned char>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// --- The reference, in double, from the definition ---------------------------------
+
+double srgb_to_linear(int b) {
+    const double c = b / 255.0;
+    return c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4);
+}
+
+// Texel index i of an axis of n texels under `wrap`.
+int wrap_ref(long i, int n, Wrap w) {
+    if (w == Wrap::Clamp) return int(std::min<long>(std::max<long>(i, 0), n - 1));
+    if (w == Wrap::Repeat) return int(((i % n) + n) % n);
+    const long m = ((i % (2 * n)) + 2 * n) % (2 * n);  // mirrored: 0..n-1, then n-1..0
+    return int(m < n ? m : 2 * n - 1 - m);
+}
+
+struct RefSample {
+    double rgb[3];
+    double alpha;
+};
+RefSample sample_ref(const TextureImage& img, Wrap wu, Wrap wv, double u, double v) {
+    const double x = u * img.width - 0.5, y = v * img.height - 0.5;
+    const double x0 = std::floor(x), y0 = std::floor(y), fx = x - x0, fy = y - y0;
+    RefSample r{{0, 0, 0}, 0};
+    for (int dy = 0; dy < 2; ++dy)
+        for (int dx = 0; dx < 2; ++dx) {
+            const double w = (dx ? fx : 1 - fx) * (dy ? fy : 1 - fy);
+            const uint32_t t = img.texels[size_t(wrap_ref(long(y0) + dy, img.height, wv)) * size_t(img.width) +
+                                          size_t(wrap_ref(long(x0) + dx, img.width, wu))];
+            for (int c = 0; c < 3; ++c) r.rgb[c] += w * srgb_to_linear(int((t >> (8 * c)) & 255));
+            r.alpha += w * double(t >> 24) / 255.0;
+        }
+    return r;
+}
+
+int srgb8_ref(double linear) {
+    const double c = linear <= 0.0031308 ? 12.92 * linear : 1.055 * std::pow(linear, 1.0 / 2.4) - 0.055;
+    return int(std::lround(std::clamp(c, 0.0, 1.0) * 255.0));
+}
+
+// A texture's GPU-side arrays for one image, as compile_scene makes them.
+struct OneTexture {
+    Scene scene;
+    CompiledScene cs;
+    explicit OneTexture(const std::string& file, Wrap wu = Wrap::Repeat, Wrap wv = Wrap::Repeat,
+                        TextureUse use = TextureUse::Colour) {
+        Material m;
+        m.texture = texture_from_file(scene, file, use, wu, wv, "", 0);
+        scene.add_material(m);
+        scene.spheres.push_back(Sphere{});
+        cs = compile_scene(scene);
+    }
+    const TextureImage& image() const { return scene.images.at(0); }
+};
+
+// A camera one unit in front of the 2x2 quad at z = 0 with a 90 degree field: the quad
+// fills a square image exactly, pixel (x, y) sees texture coordinates ((x + 0.5) / W,
+// (y + 0.5) / H) (v down). Lit head-on by a white directional light, kd = 1: each pixel
+// is the texture's linear colour, encoded to sRGB.
+void frame_quad(Scene& s) {
+    s.camera.from = {0, 0, 1};
+    s.camera.at = {0, 0, 0};
+    s.camera.up = {0, 1, 0};
+    s.camera.fov_deg = 90.0f;
+    s.lights.clear();
+    Light l;
+    l.type = LightType::Directional;
+    l.direction = {0, 0, -1};
+    s.lights.push_back(l);
+    s.background = glm::vec3(0.0f);
+    s.ambient = glm::vec3(0.0f);
+    for (Material& m : s.materials) {
+        m.kd = 1.0f;
+        m.kr = glm::vec3(0.0f);
+    }
+}
+
+RenderSettings settings(int w, int h, int depth = 1) {
+    RenderSettings rs;
+    rs.width = w;
+    rs.height = h;
+    rs.depth = depth;
+    return rs;
+}
+
+// Every pixel of a head-on quad against the reference, within one 8-bit step.
+void expect_quad_matches_reference(const Scene& s, const TextureImage& img, Wrap wu, Wrap wv, double u0, double u1,
+                                   double v0, double v1, const char* what) {
+    constexpr int W = 44, H = 44;  // a texel centre of grid.png every 11 pixels
+    const Image out = render_cpu(s, settings(W, H));
+    int worst = 0, bad = 0;
+    for (int y = 0; y < H; ++y)
+        for (int x = 0; x < W; ++x) {
+            const double u = u0 + (u1 - u0) * (x + 0.5) / W, v = v0 + (v1 - v0) * (y + 0.5) / H;
+            const RefSample r = sample_ref(img, wu, wv, u, v);
+            for (int c = 0; c < 3; ++c) {
+                const int d = std::abs(int(out.pixel(x, y)[c]) - srgb8_ref(r.rgb[c]));
+                if (d > 1 && bad < 3)
+                    std::printf("[textures] %s: pixel (%d, %d) channel %d: %d, the reference %d (uv %.4f %.4f)\n", what, x, y,
+                                c, int(out.pixel(x, y)[c]), srgb8_ref(r.rgb[c]), u, v);
+                worst = std::max(worst, d);
+                bad += d > 1;
+            }
+        }
+    std::printf("[textures] %-40s worst difference to the reference %d/255\n", what, worst);
+    if (bad) write_png_atomic(oracle_output_dir() + "/texture-" + std::to_string(std::hash<std::string>()(what)) + ".png", out);
+    EXPECT_EQ(bad, 0) << what << ": worst " << worst;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Decoding
+// ---------------------------------------------------------------------------
+
+// grid.png as PIL wrote it: 16 known colours, row 0 at the top.
+TEST(TextureDecode, PngTexelsInFileOrder) {
+    const DecodedImage d = decode_image_file(kTex + "grid.png");
+    ASSERT_EQ(d.width, 4);
+    ASSERT_EQ(d.height, 4);
+    EXPECT_EQ(d.channels, 3);
+    EXPECT_EQ(d.rgba[0], 0xff0000ffu);   // red, opaque
+    EXPECT_EQ(d.rgba[1], 0xff00ff00u);   // green
+    EXPECT_EQ(d.rgba[7], 0xff000000u);   // black, end of row 1
+    EXPECT_EQ(d.rgba[12], 0xff3264c8u);  // (200, 100, 50), row 3
+}
+
+// grid.jpg is grid.png scaled by 16 (nearest) and JPEG-coded at quality 95: the centre
+// of each 16x16 block is that texel's colour within JPEG's error.
+TEST(TextureDecode, JpegMatchesItsSource) {
+    const DecodedImage png = decode_image_file(kTex + "grid.png");
+    const DecodedImage jpg = decode_image_file(kTex + "grid.jpg");
+    ASSERT_EQ(jpg.width, 64);
+    ASSERT_EQ(jpg.height, 64);
+    for (int ty = 0; ty < 4; ++ty)
+        for (int tx = 0; tx < 4; ++tx) {
+            const uint32_t a = png.rgba[size_t(ty * 4 + tx)], b = jpg.rgba[size_t((ty * 16 + 8) * 64 + tx * 16 + 8)];
+            for (int c = 0; c < 3; ++c)
+                EXPECT_NEAR(int((a >> (8 * c)) & 255), int((b >> (8 * c)) & 255), 24) << tx << "," << ty << " channel " << c;
+            EXPECT_EQ(b >> 24, 255u);
+        }
+}
+
+// Every prefix of a PNG and a JPEG, and every single-byte corruption of a PNG's first
+// 200 bytes, either decodes or fails with an InputError naming the image: never a
+// crash, never an allocation beyond the file's limit (ASan in CI watches both).
+TEST(TextureDecode, TruncatedAndCorruptFilesFailCleanly) {
+    for (const char* f : {"assets/textures/tiles.png", "assets/textures/marble.jpg"}) {
+        const std::vector<unsigned char> b = file_bytes(std::string(SRT_SOURCE_DIR) + "/" + f);
+        ASSERT_GT(b.size(), 1000u);
+        int failed = 0;
+        for (size_t n = 0; n < b.size(); n += std::max<size_t>(1, b.size() / 300)) {
+            try {
+                decode_image(b.data(), n, "cut.img");
+            } catch (const InputError& e) {
+                ++failed;
+                EXPECT_EQ(std::string(e.what()).rfind("cut.img: ", 0), 0u) << e.what();
+            }
+        }
+        EXPECT_GT(failed, 250) << f;
+    }
+    std::vector<unsigned char> b = file_bytes(std::string(SRT_SOURCE_DIR) + "/assets/textures/tiles.png");
+    std::mt19937 rng(5);
+    for (size_t i = 0; i < 200; ++i) {
+        std::vector<unsigned char> c = b;
+        c[i] ^= uint8_t(1u + rng() % 255u);
+        try {
+            decode_image(c.data(), c.size(), "flip.png");
+        } catch (const InputError&) {
+        }
+    }
+}
+
+// A header claiming more texels than its file can hold is refused from the header.
+TEST(TextureDecode, ClaimBeyondTheFileIsRefusedBeforeAllocating) {
+    const std::vector<unsigned char> b = file_bytes(std::string(SRT_TEST_DATA) + "/bad/tex_huge_claim.png");
+    try {
+        decode_image(b.data(), b.size(), "huge.png");
+        FAIL() << "decoded";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("huge.png: the header claims 16384 x 16384 texels"), std::string::npos) << e.what();
+    }
+    const unsigned char junk[] = {'B', 'M', 0, 0};
+    EXPECT_THROW(decode_image(junk, sizeof junk, "j.bmp"), InputError);
+    EXPECT_THROW(decode_image(junk, 0, "empty.png"), InputError);
+}
+
+// A mask of a file without alpha is its grey level; with alpha, the alpha channel, and
+// then one image serves both uses.
+TEST(TextureDecode, MaskChannels) {
+    Scene s;
+    const int32_t m = texture_from_file(s, kTex + "mask.png", TextureUse::Mask, Wrap::Repeat, Wrap::Repeat, "", 0);
+    ASSERT_GE(m, 0);
+    const TextureImage& img = s.images[s.textures[size_t(m)].image];
+    EXPECT_EQ(img.texels[0] >> 24, 255u);
+    EXPECT_EQ(img.texels[1] >> 24, 0u);
+    Scene t;
+    const int32_t c = texture_from_file(t, kTex + "grid-alpha.png", TextureUse::Colour, Wrap::Repeat, Wrap::Repeat, "", 0);
+    const int32_t a = texture_from_file(t, kTex + "grid-alpha.png", TextureUse::Mask, Wrap::Repeat, Wrap::Repeat, "", 0);
+    EXPECT_EQ(c, a);
+    EXPECT_EQ(t.images.size(), 1u);
+    // A missing file is a note, not an error: the material keeps its colour.
+    Scene u;
+    EXPECT_EQ(texture_from_file(u, kTex + "no-such.png", TextureUse::Colour, Wrap::Repeat, Wrap::Repeat, "x.mtl", 3),
+              kNoTexture);
+    ASSERT_EQ(u.notes.size(), 1u);
+    EXPECT_NE(u.notes[0].find("x.mtl:3: texture '"), std::string::npos) << u.notes[0];
+}
+
+// ---------------------------------------------------------------------------
+// Sampling (accel/texture.h) against the reference
+// ---------------------------------------------------------------------------
+
+// Random coordinates over [-3, 3]^2 (and huge and non-finite ones), every wrap mode pair,
+// on grid.png: the sampled colour and alpha within float rounding of the reference.
+TEST(TextureSample, BilinearInLinearLightWithWrapModes) {
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<float> uni(-3.0f, 3.0f);
+    const Wrap modes[] = {Wrap::Repeat, Wrap::MirroredRepeat, Wrap::Clamp};
+    for (Wrap wu : modes)
+        for (Wrap wv : modes) {
+            OneTexture t(kTex + "grid.png", wu, wv);
+            const SceneView v = t.cs.view();
+            double worst = 0;
+            for (int i = 0; i < 4000; ++i) {
+                const glm::vec2 uv(uni(rng), uni(rng));
+                const glm::vec3 c = sample_colour(v.textures, v.texels, v.srgb_lut, 0, uv);
+                const RefSample r = sample_ref(t.image(), wu, wv, uv.x, uv.y);
+                for (int k = 0; k < 3; ++k) worst = std::max(worst, std::fabs(double(c[k]) - r.rgb[k]));
+                worst = std::max(worst, std::fabs(double(sample_alpha(v.textures, v.texels, 0, uv)) - r.alpha));
+            }
+            EXPECT_LT(worst, 2e-6) << int(wu) << " " << int(wv);
+            for (float bad : {1e30f, -1e30f, INFINITY, NAN}) {
+                const glm::vec3 c = sample_colour(v.textures, v.texels, v.srgb_lut, 0, glm::vec2(bad, bad));
+                EXPECT_TRUE(std::isfinite(c.x) && std::isfinite(c.y) && std::isfinite(c.z));
+            }
+        }
+}
+
+// Halfway between a black and a white texel the filter gives linear 0.5 (sRGB 188), not
+// the sRGB midpoint 128: the blend is in linear light.
+TEST(TextureSample, FiltersInLinearLight) {
+    OneTexture t(kTex + "bw.png", Wrap::Clamp, Wrap::Clamp);
+    const SceneView v = t.cs.view();
+    EXPECT_EQ(sample_colour(v.textures, v.texels, v.srgb_lut, 0, glm::vec2(0.5f, 0.5f)).x, 0.5f);
+    EXPECT_EQ(sample_colour(v.textures, v.texels, v.srgb_lut, 0, glm::vec2(0.25f, 0.5f)).x, 0.0f);  // a texel centre
+    EXPECT_EQ(sample_colour(v.textures, v.texels, v.srgb_lut, 0, glm::vec2(0.75f, 0.5f)).x, 1.0f);
+    EXPECT_EQ(sample_colour(v.textures, v.texels, v.srgb_lut, 0, glm::vec2(-5.0f, 0.5f)).x, 0.0f);  // clamp
+}
+
+TEST(TextureSample, SphereCoordinates) {
+    const glm::vec2 top = sphere_uv(glm::vec3(0, 1, 0)), bottom = sphere_uv(glm::vec3(0, -1, 0));
+    EXPECT_NEAR(top.y, 0.0f, 1e-6f);
+    EXPECT_NEAR(bottom.y, 1.0f, 1e-6f);
+    EXPECT_NEAR(sphere_uv(glm::vec3(0, 0, 1)).x, 0.5f, 1e-6f);
+    EXPECT_NEAR(sphere_uv(glm::vec3(1, 0, 0)).x, 0.75f, 1e-6f);
+    EXPECT_NEAR(sphere_uv(glm::vec3(-1, 0, 0)).x, 0.25f, 1e-6f);
+    EXPECT_NEAR(sphere_uv(glm::vec3(0, 0, 1)).y, 0.5f, 1e-6f);
+    // The portable atan2 against libm's over the circle.
+    for (int i = 0; i < 3600; ++i) {
+        const double a = i * 2.0 * M_PI / 3600.0;
+        const float y = float(std::sin(a)), x = float(std::cos(a));
+        EXPECT_NEAR(atan2_portable(y, x), std::atan2(y, x), 2e-5) << i;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Head-on quads: orientation and wrap modes, through the loaders and the renderer
+// ---------------------------------------------------------------------------
+
+// OBJ's vt has v up: vt (0, 0) at the quad's bottom-left corner shows the image's
+// bottom-left texel there, so the image stands upright. The pixel at the first texel's
+// centre is red (grid.png's first texel), the last one's (64, 64, 64).
+TEST(TexturedQuad, ObjShowsTheImageUpright) {
+    Scene s = load_scene(kTex + "quad.obj");
+    frame_quad(s);
+    ASSERT_EQ(s.images.size(), 1u);
+    const Image out = render_cpu(s, settings(44, 44));  // texel centres at pixels 5, 16, 27, 38
+    EXPECT_EQ(out.pixel(5, 5)[0], 255);
+    EXPECT_EQ(out.pixel(5, 5)[1], 0);
+    EXPECT_EQ(out.pixel(38, 38)[0], 64);
+    EXPECT_EQ(out.pixel(38, 5)[1], 255);  // top-right: yellow
+    EXPECT_EQ(out.pixel(38, 5)[2], 0);
+    expect_quad_matches_reference(s, s.images[0], Wrap::Repeat, Wrap::Repeat, 0, 1, 0, 1, "OBJ quad (v up)");
+}
+
+// glTF's TEXCOORD has v down: uv (0, 0) at the top-left corner; the same image results.
+TEST(TexturedQuad, GltfShowsTheImageUpright) {
+    Scene s = load_scene(kTex + "quad.gltf");
+    frame_quad(s);
+    ASSERT_EQ(s.images.size(), 1u);
+    const Image gl = render_cpu(s, settings(48, 48));
+    Scene o = load_scene(kTex + "quad.obj");
+    frame_quad(o);
+    const Image obj = render_cpu(o, settings(48, 48));
+    EXPECT_EQ(gl.rgba, obj.rgba);
+    expect_quad_matches_reference(s, s.images[0], Wrap::Repeat, Wrap::Repeat, 0, 1, 0, 1, "glTF quad (v down)");
+}
+
+// The quad with coordinates from -1 to 2 on both axes, under each pair of wrap modes.
+TEST(TexturedQuad, WrapModes) {
+    const Wrap modes[] = {Wrap::Repeat, Wrap::MirroredRepeat, Wrap::Clamp};
+    const char* names[] = {"repeat", "mirrored", "clamp"};
+    for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) {
+            Scene s;
+            Material m;
+            m.colour = glm::vec3(1.0f);
+            m.texture = texture_from_file(s, kTex + "grid.png", TextureUse::Colour, modes[a], modes[b], "", 0);
+            const uint32_t mat = s.add_material(m);
+            const Point3 p[4] = {{-1, -1, 0}, {1, -1, 0}, {1, 1, 0}, {-1, 1, 0}};
+            const glm::vec2 uv[4] = {{-1, 2}, {2, 2}, {2, -1}, {-1, -1}};
+            static const int kTris[2][3] = {{0, 1, 2}, {0, 2, 3}};
+            for (const auto& t : kTris) {
+                Triangle tri;
+                tri.v0 = p[t[0]], tri.v1 = p[t[1]], tri.v2 = p[t[2]];
+                tri.uv0 = uv[t[0]], tri.uv1 = uv[t[1]], tri.uv2 = uv[t[2]];
+                tri.has_uv = true;
+                tri.material = mat;
+                s.triangles.push_back(tri);
+            }
+            frame_quad(s);
+            expect_quad_matches_reference(s, s.images[0], modes[a], modes[b], -1, 2, -1, 2,
+                                          (std::string("wrap u ") + names[a] + ", v " + names[b]).c_str());
+        }
+}
+
+// ---------------------------------------------------------------------------
+// Alpha masks
+// ---------------------------------------------------------------------------
+
+// The masked quad (mask.png: opaque top-left and bottom-right, holes in the other two
+// quadrants, bilinear with repeat so that alpha = 0.5 exactly on u = 0.5 and v = 0.5) at
+// z = 0 in front of a red wall at z = -1, seen from z = 2, lit by a directional light
+// from the upper right front. Each pixel is predicted by geometry and the reference's
+// alpha: the quad where its ray meets an opaque part; else the wall, lit where the
+// shadow ray from the wall point passes a hole or misses the quad, black (no ambient)
+// where it meets an opaque part. Pixels within 0.05 of the cutoff are not judged.
+TEST(AlphaMask, HolesShowTheWallAndTheShadowHasHoles) {
+    for (const char* file : {"mask-quad.obj", "mask-quad.gltf"}) {
+        Scene s = load_scene(kTex + file);
+        ASSERT_EQ(s.triangles.size(), 2u);
+        const uint32_t quad_mat = s.triangles[0].material;
+        ASSERT_TRUE(s.materials[quad_mat].alpha_mask) << file;
+        s.materials[quad_mat].texture = kNoTexture;  // a plain green quad: only its mask is judged
+        s.materials[quad_mat].colour = {0.2f, 0.8f, 0.2f};
+        Material red;
+        red.colour = {0.9f, 0.1f, 0.1f};
+        const uint32_t wall = s.add_material(red);
+        for (const auto& [a, b, c] : {std::array<Point3, 3>{Point3(-6, -6, -1), Point3(6, -6, -1), Point3(6, 6, -1)},
+                                      std::array<Point3, 3>{Point3(-6, -6, -1), Point3(6, 6, -1), Point3(-6, 6, -1)}}) {
+            Triangle t;
+            t.v0 = a, t.v1 = b, t.v2 = c;
+            t.material = wall;
+            s.triangles.push_back(t);
+        }
+        s.camera = Camera{{0.0f, 0.0f, 2.0f}, {0.0f, 0.0f, 0.0f}, {0.0f, 1.0f, 0.0f}, 90.0f};
+        Light l;
+        l.type = LightType::Directional;
+        const glm::dvec3 to_light = glm::normalize(glm::dvec3(1.0, 0.8, 1.0));
+        l.direction = -glm::vec3(to_light);
+        s.lights = {l};
+        s.background = glm::vec3(0.0f);
+        const TextureImage& mask = s.images.at(s.textures.at(size_t(s.materials[quad_mat].alpha_texture)).image);
+        const double cutoff = s.materials[quad_mat].alpha_cutoff;
+        // The quad's alpha at a point (x, y, 0); NaN where the point is off the quad or
+        // too close to the cutoff to judge.
+        auto alpha_at = [&](double x, double y, bool& on) {
+            on = std::fabs(x) < 1 && std::fabs(y) < 1;
+            if (!on) return 0.0;
+            const double u = (x + 1) / 2, v = (1 - y) / 2;  // both files: v down from the top edge
+            return sample_ref(mask, Wrap::Repeat, Wrap::Repeat, u, v).alpha;
+        };
+        constexpr int W = 120, H = 120;
+        const Image out = render_cpu(s, settings(W, H));
+        int quad_px = 0, hole_lit = 0, wall_shadow = 0, wall_lit = 0, shadow_hole = 0, wrong = 0;
+        for (int py = 0; py < H; ++py)
+            for (int px = 0; px < W; ++px) {
+                // The primary ray through the pixel centre (90 degrees, square image).
+                const double sx = (px + 0.5) * 2.0 / W - 1.0, sy = 1.0 - (py + 0.5) * 2.0 / H;
+                const glm::dvec3 d(sx, sy, -1.0);
+                const double x0 = 2.0 * d.x, y0 = 2.0 * d.y;  // meets z = 0 at t = 2
+                bool on = false;
+                const double a0 = alpha_at(x0, y0, on);
+                const uint8_t* p = out.pixel(px, py);
+                if (on && std::fabs(a0 - cutoff) < 0.05) continue;
+                if (on && a0 >= cutoff) {
+                    ++quad_px;
+                    wrong += !(p[1] > p[0]);  // the quad is green
+                    continue;
+                }
+                const glm::dvec3 w = glm::dvec3(0, 0, 2) + 3.0 * d;  // the wall, z = -1
+                const glm::dvec3 q = w + (1.0 / to_light.z) * to_light;  // its shadow ray at z = 0
+                bool qon = false;
+                const double a1 = alpha_at(q.x, q.y, qon);
+                if (qon && std::fabs(a1 - cutoff) < 0.05) continue;
+                const bool shadow = qon && a1 >= cutoff;
+                if (shadow) {
+                    ++wall_shadow;
+                    wrong += !(p[0] == 0 && p[1] == 0 && p[2] == 0);
+                } else {
+                    ++(on ? hole_lit : wall_lit);
+                    shadow_hole += qon;  // lit through a hole in the quad's shadow
+                    wrong += !(p[0] > 150 && p[1] < 120);
+                }
+            }
+        std::printf("[textures] %s: %d quad pixels, %d lit wall pixels seen through holes, %d beside the quad, "
+                    "%d in its shadow, %d lit through the shadow's holes; %d wrong\n",
+                    file, quad_px, hole_lit, wall_lit, wall_shadow, shadow_hole, wrong);
+        EXPECT_EQ(wrong, 0) << file;
+        EXPECT_GT(hole_lit, 500) << file;
+        EXPECT_GT(wall_shadow, 300) << file;
+        EXPECT_GT(shadow_hole, 100) << file;
+        EXPECT_GT(quad_px, 500) << file;
+    }
+}
+
+// A mask that cuts everything away leaves no trace: not in the image, not in shadows.
+TEST(AlphaMask, FullyCutAwayIsNoHitForAnyRay) {
+    Scene s = load_scene(kTex + "mask-quad.obj");
+    frame_quad(s);
+    s.camera.from = {0, 0, 3};
+    Scene without = s;
+    without.triangles.clear();
+    Triangle floor;
+    floor.v0 = {-10, -10, -2}, floor.v1 = {10, -10, -2}, floor.v2 = {0, 10, -2};
+    s.triangles.push_back(floor);
+    without.triangles.push_back(floor);
+    s.materials[s.triangles[0].material].alpha_factor = 0.0f;
+    EXPECT_EQ(render_cpu(s, settings(64, 64, 4)).rgba, render_cpu(without, settings(64, 64, 4)).rgba);
+}
+
+// ---------------------------------------------------------------------------
+// glTF's rules
+// ---------------------------------------------------------------------------
+
+// Skeletons and chains nest deeply: a 2000-level chain loads, every level's transform
+// applied (each moves by 0.001 in x).
+TEST(GltfRules, DeepNodeChainsLoad) {
+    std::string g = std::string(std::istreambuf_iterator<char>(*std::make_unique<std::ifstream>(kTex + "quad.gltf")), {});
+    const size_t at = g.find("\"nodes\"", g.find("\"nodes\"") + 1);  // the second: the first is the scene's
+    ASSERT_NE(at, std::string::npos);
+    const size_t end = g.find(']', at);
+    constexpr int kDepth = 2000;
+    std::string nodes = "\"nodes\": [";
+    for (int i = 0; i < kDepth; ++i) {
+        nodes += "{\"translation\": [0.001, 0, 0]";
+        if (i + 1 < kDepth) nodes += ", \"children\": [" + std::to_string(i + 1) + "]";
+        else nodes += ", \"mesh\": 0";
+        nodes += i + 1 < kDepth ? "}," : "}";
+    }
+    g = g.substr(0, at) + nodes + g.substr(end);
+    const std::string path = (std::filesystem::temp_directory_path() / "srt-deep-chain.gltf").string();
+    std::filesystem::copy_file(kTex + "grid.png", std::filesystem::temp_directory_path() / "grid.png",
+                               std::filesystem::copy_options::overwrite_existing);
+    std::ofstream(path) << g;
+    const Scene s = load_scene(path);
+    ASSERT_EQ(s.triangles.size(), 2u);
+    double min_x = 1e9;
+    for (const Triangle& t : s.triangles) min_x = std::min({min_x, t.v0.x, t.v1.x, t.v2.x});
+    EXPECT_NEAR(min_x, -1.0 + 0.001 * kDepth, 1e-9);
+    std::filesystem::remove(path);
+}
+
+// An extension only used, not required, is ignored with a note.
+TEST(GltfRules, UsedExtensionIsANote) {
+    std::string g = std::string(std::istreambuf_iterator<char>(*std::make_unique<std::ifstream>(kTex + "quad.gltf")), {});
+    g.insert(g.find('{') + 1, "\"extensionsUsed\": [\"KHR_materials_sheen\"],");
+    const std::string dir = std::filesystem::temp_directory_path().string();
+    std::filesystem::copy_file(kTex + "grid.png", dir + "/grid.png", std::filesystem::copy_options::overwrite_existing);
+    std::ofstream(dir + "/srt-used-ext.gltf") << g;
+    const Scene s = load_scene(dir + "/srt-used-ext.gltf");
+    bool noted = false;
+    for (const std::string& n : s.notes) noted = noted || n.find("ignored the extension 'KHR_materials_sheen'") != std::string::npos;
+    EXPECT_TRUE(noted);
+    EXPECT_EQ(s.images.size(), 1u);
+}
