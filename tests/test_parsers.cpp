@@ -145,11 +145,11 @@ const BadCase kBadCases[] = {
     {"gltf_node_cycle.gltf", "bad/gltf_node_cycle.gltf: /nodes/0: the node hierarchy has a cycle"},
     // textures (scene/texture_file.h, core/image_decode.h)
     {"gltf_tex_required_extension.gltf", "bad/gltf_tex_required_extension.gltf: /extensionsRequired/0: the file requires the extension 'KHR_draco_mesh_compression', which stencilrt does not support"},
-    {"gltf_tex_bad_png.gltf", "bad/gltf_tex_bad_png.gltf: /images/0: corrupt PNG header"},
+    {"gltf_tex_bad_png.gltf", "bad/gltf_tex_bad_png.gltf: /images/0: corrupt PNG: "},
     {"gltf_tex_wrap.gltf", "bad/gltf_tex_wrap.gltf: /samplers/0/wrapS: unknown wrap mode 1234"},
     {"gltf_tex_bufferview_past_buffer.gltf", "bad/gltf_tex_bufferview_past_buffer.gltf: /bufferViews/2: runs past the end of buffer 0 (92 bytes)"},
     {"json_tex_huge_claim.json", "bad/tex_huge_claim.png: the header claims 16384 x 16384 texels, more than a file of 68 bytes can hold"},
-    {"json_tex_truncated.json", "bad/tex_truncated.png: truncated or corrupt image data"},
+    {"json_tex_truncated.json", "bad/tex_truncated.png: corrupt PNG: the file ends inside the image data (truncated)"},
     {"json_tex_wrap.json", "bad/json_tex_wrap.json:4:63: unknown wrap mode 'mirror'"},
     {"json_tex_mask_on_sphere.json", "bad/json_tex_mask_on_sphere.json:6:80: material 'holey' has an alpha mask, which only mesh triangles may have"},
     {"obj_map_option.obj", "bad/obj_map_option.mtl:3: unknown option '-zz' in 'map_Kd'"},

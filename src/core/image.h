@@ -40,7 +40,7 @@ struct LinearImage {
 // file is left behind.
 void write_png_atomic(const std::string& path, const Image& img);
 
-// Reads a PNG (any bit depth stb_image handles) as 8-bit RGBA. Throws on failure.
+// Reads a PNG (any bit depth) as 8-bit RGBA (core/image_decode.h). Throws on failure.
 Image read_png(const std::string& path);
 
 // Comparison used by tests: fraction of channel values (R, G, B) that differ by more

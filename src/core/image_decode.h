@@ -1,8 +1,8 @@
-// image_decode.h - image files (PNG, JPEG, TGA, BMP) decoded into 8-bit RGBA, for textures.
+// image_decode.h - image files (PNG, JPEG) decoded into 8-bit RGBA, for textures.
 //
 // Files are untrusted input: the header's size is checked before anything the size
 // implies is allocated (decode_image), and every failure is an InputError naming the
-// image: "wood.png: truncated or corrupt image data (stb_image: bad zlib header)".
+// image: "wood.png: corrupt PNG: IDAT: invalid distance too far back".
 #pragma once
 
 #include <cstddef>
