@@ -69,6 +69,15 @@ SRT_HD_INLINE void face_ray(Surface& sf, const glm::vec3& d) {
 
 SRT_HD_INLINE uint32_t meta_of(const SceneView& s, int32_t id) { return float_bits(load_f4(&s.prims[id].p0).w); }
 
+// A plane hit's coordinates along the plane's own axes u and v = n x u, from its anchor
+// point: where its checker and its texture are laid out (n before facing the ray).
+SRT_HD_INLINE glm::vec2 plane_coords(const PlaneGpu* pl, const Surface& sf) {
+    const glm::vec3 u = xyz(load_f4(&pl->u));
+    const glm::vec3 v = glm::cross(sf.n, u);
+    const glm::vec3 local = sf.p - xyz(load_f4(&pl->point_mat));
+    return glm::vec2(glm::dot(local, u), glm::dot(local, v));
+}
+
 // kVariant: the kernels' variant (accel/intersect.h with_bvh_width): whether spheres
 // computed in double are, in this scene and this code.
 template <int kVariant>
@@ -119,30 +128,20 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
     sf.kd = mc.w;
     sf.kr = xyz(mr);
     sf.ka = mr.w;
-    glm::vec2 plane_uv(0.0f);
     if (pl != nullptr) {
-        const f4 pm = load_f4(&pl->point_mat);
-        const f4 pn = load_f4(&pl->normal);
-        const f4 pu = load_f4(&pl->u);
-        // The plane's own axes u and v = n x u carry its checker and its texture.
-        const glm::vec3 u = xyz(pu);
-        const glm::vec3 v = glm::cross(sf.n, u);
-        const glm::vec3 local = sf.p - xyz(pm);
-        const float lu = glm::dot(local, u), lv = glm::dot(local, v);
-        const float size = pn.w;
+        const float size = load_f4(&pl->normal).w;
         if (size > 0.0f) {
-            const float cu = floorf(lu / size);
-            const float cv = floorf(lv / size);
-            if (int(cu + cv) & 1) sf.colour = xyz(load_f4(&pl->checker));
+            const glm::vec2 c = plane_coords(pl, sf);
+            if (int(floorf(c.x / size) + floorf(c.y / size)) & 1) sf.colour = xyz(load_f4(&pl->checker));
         }
-        plane_uv = glm::vec2(lu / pu.w, lv / pu.w);
     }
     // A texture multiplies the colour (the checker's too) at the hit's texture coordinates.
     const uint32_t tex = float_bits(load_f4(&s.materials[material].tex).x);
     if (tex != kNoTextureGpu) {
-        const glm::vec2 uv = pl != nullptr                      ? plane_uv
-                             : (meta_of(s, id) & kPrimSphereBit) ? sphere_uv(hp.n)
-                                                                 : triangle_uv(s, uint32_t(id), hp.u, hp.v);
+        glm::vec2 uv;
+        if (pl != nullptr) uv = plane_coords(pl, sf) / load_f4(&pl->u).w;
+        else if (meta_of(s, id) & kPrimSphereBit) uv = sphere_uv(hp.n);
+        else uv = triangle_uv(s, uint32_t(id), hp.u, hp.v);
         sf.colour = sf.colour * sample_colour(s.textures, s.texels, s.srgb_lut, tex, uv);
     }
     face_ray(sf, d);

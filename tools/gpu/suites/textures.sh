@@ -1,0 +1,41 @@
+# What textures and alpha masks cost (docs/performance.md, "Textures"), 1920x1080, every
+# mode, BVH2 and BVH8: the default scene against scenes/textured.json (a texture on every
+# surface), Conference with one plain material against the same with a box-projected
+# texture, and the 1200 alpha-masked leaf cards of scenes/foliage.json against the same
+# cards opaque. Then memcheck over the textured and masked scenes in the path modes.
+tex=$PWD/assets/textures
+for v in plain textured; do
+  mat='{"colour": [0.9, 0.9, 0.9]}'
+  [ $v = textured ] && mat="{\"colour\": [1, 1, 1], \"texture\": \"$tex/tiles.png\"}"
+  cat > "$R/conference-$v.json" <<JSON
+{"camera": {"from": [1600, 500, 90], "at": [200, 100, 10], "up": [0, 1, 0], "fov": 75},
+ "materials": {"m": $mat},
+ "lights": [{"type": "point", "position": [600, 600, 50], "colour": [1, 1, 1]}],
+ "objects": [{"type": "mesh", "file": "$CONF", "material": "m", "uv": {"projection": "box", "size": 50}}]}
+JSON
+done
+# The leaf cards without their mask: the same geometry and colour texture, opaque.
+sed "s|map_Kd textures/|map_Kd $tex/|; /map_d/d" assets/foliage.mtl > "$R/foliage.mtl"
+cp assets/foliage.obj "$R/foliage.obj"
+sed "s|\.\./assets/foliage.obj|$R/foliage.obj|; s|\.\./assets/textures|$tex|" scenes/foliage.json > "$R/foliage-opaque.json"
+for accel in bvh2 bvh8; do
+  bench default-$accel scenes/default.json --accel $accel --modes all --depths 1,8 --frames 20 > /dev/null
+  bench textured-$accel scenes/textured.json --accel $accel --modes all --depths 1,8 --frames 20 > /dev/null
+  bench conf-plain-$accel "$R/conference-plain.json" --accel $accel --modes all --depths 1,2 --frames 20 > /dev/null
+  bench conf-textured-$accel "$R/conference-textured.json" --accel $accel --modes all --depths 1,2 --frames 20 > /dev/null
+  bench foliage-opaque-$accel "$R/foliage-opaque.json" --accel $accel --modes all --depths 1,2 --frames 20 > /dev/null
+  bench foliage-$accel scenes/foliage.json --accel $accel --modes all --depths 1,2 --frames 20 > /dev/null
+  for m in stencil flags compact megakernel regenerate; do
+    for s in default textured conf-plain conf-textured foliage-opaque foliage; do
+      printf '%-4s %-10s %-15s' $accel $m $s; row $m $s-$accel; echo
+    done
+  done
+done
+grep -h "^textures" "$R"/*-bvh8.txt | sort | uniq
+for case in "memcheck megakernel scenes/textured.json" "memcheck stencil scenes/foliage.json" \
+            "memcheck regenerate scenes/foliage.json" "initcheck stencil scenes/textured.json"; do
+  set -- $case
+  compute-sanitizer --tool $1 --error-exitcode 99 stencilrt render --backend cuda --mode $2 $3 -W 67 -H 33 \
+    --depth 4 --spp 2 --accel bvh8 -o "$R/san.png" > "$R/san-$1-$2.log" 2>&1
+  echo "$1 $2 $3: rc=$? $(grep -E 'ERROR SUMMARY' "$R/san-$1-$2.log" | tail -1)"
+done
