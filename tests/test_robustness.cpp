@@ -72,6 +72,11 @@ TEST(Robust, BadInputsExit2WithLocationAndNoOutput) {
         {kData + "/bad/mtl_nan.obj", "mtl_nan.mtl:2: malformed number 'nan' in 'Kd'"},
         {kData + "/bad/nff_polygon_huge_count.nff", "nff_polygon_huge_count.nff:8: file ends after 1 of 5000000"},
         {kData + "/bad/json_include_device.json", "included file '/dev/zero' is not a regular file"},
+        {kData + "/bad/gltf_tex_required_extension.gltf",
+         "gltf_tex_required_extension.gltf: /extensionsRequired/0: the file requires the extension "
+         "'KHR_draco_mesh_compression', which stencilrt does not support"},
+        {kData + "/bad/json_tex_truncated.json", "tex_truncated.png: corrupt PNG: the file ends inside the image data"},
+        {kData + "/bad/json_tex_huge_claim.json", "tex_huge_claim.png: the header claims 16384 x 16384 texels"},
         {dir / "missing.json", "missing.json: cannot open scene file"},
     };
     for (const Case& c : cases) {

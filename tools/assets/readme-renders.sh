@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The README's PLY and glTF renders (docs/ply-bunny.png, docs/gltf-knot.png), from files
+# The README's PLY, glTF and texture renders (docs/ply-bunny.png, docs/gltf-knot.png,
+# docs/textured.png, docs/foliage.png); the first two from files
 # written by tools that are not ours: assimp (Debian's assimp-utils) turns the Stanford
 # bunny of ../shared/data into a binary PLY and our torus knot into a .glb. The meshes
 # stay in a temporary folder (third-party data is never copied into the project).
@@ -33,3 +34,6 @@ cat > "$tmp/knot.json" <<JSON
 JSON
 "$bin" render "$tmp/bunny.json" -W 800 -H 450 --spp 16 -o "$root/docs/ply-bunny.png"
 "$bin" render "$tmp/knot.json" -W 800 -H 450 --spp 16 -o "$root/docs/gltf-knot.png"
+# Our own textured scenes (tools/assets/gen_textures.py).
+"$bin" render "$root/scenes/textured.json" -W 800 -H 450 --spp 16 -o "$root/docs/textured.png"
+"$bin" render "$root/scenes/foliage.json" -W 800 -H 450 --spp 16 -o "$root/docs/foliage.png"

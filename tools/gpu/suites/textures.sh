@@ -39,3 +39,13 @@ for case in "memcheck megakernel scenes/textured.json" "memcheck stencil scenes/
     --depth 4 --spp 2 --accel bvh8 -o "$R/san.png" > "$R/san-$1-$2.log" 2>&1
   echo "$1 $2 $3: rc=$? $(grep -E 'ERROR SUMMARY' "$R/san-$1-$2.log" | tail -1)"
 done
+# NCU=1: Nsight Compute over the megakernel's one launch at depth 1 (BVH8), textured
+# against plain and masked against opaque: where the time goes.
+if [ "${NCU:-0}" = 1 ]; then
+  for s in default:scenes/default.json textured:scenes/textured.json foliage-opaque:$R/foliage-opaque.json \
+           foliage:scenes/foliage.json; do
+    ncu_run "mega-${s%%:*}" -k regex:k_megakernel --launch-count 1 stencilrt render --backend cuda --launch stream \
+      --mode megakernel --accel bvh8 -W 1920 -H 1080 --depth 1 "${s#*:}" -o "$R/ncu.png"
+    echo "-- ${s%%:*}"; ncu_summary "$R/ncu-mega-${s%%:*}.txt" | head -24
+  done
+fi
