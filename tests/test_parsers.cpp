@@ -146,6 +146,7 @@ const BadCase kBadCases[] = {
     // textures (scene/texture_file.h, core/image_decode.h)
     {"gltf_tex_required_extension.gltf", "bad/gltf_tex_required_extension.gltf: /extensionsRequired/0: the file requires the extension 'KHR_draco_mesh_compression', which stencilrt does not support"},
     {"gltf_tex_bad_png.gltf", "bad/gltf_tex_bad_png.gltf: /images/0: corrupt PNG: "},
+    {"gltf_tex_bad_data_uri.gltf", "bad/gltf_tex_bad_data_uri.gltf: not a valid glTF 2.0 file: Failed to decode 'uri' for image[0]"},
     {"gltf_tex_wrap.gltf", "bad/gltf_tex_wrap.gltf: /samplers/0/wrapS: unknown wrap mode 1234"},
     {"gltf_tex_bufferview_past_buffer.gltf", "bad/gltf_tex_bufferview_past_buffer.gltf: /bufferViews/2: runs past the end of buffer 0 (92 bytes)"},
     {"json_tex_huge_claim.json", "bad/tex_huge_claim.png: the header claims 16384 x 16384 texels, more than a file of 68 bytes can hold"},

@@ -25,6 +25,8 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+
+#include <stdlib.h>
 #include <string>
 #include <vector>
 
@@ -33,6 +35,23 @@ using namespace srt;
 namespace {
 
 const std::string kTex = std::string(SRT_TEST_DATA) + "/textures/";
+
+// A private folder holding a copy of grid.png, for glTF and OBJ files a test writes
+// (ctest runs tests in parallel processes: a shared folder would race).
+struct GridDir {
+    std::string path;
+    GridDir() {
+        char tmpl[] = "/tmp/srt-textures-XXXXXX";
+        path = mkdtemp(tmpl) ? tmpl : "";
+        std::filesystem::copy_file(kTex + "grid.png", path + "/grid.png");
+    }
+    ~GridDir() { std::filesystem::remove_all(path); }
+};
+
+std::string read_text(const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
 
 std::vector<unsigned char> file_bytes(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -478,7 +497,7 @@ TEST(AlphaMask, FullyCutAwayIsNoHitForAnyRay) {
 // Skeletons and chains nest deeply: a 2000-level chain loads, every level's transform
 // applied (each moves by 0.001 in x).
 TEST(GltfRules, DeepNodeChainsLoad) {
-    std::string g = std::string(std::istreambuf_iterator<char>(*std::make_unique<std::ifstream>(kTex + "quad.gltf")), {});
+    std::string g = read_text(kTex + "quad.gltf");
     const size_t at = g.find("\"nodes\"", g.find("\"nodes\"") + 1);  // the second: the first is the scene's
     ASSERT_NE(at, std::string::npos);
     const size_t end = g.find(']', at);
@@ -491,28 +510,58 @@ TEST(GltfRules, DeepNodeChainsLoad) {
         nodes += i + 1 < kDepth ? "}," : "}";
     }
     g = g.substr(0, at) + nodes + g.substr(end);
-    const std::string path = (std::filesystem::temp_directory_path() / "srt-deep-chain.gltf").string();
-    std::filesystem::copy_file(kTex + "grid.png", std::filesystem::temp_directory_path() / "grid.png",
-                               std::filesystem::copy_options::overwrite_existing);
+    GridDir dir;
+    const std::string path = dir.path + "/deep-chain.gltf";
     std::ofstream(path) << g;
     const Scene s = load_scene(path);
     ASSERT_EQ(s.triangles.size(), 2u);
     double min_x = 1e9;
     for (const Triangle& t : s.triangles) min_x = std::min({min_x, t.v0.x, t.v1.x, t.v2.x});
     EXPECT_NEAR(min_x, -1.0 + 0.001 * kDepth, 1e-9);
-    std::filesystem::remove(path);
 }
 
 // An extension only used, not required, is ignored with a note.
 TEST(GltfRules, UsedExtensionIsANote) {
-    std::string g = std::string(std::istreambuf_iterator<char>(*std::make_unique<std::ifstream>(kTex + "quad.gltf")), {});
+    std::string g = read_text(kTex + "quad.gltf");
     g.insert(g.find('{') + 1, "\"extensionsUsed\": [\"KHR_materials_sheen\"],");
-    const std::string dir = std::filesystem::temp_directory_path().string();
-    std::filesystem::copy_file(kTex + "grid.png", dir + "/grid.png", std::filesystem::copy_options::overwrite_existing);
-    std::ofstream(dir + "/srt-used-ext.gltf") << g;
-    const Scene s = load_scene(dir + "/srt-used-ext.gltf");
+    GridDir dir;
+    std::ofstream(dir.path + "/used-ext.gltf") << g;
+    const Scene s = load_scene(dir.path + "/used-ext.gltf");
     bool noted = false;
     for (const std::string& n : s.notes) noted = noted || n.find("ignored the extension 'KHR_materials_sheen'") != std::string::npos;
     EXPECT_TRUE(noted);
     EXPECT_EQ(s.images.size(), 1u);
+}
+
+// KHR_texture_transform on the base colour texture: scale 2 and offset (0.25, -0.5) move
+// the quad's coordinates from [0, 1]^2 to [0.25, 2.25] x [-0.5, 1.5] (repeat).
+TEST(GltfRules, TextureTransform) {
+    std::string g = read_text(kTex + "quad.gltf");
+    const size_t at = g.find("\"baseColorTexture\"");
+    ASSERT_NE(at, std::string::npos) << g;
+    g.replace(at, g.find('}', at) + 1 - at,
+              "\"baseColorTexture\": {\"index\": 0, \"extensions\": {\"KHR_texture_transform\": "
+              "{\"scale\": [2, 2], \"offset\": [0.25, -0.5]}}}");
+    GridDir dir;
+    std::ofstream(dir.path + "/transform.gltf") << g;
+    Scene s = load_scene(dir.path + "/transform.gltf");
+    frame_quad(s);
+    expect_quad_matches_reference(s, s.images.at(0), Wrap::Repeat, Wrap::Repeat, 0.25, 2.25, -0.5, 1.5,
+                                  "glTF KHR_texture_transform");
+}
+
+// MTL map options: -s scales and -o offsets OBJ's (u, v), whose v is up: with -s 2 2 and
+// -o 0.5 0 the quad's corners go from u 0.5 to 2.5 and, in our v down, from -1 to 1.
+TEST(TexturedQuad, MtlScaleAndOffset) {
+    GridDir dir;
+    std::ofstream(dir.path + "/quad.obj") << read_text(kTex + "quad.obj");
+    std::ofstream(dir.path + "/quad.mtl") << "newmtl grid\nKd 1 1 1\nmap_Kd -s 2 2 -o 0.5 0 -blendu on grid.png\n";
+    Scene s = load_scene(dir.path + "/quad.obj");
+    frame_quad(s);
+    expect_quad_matches_reference(s, s.images.at(0), Wrap::Repeat, Wrap::Repeat, 0.5, 2.5, -1.0, 1.0, "MTL -s 2 2 -o 0.5 0");
+    // -clamp on clamps instead.
+    std::ofstream(dir.path + "/quad.mtl") << "newmtl grid\nKd 1 1 1\nmap_Kd -clamp on -s 2 2 grid.png\n";
+    Scene c = load_scene(dir.path + "/quad.obj");
+    frame_quad(c);
+    expect_quad_matches_reference(c, c.images.at(0), Wrap::Clamp, Wrap::Clamp, 0.0, 2.0, -1.0, 1.0, "MTL -clamp on");
 }

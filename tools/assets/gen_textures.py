@@ -216,6 +216,7 @@ def gltf_data():
                                                        "extensionsRequired": ["KHR_draco_mesh_compression"]}))
     write_json(os.path.join(B, "gltf_tex_bad_png.gltf"),
                gltf_quad("data:image/png;base64," + base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 40).decode()))
+    write_json(os.path.join(B, "gltf_tex_bad_data_uri.gltf"), gltf_quad("data:image/png;base64,%%%not-base64%%%"))
     write_json(os.path.join(B, "gltf_tex_wrap.gltf"), gltf_quad("../textures/grid.png", sampler={"wrapS": 1234}))
     q = gltf_quad("../textures/grid.png")
     q["images"] = [{"bufferView": 2, "mimeType": "image/png"}]
