@@ -56,8 +56,8 @@ struct RenderOptions {
 // Loads the scene (or the built-in default) and applies the overrides.
 Scene load_with_overrides(const SceneOptions& o);
 
-// "N textures, M images, X MiB; K triangles masked" (or "none"): the bench's and the
-// render's line on what the scene's textures hold.
+// "N texture(s) of M image(s), X MiB of texels; K triangle(s) alpha-masked" (or "none"):
+// what the scene's textures hold, on the bench's and the render's scene line.
 std::string texture_line(const Scene& scene, const CompiledScene& compiled);
 
 // Creates the executor for `b`; under Auto, prints a one-line notice when it falls

@@ -155,12 +155,11 @@ int cmd_bench(int argc, char** argv) {
     std::printf("device   %s\n", machine_line(machine).c_str());
 
     const ojson scene_json = bench::scene_json(scene, so.scene, compiled, load_ms, compile_ms, upload_ms);
-    std::printf("scene    %s (%s): %zu spheres, %zu planes, %zu triangles, %zu lights; load %.1f ms, "
+    std::printf("scene    %s (%s): %zu spheres, %zu planes, %zu triangles, %zu lights, textures: %s; load %.1f ms, "
                 "BVH build %.1f ms (%u nodes), upload %.1f ms\n",
                 scene.name.c_str(), scene_json["hash"].get<std::string>().c_str(), scene.spheres.size(),
-                scene.planes.size(), scene.triangles.size(), scene.lights.size(), load_ms,
-                compiled.bvh_stats.build_ms, compiled.bvh_stats.nodes, upload_ms);
-    std::printf("textures %s\n", texture_line(scene, compiled).c_str());
+                scene.planes.size(), scene.triangles.size(), scene.lights.size(), texture_line(scene, compiled).c_str(),
+                load_ms, compiled.bvh_stats.build_ms, compiled.bvh_stats.nodes, upload_ms);
     {
         const ojson a = scene_json["accel"];
         std::printf("accel    %s: %u nodes of %zu B, %u leaves of %.2f primitives on average, %.1f B a primitive "

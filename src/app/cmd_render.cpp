@@ -152,10 +152,10 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
     const auto t_upload = Clock::now();
     ex->set_scene(compiled);
     const double upload_ms = ms_since(t_upload);
-    std::fprintf(info, "scene    %s: %zu spheres, %zu planes, %zu triangles, %zu lights (load %.1f ms, BVH %.1f ms, %u nodes)\n",
+    std::fprintf(info, "scene    %s: %zu spheres, %zu planes, %zu triangles, %zu lights, textures: %s (load %.1f ms, BVH %.1f ms, %u nodes)\n",
                 scene.name.c_str(), scene.spheres.size(), scene.planes.size(), scene.triangles.size(),
-                scene.lights.size(), load_ms, compiled.bvh_stats.build_ms, compiled.bvh_stats.nodes);
-    if (!scene.textures.empty()) std::fprintf(info, "textures %s\n", texture_line(scene, compiled).c_str());
+                scene.lights.size(), texture_line(scene, compiled).c_str(), load_ms, compiled.bvh_stats.build_ms,
+                compiled.bvh_stats.nodes);
     std::fprintf(info, "backend  %s, mode %s\n", ex->name().c_str(), to_string(rs.mode));
 
     const uint32_t warps = frame_geometry(uint32_t(rs.width), uint32_t(rs.height), uint32_t(rs.warp_width)).ray_count / 32u;
