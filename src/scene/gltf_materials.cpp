@@ -1,0 +1,138 @@
+// gltf_materials.cpp - a glTF file's materials as ours (scene/gltf_model.h): the base
+// colour and its texture (with the sampler's wrap modes and KHR_texture_transform), the
+// metallic-roughness pair as a mirror, and alphaMode MASK as an alpha cut-out.
+#include "scene/gltf_model.h"
+
+#include "scene/texture_file.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace srt::gltf {
+namespace {
+
+Wrap wrap_mode(const std::string& path, const std::string& ptr, int mode) {
+    switch (mode) {
+        case TINYGLTF_TEXTURE_WRAP_REPEAT: return Wrap::Repeat;
+        case TINYGLTF_TEXTURE_WRAP_MIRRORED_REPEAT: return Wrap::MirroredRepeat;
+        case TINYGLTF_TEXTURE_WRAP_CLAMP_TO_EDGE: return Wrap::Clamp;
+        default: fail(path, ptr, "unknown wrap mode " + std::to_string(mode));
+    }
+}
+
+// The scene texture for the glTF's texture `index`: its image decoded (from a buffer
+// view, a data URI or a file next to the glTF) with its sampler's wrap modes. An image
+// file that is missing leaves a note and returns kNoTexture, as for OBJ.
+int32_t gltf_texture(Scene& scene, const tinygltf::Model& m, const std::string& path, int index) {
+    const std::string tptr = "/textures/" + std::to_string(index);
+    if (index < 0 || size_t(index) >= m.textures.size()) fail(path, tptr, "no such texture");
+    const tinygltf::Texture& t = m.textures[size_t(index)];
+    if (t.source < 0) {
+        scene.notes.push_back(path + ": " + tptr + " has no image in a format stencilrt reads (PNG, JPEG); not textured");
+        return kNoTexture;
+    }
+    const std::string iptr = "/images/" + std::to_string(t.source);
+    if (size_t(t.source) >= m.images.size()) fail(path, tptr + "/source", "no such image");
+    Wrap wu = Wrap::Repeat, wv = Wrap::Repeat;
+    if (t.sampler >= 0) {
+        const std::string sptr = "/samplers/" + std::to_string(t.sampler);
+        if (size_t(t.sampler) >= m.samplers.size()) fail(path, tptr + "/sampler", "no such sampler");
+        wu = wrap_mode(path, sptr + "/wrapS", m.samplers[size_t(t.sampler)].wrapS);
+        wv = wrap_mode(path, sptr + "/wrapT", m.samplers[size_t(t.sampler)].wrapT);
+    }
+    const tinygltf::Image& img = m.images[size_t(t.source)];
+    const unsigned char* bytes = nullptr;
+    size_t size = 0;
+    if (img.bufferView >= 0) {
+        bytes = buffer_view_bytes(path, m, img.bufferView, iptr);
+        size = m.bufferViews[size_t(img.bufferView)].byteLength;
+    } else if (!img.image.empty()) {
+        bytes = img.image.data();
+        size = img.image.size();
+    } else {
+        scene.notes.push_back(path + ": " + iptr + ": image '" + img.uri + "' not found; the material keeps its flat colour");
+        return kNoTexture;
+    }
+    std::string name = path + ": " + iptr;
+    if (!img.uri.empty() && img.uri.rfind("data:", 0) != 0) name += " ('" + img.uri + "')";
+    return texture_from_bytes(scene, bytes, size, name, TextureUse::Colour, wu, wv);
+}
+
+// KHR_texture_transform on a texture reference: uv' = T(offset) R(rotation) S(scale) uv,
+// the extension's matrix (rotation counter-clockwise in uv space, v down).
+TexturePlacement placement(const std::string& path, const std::string& ptr, const tinygltf::TextureInfo& ti) {
+    TexturePlacement pl;
+    pl.texcoord = ti.texCoord;
+    const auto it = ti.extensions.find("KHR_texture_transform");
+    if (it == ti.extensions.end()) return pl;
+    const tinygltf::Value& x = it->second;
+    const std::string eptr = ptr + "/extensions/KHR_texture_transform";
+    auto vec2 = [&](const char* key, glm::dvec2 dflt) {
+        if (!x.Has(key)) return dflt;
+        const tinygltf::Value& a = x.Get(key);
+        if (!a.IsArray() || a.ArrayLen() != 2 || !a.Get(0).IsNumber() || !a.Get(1).IsNumber())
+            fail(path, eptr + "/" + key, "must be an array of 2 numbers");
+        return glm::dvec2(a.Get(0).GetNumberAsDouble(), a.Get(1).GetNumberAsDouble());
+    };
+    const glm::dvec2 offset = vec2("offset", glm::dvec2(0.0)), scale = vec2("scale", glm::dvec2(1.0));
+    double rotation = 0.0;
+    if (x.Has("rotation")) {
+        if (!x.Get("rotation").IsNumber()) fail(path, eptr + "/rotation", "must be a number");
+        rotation = x.Get("rotation").GetNumberAsDouble();
+    }
+    if (x.Has("texCoord")) {
+        if (!x.Get("texCoord").IsInt()) fail(path, eptr + "/texCoord", "must be an integer");
+        pl.texcoord = x.Get("texCoord").GetNumberAsInt();
+    }
+    if (!std::isfinite(offset.x + offset.y + scale.x + scale.y + rotation)) fail(path, eptr, "has a non-finite number");
+    const double c = std::cos(rotation), sn = std::sin(rotation);
+    // Column-major: T * R * S with R = [[c, s], [-s, c]] (rows), as the extension gives it.
+    pl.matrix = glm::dmat3(glm::dvec3(c * scale.x, -sn * scale.x, 0.0), glm::dvec3(sn * scale.y, c * scale.y, 0.0),
+                           glm::dvec3(offset.x, offset.y, 1.0));
+    pl.transformed = true;
+    return pl;
+}
+
+}  // namespace
+
+// baseColorFactor -> colour (times the base colour texture); metallic m and roughness r ->
+// a mirror of weight m (1 - r)^2 tinted by the base colour, kd = 1 - that weight.
+Materials add_materials(Scene& scene, const tinygltf::Model& m, const std::string& path) {
+    Materials out;
+    out.ids.assign(m.materials.size(), 0);
+    out.placements.assign(m.materials.size(), TexturePlacement{});
+    for (size_t i = 0; i < m.materials.size(); ++i) {
+        const std::string mptr = "/materials/" + std::to_string(i);
+        const tinygltf::PbrMetallicRoughness& p = m.materials[i].pbrMetallicRoughness;
+        Material mat;
+        mat.name = m.materials[i].name.empty() ? path + "#" + std::to_string(i) : m.materials[i].name;
+        if (p.baseColorFactor.size() >= 3)
+            mat.colour = glm::clamp(glm::vec3(float(p.baseColorFactor[0]), float(p.baseColorFactor[1]), float(p.baseColorFactor[2])),
+                                    glm::vec3(0.0f), glm::vec3(1.0f));
+        const double metal = std::clamp(p.metallicFactor, 0.0, 1.0), rough = std::clamp(p.roughnessFactor, 0.0, 1.0);
+        const float mirror = float(metal * (1.0 - rough) * (1.0 - rough));
+        mat.kr = mirror * mat.colour;
+        mat.kd = 1.0f - mirror;
+        if (p.baseColorTexture.index >= 0) {
+            mat.texture = gltf_texture(scene, m, path, p.baseColorTexture.index);
+            out.placements[i] = placement(path, mptr + "/pbrMetallicRoughness/baseColorTexture", p.baseColorTexture);
+            if (out.placements[i].texcoord < 0) fail(path, mptr + "/pbrMetallicRoughness/baseColorTexture/texCoord", "must be >= 0");
+        }
+        const std::string& mode = m.materials[i].alphaMode;
+        if (mode == "MASK") {
+            mat.alpha_mask = true;
+            mat.alpha_texture = mat.texture;
+            mat.alpha_factor = p.baseColorFactor.size() == 4 ? float(std::clamp(p.baseColorFactor[3], 0.0, 1.0)) : 1.0f;
+            mat.alpha_cutoff = float(m.materials[i].alphaCutoff);
+            if (!(mat.alpha_cutoff >= 0.0f)) fail(path, mptr + "/alphaCutoff", "must be >= 0");
+        } else if (mode == "BLEND") {
+            ++out.blended;
+        } else if (mode != "OPAQUE" && !mode.empty()) {
+            fail(path, mptr + "/alphaMode", "must be OPAQUE, MASK or BLEND, not '" + mode + "'");
+        }
+        out.ids[i] = scene.add_material(mat);
+    }
+    return out;
+}
+
+}  // namespace srt::gltf
