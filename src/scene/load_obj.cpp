@@ -8,9 +8,11 @@
 // negative indices), usemtl, mtllib; vt (texture coordinates, v flipped to our v down)
 // and vn (smooth normals); o/g/s and the free-form/curve statements are ignored. MTL:
 // newmtl, Kd, Ks + illum 3/5 (mirror), Ke (emissive marker), map_Kd (colour texture) and
-// map_d (alpha mask) with -clamp, -o and -s; everything else in an MTL is ignored.
+// map_d (alpha mask) with -clamp, -o and -s (load_mtl.cpp); everything else in an MTL is
+// ignored.
 #include "scene/load.h"
-#include "scene/texture_file.h"
+#include "scene/obj_mtl.h"
+#include "scene/obj_text.h"
 
 #include "core/error.h"
 
@@ -33,110 +35,7 @@ namespace srt {
 
 namespace {
 
-// Only regular files are read: a device or FIFO named by a file ("mtllib /dev/zero")
-// would otherwise be read until memory runs out, or block forever.
-bool is_special_file(const std::string& path) {
-    std::error_code ec;
-    const auto st = std::filesystem::status(path, ec);
-    return !ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st);
-}
-
-bool read_whole_file(const std::string& path, std::string& out) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return false;
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (in.bad()) return false;
-    out = ss.str();
-    return true;
-}
-
-std::string dir_of(const std::string& path) {
-    const size_t slash = path.find_last_of('/');
-    return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
-}
-
-std::string resolve_relative(const std::string& base_file, const std::string& rel) {
-    if (!rel.empty() && rel[0] == '/') return rel;
-    return dir_of(base_file) + rel;
-}
-
-// Splits one line into whitespace-separated tokens, dropping a trailing '\r' and
-// everything from '#' on (MTL files in the wild put comments after values).
-void tokenise(const std::string& text, size_t begin, size_t end, std::vector<std::string>& out) {
-    out.clear();
-    size_t i = begin;
-    while (i < end) {
-        const char c = text[i];
-        if (c == '#') break;
-        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
-            ++i;
-            continue;
-        }
-        size_t j = i;
-        while (j < end && text[j] != ' ' && text[j] != '\t' && text[j] != '\r' && text[j] != '#' &&
-               text[j] != '\f' && text[j] != '\v')
-            ++j;
-        out.emplace_back(text, i, j - i);
-        i = j;
-    }
-}
-
-// Strict: the whole token must be a finite number that fits a float ("1e400", "nan",
-// "1.5x" and "" are all errors).
-bool parse_double(const std::string& tok, double& out) {
-    if (tok.empty()) return false;
-    const char* s = tok.c_str();
-    // strtod accepts "inf", "nan" and hex floats; none belong in a scene file.
-    for (char c : tok)
-        if (!((c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E'))
-            return false;
-    char* end = nullptr;
-    errno = 0;
-    const double v = std::strtod(s, &end);
-    if (end != s + tok.size() || !std::isfinite(v) || std::fabs(v) > FLT_MAX) return false;
-    out = v;
-    return true;
-}
-bool parse_float(const std::string& tok, float& out) {
-    double v;
-    if (!parse_double(tok, v)) return false;
-    out = static_cast<float>(v);
-    return true;
-}
-
-bool parse_long(const std::string& tok, long long& out) {
-    if (tok.empty()) return false;
-    size_t i = (tok[0] == '-' || tok[0] == '+') ? 1 : 0;
-    if (i == tok.size()) return false;
-    long long v = 0;
-    for (; i < tok.size(); ++i) {
-        if (tok[i] < '0' || tok[i] > '9') return false;
-        if (v > 1000000000000LL) return false;  // far beyond any real index: reject, no overflow
-        v = v * 10 + (tok[i] - '0');
-    }
-    out = tok[0] == '-' ? -v : v;
-    return true;
-}
-
-// A texture map statement's file and the options we use (MTL: "map_Kd -clamp on -s 2 2
-// wood.png").
-struct MtlMap {
-    std::string file;  // resolved against the MTL's folder; empty: no map
-    std::string mtl;   // the MTL file and line that named it
-    int line = 0;
-    bool clamp = false;
-    glm::vec2 offset{0.0f}, scale{1.0f};  // -o and -s: uv' = uv * scale + offset
-};
-
-struct MtlEntry {
-    Material mat;
-    MtlMap map_kd, map_d;
-    glm::vec3 ks{0.0f};
-    glm::vec3 ke{0.0f};
-    int illum = -1;
-    bool emissive() const { return ke.x > 0.0f || ke.y > 0.0f || ke.z > 0.0f; }
-};
+using namespace obj;
 
 struct ObjMesh {
     std::vector<Point3> corners;  // 3 per triangle, object space
@@ -146,157 +45,12 @@ struct ObjMesh {
     std::vector<uint8_t> tri_has_uv;
     std::vector<int> tri_group;      // usemtl run of each triangle
     std::vector<int> group_mtl;      // material (index into mtls, -1 = none) of each run
-    std::vector<MtlEntry> mtls;
-    std::unordered_map<std::string, int> mtl_by_name;
+    MtlLibrary lib;
     size_t ignored_elements = 0;  // points and lines: no area, nothing to render
     std::vector<std::string> unknown_mtls;
     std::vector<std::string> warnings;  // copied into scene.notes
 };
 
-// Reads "Kd r [g b]" style colours: one value means grey.
-glm::vec3 parse_colour(const std::vector<std::string>& t, const std::string& file, int line) {
-    if (t.size() >= 2 && (t[1] == "spectral" || t[1] == "xyz"))
-        throw InputError(file, line, "'" + t[0] + " " + t[1] + "' colours are not supported");
-    if (t.size() != 2 && t.size() != 4)
-        throw InputError(file, line, "'" + t[0] + "' expects 1 or 3 numbers, got " +
-                                         std::to_string(t.size() - 1));
-    float v[3];
-    for (size_t i = 1; i < t.size(); ++i)
-        if (!parse_float(t[i], v[i - 1]))
-            throw InputError(file, line, "malformed number '" + t[i] + "' in '" + t[0] + "'");
-    if (t.size() == 2) v[1] = v[2] = v[0];
-    const glm::vec3 c(v[0], v[1], v[2]);
-    if (c.x < 0.0f || c.y < 0.0f || c.z < 0.0f)
-        throw InputError(file, line, "'" + t[0] + "' components must be >= 0");
-    return c;
-}
-
-// The rest of a line after its keyword, trimmed: material names may contain spaces.
-std::string rest_of_line(const std::string& text, size_t begin, size_t end, const std::string& kw) {
-    size_t i = text.find(kw, begin);
-    i = (i == std::string::npos || i >= end) ? end : i + kw.size();
-    size_t j = end;
-    const size_t hash = text.find('#', i);
-    if (hash != std::string::npos && hash < j) j = hash;
-    while (i < j && (text[i] == ' ' || text[i] == '\t')) ++i;
-    while (j > i && (text[j - 1] == ' ' || text[j - 1] == '\t' || text[j - 1] == '\r')) --j;
-    return text.substr(i, j - i);
-}
-
-// Calls fn(line, tokens, line_begin, line_end) for each non-blank statement of an OBJ
-// or MTL text (comments stripped by tokenise); lines are 1-based, and [line_begin,
-// line_end) is the line's extent in `text`, for statements that take the rest of it.
-template <class Fn>
-void for_each_statement(const std::string& text, Fn&& fn) {
-    std::vector<std::string> t;
-    int line = 0;
-    for (size_t pos = 0; pos < text.size();) {
-        size_t eol = text.find('\n', pos);
-        if (eol == std::string::npos) eol = text.size();
-        ++line;
-        tokenise(text, pos, eol, t);
-        const size_t line_begin = pos;
-        pos = eol + 1;
-        if (!t.empty()) fn(line, t, line_begin, eol);
-    }
-}
-
-// "map_Kd [options] file": the options of the MTL specification are checked and skipped,
-// but for -clamp (wrap), -o and -s (offset and scale of the texture coordinates). The file
-// is the rest of the line (names may hold spaces); Windows separators are turned around.
-MtlMap parse_map(const std::vector<std::string>& t, const std::string& path, int line) {
-    MtlMap m;
-    m.mtl = path;
-    m.line = line;
-    size_t i = 1;
-    auto number = [&](size_t k, float& out) { return k < t.size() && parse_float(t[k], out); };
-    while (i < t.size() && t[i].size() > 1 && t[i][0] == '-') {
-        const std::string& opt = t[i++];
-        float v = 0.0f;
-        if (opt == "-o" || opt == "-s" || opt == "-t") {
-            float xyz[3] = {opt == "-s" ? 1.0f : 0.0f, opt == "-s" ? 1.0f : 0.0f, 0.0f};
-            int n = 0;
-            while (n < 3 && number(i, xyz[n])) ++i, ++n;
-            if (n == 0) throw InputError(path, line, "'" + t[0] + " " + opt + "' expects 1 to 3 numbers");
-            if (n == 1 && opt != "-o") xyz[1] = xyz[0];
-            if (opt == "-o") m.offset = glm::vec2(xyz[0], xyz[1]);
-            if (opt == "-s") m.scale = glm::vec2(xyz[0], xyz[1]);
-        } else if (opt == "-blendu" || opt == "-blendv" || opt == "-cc" || opt == "-clamp") {
-            if (i >= t.size() || (t[i] != "on" && t[i] != "off"))
-                throw InputError(path, line, "'" + t[0] + " " + opt + "' expects on or off");
-            if (opt == "-clamp") m.clamp = t[i] == "on";
-            ++i;
-        } else if (opt == "-bm" || opt == "-boost" || opt == "-texres") {
-            if (!number(i, v)) throw InputError(path, line, "'" + t[0] + " " + opt + "' expects a number");
-            ++i;
-        } else if (opt == "-mm") {
-            if (!number(i, v) || !number(i + 1, v)) throw InputError(path, line, "'" + t[0] + " -mm' expects 2 numbers");
-            i += 2;
-        } else if (opt == "-imfchan") {
-            if (i >= t.size()) throw InputError(path, line, "'" + t[0] + " -imfchan' expects a channel");
-            ++i;
-        } else {
-            throw InputError(path, line, "unknown option '" + opt + "' in '" + t[0] + "'");
-        }
-    }
-    if (i >= t.size()) throw InputError(path, line, "'" + t[0] + "' without a file name");
-    std::string file = t[i];
-    for (size_t k = i + 1; k < t.size(); ++k) file += " " + t[k];
-    std::replace(file.begin(), file.end(), '\\', '/');
-    if (!std::isfinite(m.offset.x) || !std::isfinite(m.offset.y) || !std::isfinite(m.scale.x) || !std::isfinite(m.scale.y))
-        throw InputError(path, line, "'" + t[0] + "' has a non-finite -o or -s");
-    m.file = resolve_relative(path, file);
-    return m;
-}
-
-void read_mtl(const std::string& path, const std::string& obj_file, int obj_line, ObjMesh& mesh) {
-    std::string text;
-    if (is_special_file(path))
-        throw InputError(obj_file, obj_line, "material library '" + path + "' is not a regular file");
-    if (!read_whole_file(path, text))
-        throw InputError(obj_file, obj_line, "material library '" + path + "' not found");
-    int current = -1;
-    for_each_statement(text, [&](int line, const std::vector<std::string>& t, size_t line_begin,
-                                 size_t eol) {
-        const std::string& kw = t[0];
-        if (kw == "newmtl") {
-            const std::string name = rest_of_line(text, line_begin, eol, "newmtl");
-            if (name.empty()) throw InputError(path, line, "'newmtl' without a name");
-            MtlEntry e;
-            e.mat.name = name;
-            e.mat.kd = 1.0f;
-            auto it = mesh.mtl_by_name.find(name);
-            if (it != mesh.mtl_by_name.end()) {
-                // A redefinition replaces the earlier one, as other readers do.
-                current = it->second;
-                mesh.mtls[current] = e;
-            } else {
-                current = static_cast<int>(mesh.mtls.size());
-                mesh.mtls.push_back(e);
-                mesh.mtl_by_name.emplace(name, current);
-            }
-            return;
-        }
-        const bool used = kw == "Kd" || kw == "Ks" || kw == "Ke" || kw == "illum" || kw == "map_Kd" || kw == "map_d";
-        if (!used) return;  // Ns, Ni, d, Tr, Tf, Ka, other maps, bump, ...: no part in our model
-        if (current < 0) throw InputError(path, line, "'" + kw + "' before any 'newmtl'");
-        MtlEntry& e = mesh.mtls[current];
-        if (kw == "map_Kd" || kw == "map_d") {
-            (kw == "map_Kd" ? e.map_kd : e.map_d) = parse_map(t, path, line);
-        } else if (kw == "Kd") {
-            e.mat.colour = parse_colour(t, path, line);
-        } else if (kw == "Ks") {
-            e.ks = parse_colour(t, path, line);
-        } else if (kw == "Ke") {
-            e.ke = parse_colour(t, path, line);
-        } else {  // illum
-            long long v = 0;
-            if (t.size() != 2 || !parse_long(t[1], v) || v < 0 || v > 10)
-                throw InputError(path, line, "'illum' expects an integer 0..10");
-            e.illum = static_cast<int>(v);
-        }
-    });
-}
 
 // Resolves one OBJ index (1-based, or negative = relative to the end) to 0-based.
 size_t resolve_index(const std::string& tok, size_t count, const char* what, const char* plural,
@@ -411,8 +165,8 @@ ObjMesh read_obj(const std::string& path, const std::string& ref_file, int ref_l
         } else if (kw == "usemtl") {
             const std::string name = rest_of_line(text, line_begin, eol, "usemtl");
             if (name.empty()) throw InputError(path, line, "'usemtl' without a name");
-            auto it = mesh.mtl_by_name.find(name);
-            if (it == mesh.mtl_by_name.end()) {
+            auto it = mesh.lib.by_name.find(name);
+            if (it == mesh.lib.by_name.end()) {
                 // A warning, not an error: McGuire's CornellBox-Glossy.obj uses a 'light'
                 // its MTL lacks, and other readers fall back to a default material too.
                 if (std::find(mesh.unknown_mtls.begin(), mesh.unknown_mtls.end(), name) == mesh.unknown_mtls.end()) {
@@ -428,7 +182,7 @@ ObjMesh read_obj(const std::string& path, const std::string& ref_file, int ref_l
         } else if (kw == "mtllib") {
             if (t.size() < 2) throw InputError(path, line, "'mtllib' without a file name");
             for (size_t i = 1; i < t.size(); ++i)
-                read_mtl(resolve_relative(path, t[i]), path, line, mesh);
+                read_mtl(resolve_relative(path, t[i]), path, line, mesh.lib);
         } else if (kw == "l" || kw == "p") {
             ++mesh.ignored_elements;  // lines and points have no area
         } else if (kw == "o" || kw == "g" || kw == "s" || kw == "mg" || kw == "vp" || kw == "lod" ||
@@ -445,39 +199,6 @@ ObjMesh read_obj(const std::string& path, const std::string& ref_file, int ref_l
     return mesh;
 }
 
-// The material a mesh material becomes in the scene (created on first use), with its
-// textures: map_Kd times Kd (as the MTL specification has it), map_d as an alpha mask
-// with glTF's default cutoff of 0.5. A texture whose file is missing leaves a note and
-// the flat colour (texture_from_file).
-Material scene_material(Scene& scene, const MtlEntry& e) {
-    Material m = e.mat;
-    m.kd = 1.0f;
-    // Only the ray-traced-reflection illumination models mean "mirror"; for the rest
-    // Ks is a Phong highlight, which a Whitted mirror-only model does not have.
-    if (e.illum == 3 || e.illum == 5) m.kr = e.ks;
-    const auto texture = [&](const MtlMap& map, TextureUse use) {
-        const Wrap w = map.clamp ? Wrap::Clamp : Wrap::Repeat;
-        return texture_from_file(scene, map.file, use, w, w, map.mtl, map.line);
-    };
-    if (!e.map_kd.file.empty()) m.texture = texture(e.map_kd, TextureUse::Colour);
-    if (!e.map_d.file.empty()) {
-        m.alpha_texture = texture(e.map_d, TextureUse::Mask);
-        m.alpha_mask = m.alpha_texture != kNoTexture;
-    }
-    return m;
-}
-
-// A material's texture coordinates after its map's -s and -o, which apply to OBJ's
-// (u, v) with v up.
-glm::vec2 map_uv(const MtlEntry* e, const glm::vec2& uv) {
-    if (!e) return uv;
-    const MtlMap& map = e->map_kd.file.empty() ? e->map_d : e->map_kd;
-    if (map.scale == glm::vec2(1.0f) && map.offset == glm::vec2(0.0f)) return uv;
-    const glm::vec2 obj(uv.x, 1.0f - uv.y);
-    const glm::vec2 moved = obj * map.scale + map.offset;
-    return glm::vec2(moved.x, 1.0f - moved.y);
-}
-
 struct GroupAccum {
     double area = 0.0;
     glm::dvec3 weighted_centre{0.0};
@@ -487,7 +208,7 @@ struct GroupAccum {
 size_t append_mesh(Scene& scene, const ObjMesh& mesh, const std::string& path,
                    const glm::mat4& xform, std::optional<uint32_t> material_override,
                    std::vector<GroupAccum>* groups) {
-    std::vector<int64_t> scene_mtl(mesh.mtls.size(), -1);
+    std::vector<int64_t> scene_mtl(mesh.lib.mtls.size(), -1);
     if (groups) groups->assign(mesh.group_mtl.size(), GroupAccum{});
     size_t added = 0, degenerate = 0;
     const size_t ntri = mesh.tri_group.size();
@@ -516,11 +237,11 @@ size_t append_mesh(Scene& scene, const ObjMesh& mesh, const std::string& path,
         } else if (mi < 0) {
             tri.material = 0;
         } else {
-            if (scene_mtl[mi] < 0) scene_mtl[mi] = scene.add_material(scene_material(scene, mesh.mtls[mi]));
+            if (scene_mtl[mi] < 0) scene_mtl[mi] = scene.add_material(scene_material(scene, mesh.lib.mtls[mi]));
             tri.material = static_cast<uint32_t>(scene_mtl[mi]);
         }
         if (mesh.tri_has_uv[i]) {
-            const MtlEntry* e = (!material_override && mi >= 0) ? &mesh.mtls[size_t(mi)] : nullptr;
+            const MtlEntry* e = (!material_override && mi >= 0) ? &mesh.lib.mtls[size_t(mi)] : nullptr;
             tri.has_uv = true;
             tri.uv0 = map_uv(e, mesh.corner_uvs[3 * i + 0]);
             tri.uv1 = map_uv(e, mesh.corner_uvs[3 * i + 1]);
@@ -622,7 +343,7 @@ Scene load_obj_scene(const std::string& path) {
 
     for (size_t g = 0; g < groups.size(); ++g) {
         const int mi = mesh.group_mtl[g];
-        if (mi < 0 || !mesh.mtls[mi].emissive() || groups[g].area <= 0.0) continue;
+        if (mi < 0 || !mesh.lib.mtls[mi].emissive() || groups[g].area <= 0.0) continue;
         const glm::dvec3 c = groups[g].weighted_centre / groups[g].area;
         glm::dvec3 n = groups[g].normal_sum;
         const double nl = glm::length(n);
@@ -633,7 +354,7 @@ Scene load_obj_scene(const std::string& path) {
         Light l;
         l.type = LightType::Point;
         l.position = c + n * (1e-3 * radius);
-        l.colour = mesh.mtls[mi].ke;
+        l.colour = mesh.lib.mtls[mi].ke;
         scene.lights.push_back(l);
     }
     if (scene.lights.empty()) {

@@ -1,0 +1,144 @@
+// load_mtl.cpp - a strict MTL reader (obj_mtl.h): newmtl, Kd, Ks + illum 3/5 (mirror), Ke
+// (emissive marker), map_Kd (colour texture) and map_d (alpha mask) with their options;
+// everything else in an MTL is ignored.
+#include "scene/obj_mtl.h"
+
+#include "core/error.h"
+#include "scene/obj_text.h"
+#include "scene/texture_file.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace srt::obj {
+namespace {
+
+// "map_Kd [options] file": the options of the MTL specification are checked and skipped,
+// but for -clamp (wrap), -o and -s (offset and scale of the texture coordinates). The file
+// is the rest of the line (names may hold spaces); Windows separators are turned around.
+MtlMap parse_map(const std::vector<std::string>& t, const std::string& path, int line) {
+    MtlMap m;
+    m.mtl = path;
+    m.line = line;
+    size_t i = 1;
+    auto number = [&](size_t k, float& out) { return k < t.size() && parse_float(t[k], out); };
+    while (i < t.size() && t[i].size() > 1 && t[i][0] == '-') {
+        const std::string& opt = t[i++];
+        float v = 0.0f;
+        if (opt == "-o" || opt == "-s" || opt == "-t") {
+            float xyz[3] = {opt == "-s" ? 1.0f : 0.0f, opt == "-s" ? 1.0f : 0.0f, 0.0f};
+            int n = 0;
+            while (n < 3 && number(i, xyz[n])) ++i, ++n;
+            if (n == 0) throw InputError(path, line, "'" + t[0] + " " + opt + "' expects 1 to 3 numbers");
+            if (n == 1 && opt != "-o") xyz[1] = xyz[0];
+            if (opt == "-o") m.offset = glm::vec2(xyz[0], xyz[1]);
+            if (opt == "-s") m.scale = glm::vec2(xyz[0], xyz[1]);
+        } else if (opt == "-blendu" || opt == "-blendv" || opt == "-cc" || opt == "-clamp") {
+            if (i >= t.size() || (t[i] != "on" && t[i] != "off"))
+                throw InputError(path, line, "'" + t[0] + " " + opt + "' expects on or off");
+            if (opt == "-clamp") m.clamp = t[i] == "on";
+            ++i;
+        } else if (opt == "-bm" || opt == "-boost" || opt == "-texres") {
+            if (!number(i, v)) throw InputError(path, line, "'" + t[0] + " " + opt + "' expects a number");
+            ++i;
+        } else if (opt == "-mm") {
+            if (!number(i, v) || !number(i + 1, v)) throw InputError(path, line, "'" + t[0] + " -mm' expects 2 numbers");
+            i += 2;
+        } else if (opt == "-imfchan") {
+            if (i >= t.size()) throw InputError(path, line, "'" + t[0] + " -imfchan' expects a channel");
+            ++i;
+        } else {
+            throw InputError(path, line, "unknown option '" + opt + "' in '" + t[0] + "'");
+        }
+    }
+    if (i >= t.size()) throw InputError(path, line, "'" + t[0] + "' without a file name");
+    std::string file = t[i];
+    for (size_t k = i + 1; k < t.size(); ++k) file += " " + t[k];
+    std::replace(file.begin(), file.end(), '\\', '/');
+    if (!std::isfinite(m.offset.x) || !std::isfinite(m.offset.y) || !std::isfinite(m.scale.x) || !std::isfinite(m.scale.y))
+        throw InputError(path, line, "'" + t[0] + "' has a non-finite -o or -s");
+    m.file = resolve_relative(path, file);
+    return m;
+}
+
+}  // namespace
+
+void read_mtl(const std::string& path, const std::string& obj_file, int obj_line, MtlLibrary& lib) {
+    std::string text;
+    if (is_special_file(path))
+        throw InputError(obj_file, obj_line, "material library '" + path + "' is not a regular file");
+    if (!read_whole_file(path, text))
+        throw InputError(obj_file, obj_line, "material library '" + path + "' not found");
+    int current = -1;
+    for_each_statement(text, [&](int line, const std::vector<std::string>& t, size_t line_begin,
+                                 size_t eol) {
+        const std::string& kw = t[0];
+        if (kw == "newmtl") {
+            const std::string name = rest_of_line(text, line_begin, eol, "newmtl");
+            if (name.empty()) throw InputError(path, line, "'newmtl' without a name");
+            MtlEntry e;
+            e.mat.name = name;
+            e.mat.kd = 1.0f;
+            auto it = lib.by_name.find(name);
+            if (it != lib.by_name.end()) {
+                // A redefinition replaces the earlier one, as other readers do.
+                current = it->second;
+                lib.mtls[current] = e;
+            } else {
+                current = static_cast<int>(lib.mtls.size());
+                lib.mtls.push_back(e);
+                lib.by_name.emplace(name, current);
+            }
+            return;
+        }
+        const bool used = kw == "Kd" || kw == "Ks" || kw == "Ke" || kw == "illum" || kw == "map_Kd" || kw == "map_d";
+        if (!used) return;  // Ns, Ni, d, Tr, Tf, Ka, other maps, bump, ...: no part in our model
+        if (current < 0) throw InputError(path, line, "'" + kw + "' before any 'newmtl'");
+        MtlEntry& e = lib.mtls[current];
+        if (kw == "map_Kd" || kw == "map_d") {
+            (kw == "map_Kd" ? e.map_kd : e.map_d) = parse_map(t, path, line);
+        } else if (kw == "Kd") {
+            e.mat.colour = parse_colour(t, path, line);
+        } else if (kw == "Ks") {
+            e.ks = parse_colour(t, path, line);
+        } else if (kw == "Ke") {
+            e.ke = parse_colour(t, path, line);
+        } else {  // illum
+            long long v = 0;
+            if (t.size() != 2 || !parse_long(t[1], v) || v < 0 || v > 10)
+                throw InputError(path, line, "'illum' expects an integer 0..10");
+            e.illum = static_cast<int>(v);
+        }
+    });
+}
+
+
+Material scene_material(Scene& scene, const MtlEntry& e) {
+    Material m = e.mat;
+    m.kd = 1.0f;
+    // Only the ray-traced-reflection illumination models mean "mirror"; for the rest
+    // Ks is a Phong highlight, which a Whitted mirror-only model does not have.
+    if (e.illum == 3 || e.illum == 5) m.kr = e.ks;
+    const auto texture = [&](const MtlMap& map, TextureUse use) {
+        const Wrap w = map.clamp ? Wrap::Clamp : Wrap::Repeat;
+        return texture_from_file(scene, map.file, use, w, w, map.mtl, map.line);
+    };
+    if (!e.map_kd.file.empty()) m.texture = texture(e.map_kd, TextureUse::Colour);
+    if (!e.map_d.file.empty()) {
+        m.alpha_texture = texture(e.map_d, TextureUse::Mask);
+        m.alpha_mask = m.alpha_texture != kNoTexture;
+    }
+    return m;
+}
+
+glm::vec2 map_uv(const MtlEntry* e, const glm::vec2& uv) {
+    if (!e) return uv;
+    const MtlMap& map = e->map_kd.file.empty() ? e->map_d : e->map_kd;
+    if (map.scale == glm::vec2(1.0f) && map.offset == glm::vec2(0.0f)) return uv;
+    const glm::vec2 obj(uv.x, 1.0f - uv.y);
+    const glm::vec2 moved = obj * map.scale + map.offset;
+    return glm::vec2(moved.x, 1.0f - moved.y);
+}
+
+
+}  // namespace srt::obj

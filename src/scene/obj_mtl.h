@@ -1,0 +1,54 @@
+// obj_mtl.h - MTL material libraries (load_mtl.cpp), for the OBJ reader (load_obj.cpp).
+// Internal to src/scene/.
+#pragma once
+
+#include "scene/scene.h"
+
+#include <glm/glm.hpp>
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace srt::obj {
+
+// A texture map statement's file and the options we use (MTL: "map_Kd -clamp on -s 2 2
+// wood.png").
+struct MtlMap {
+    std::string file;  // resolved against the MTL's folder; empty: no map
+    std::string mtl;   // the MTL file and line that named it
+    int line = 0;
+    bool clamp = false;
+    glm::vec2 offset{0.0f}, scale{1.0f};  // -o and -s: uv' = uv * scale + offset
+};
+
+struct MtlEntry {
+    Material mat;
+    MtlMap map_kd, map_d;
+    glm::vec3 ks{0.0f};
+    glm::vec3 ke{0.0f};
+    int illum = -1;
+    bool emissive() const { return ke.x > 0.0f || ke.y > 0.0f || ke.z > 0.0f; }
+};
+
+// The materials of every mtllib an OBJ names, by name (a redefinition replaces).
+struct MtlLibrary {
+    std::vector<MtlEntry> mtls;
+    std::unordered_map<std::string, int> by_name;
+};
+
+// Reads `path` into `lib`; a missing or special file is reported at `obj_file:obj_line`
+// (the mtllib statement), errors inside it at its own lines. Throws InputError.
+void read_mtl(const std::string& path, const std::string& obj_file, int obj_line, MtlLibrary& lib);
+
+// The material a mesh material becomes in the scene (created on first use), with its
+// textures: map_Kd times Kd (as the MTL specification has it), map_d as an alpha mask
+// with glTF's default cutoff of 0.5. A texture whose file is missing leaves a note and
+// the flat colour (texture_from_file).
+Material scene_material(Scene& scene, const MtlEntry& e);
+
+// A material's texture coordinates after its map's -s and -o, which apply to OBJ's
+// (u, v) with v up.
+glm::vec2 map_uv(const MtlEntry* e, const glm::vec2& uv);
+
+}  // namespace srt::obj
