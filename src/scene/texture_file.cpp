@@ -61,8 +61,11 @@ int32_t texture_from_file(Scene& scene, const std::string& path, TextureUse use,
     if (image < 0) {
         std::error_code ec;
         if (!std::filesystem::exists(path, ec)) {
-            scene.notes.push_back(InputError::format(ref_file, ref_line, 0, "texture '" + path +
-                                                                               "' not found; the material keeps its flat colour"));
+            // Once per file: Sibenik's MTL names the same missing image for 19 materials.
+            const std::string what = "texture '" + path + "' not found";
+            for (const std::string& n : scene.notes)
+                if (n.find(what) != std::string::npos) return kNoTexture;
+            scene.notes.push_back(InputError::format(ref_file, ref_line, 0, what + "; the material keeps its flat colour"));
             return kNoTexture;
         }
         image = add_image(scene, path, decode_image_file(path), use);
