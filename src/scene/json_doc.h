@@ -84,6 +84,14 @@ void parse_doc(Doc& doc);
 // for "did you mean" hints.
 size_t edit_distance(const std::string& a, const std::string& b);
 std::string suggestion(const std::string& word, const std::vector<std::string>& candidates);
+
+// `rel` against the folder of the file `base` (an absolute `rel` as it is): how a scene
+// names its includes, meshes and textures.
+inline std::string resolve_path(const std::string& base, const std::string& rel) {
+    if (!rel.empty() && rel[0] == '/') return rel;
+    const size_t slash = base.find_last_of('/');
+    return slash == std::string::npos ? rel : base.substr(0, slash + 1) + rel;
+}
 // "a string", "an array", ... for messages.
 const char* type_name(const ojson& v);
 

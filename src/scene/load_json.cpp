@@ -2,7 +2,7 @@
 // file:line:col: values are read through scene/json_doc.h, which remembers where each
 // came from.
 #include "scene/load.h"
-#include "scene/texture_file.h"
+#include "scene/json_material.h"
 
 #include "scene/json_doc.h"
 
@@ -90,7 +90,7 @@ public:
             inc.array();
             for (size_t i = 0; i < inc.v->size(); ++i) {
                 Node e = inc.element(i);
-                load(resolve(path, e.str()), false, &e);
+                load(resolve_path(path, e.str()), false, &e);
             }
         }
         if (top) {
@@ -136,12 +136,6 @@ private:
         ss << in.rdbuf();
         out = ss.str();
         return true;
-    }
-
-    static std::string resolve(const std::string& base, const std::string& rel) {
-        if (!rel.empty() && rel[0] == '/') return rel;
-        const size_t slash = base.find_last_of('/');
-        return slash == std::string::npos ? rel : base.substr(0, slash + 1) + rel;
     }
 
     void read_camera(const Node& n) {
@@ -228,27 +222,7 @@ private:
             const std::string name = it.key();
             Node m = n.member(name, "material '" + name + "'");
             m.object("an object");
-            m.check_keys({"colour", "kd", "kr", "ka", "texture", "alpha"}, "material '" + name + "'");
-            Material mat;
-            mat.name = name;
-            if (Node c = m.member("colour", "material '" + name + "' 'colour'")) mat.colour = c.colour();
-            if (Node kd = m.member("kd", "material '" + name + "' 'kd'")) {
-                mat.kd = kd.number();
-                if (mat.kd < 0.0f) kd.fail("'kd' must be >= 0");
-            }
-            if (Node ka = m.member("ka", "material '" + name + "' 'ka'")) {
-                mat.ka = ka.number();
-                if (mat.ka < 0.0f) ka.fail("'ka' must be >= 0");
-            }
-            if (Node kr = m.member("kr", "material '" + name + "' 'kr'")) {
-                mat.kr = kr.v->is_number() ? glm::vec3(kr.number()) : kr.vec3();
-                // Above 1 a mirror adds energy at every bounce.
-                for (int i = 0; i < 3; ++i)
-                    if (mat.kr[i] < 0.0f || mat.kr[i] > 1.0f) kr.fail("'kr' must be in [0, 1]");
-            }
-            if (Node t = m.member("texture", "material '" + name + "' 'texture'"))
-                mat.texture = read_texture(t, TextureUse::Colour, "material '" + name + "' 'texture'");
-            if (Node a = m.member("alpha", "material '" + name + "' 'alpha'")) read_alpha(a, mat, name);
+            const Material mat = read_json_material(m, name, scene_);
             auto found = material_ids_.find(name);
             if (name == "default" && !default_defined_) {
                 // "default" is material 0, which always exists; a file may restyle it once.
@@ -261,59 +235,6 @@ private:
                 material_ids_[name] = scene_.add_material(mat);
                 material_where_[name] = m.doc->where(m.offset());
             }
-        }
-    }
-
-    // "texture": "file.png" or {"file": "file.png", "wrap": "repeat" | "mirrored-repeat" |
-    // "clamp" | [u mode, v mode]}. A missing file is a note (texture_from_file).
-    int32_t read_texture(const Node& n, TextureUse use, const std::string& what) {
-        Node file = n;
-        Wrap wrap[2] = {Wrap::Repeat, Wrap::Repeat};
-        if (n.v->is_object()) {
-            n.check_keys({"file", "wrap"}, what);
-            file = n.require("file", what);
-            if (Node w = n.member("wrap", what + " 'wrap'")) {
-                auto mode = [&](const Node& x) {
-                    const std::string v = x.str();
-                    if (v == "repeat") return Wrap::Repeat;
-                    if (v == "mirrored-repeat") return Wrap::MirroredRepeat;
-                    if (v == "clamp") return Wrap::Clamp;
-                    x.fail("unknown wrap mode '" + v + "'" + suggestion(v, {"repeat", "mirrored-repeat", "clamp"}));
-                };
-                if (w.v->is_array()) {
-                    if (w.v->size() != 2) w.fail(what + " 'wrap' must be a mode or [u mode, v mode]");
-                    wrap[0] = mode(w.element(0));
-                    wrap[1] = mode(w.element(1));
-                } else {
-                    wrap[0] = wrap[1] = mode(w);
-                }
-            }
-        }
-        const std::string path = resolve(n.doc->file, file.str());
-        try {
-            return texture_from_file(scene_, path, use, wrap[0], wrap[1], n.doc->file, file.line());
-        } catch (const InputError& e) {
-            file.fail(e.what());  // the scene's line, then the image's own complaint
-        }
-    }
-
-    // "alpha": {"texture": mask, "cutoff": 0.5, "factor": 1}: the surface is cut away where
-    // factor * alpha < cutoff; alpha is the mask's (its alpha channel, or grey without
-    // one), else the colour texture's alpha channel, else 1.
-    void read_alpha(const Node& a, Material& mat, const std::string& name) {
-        const std::string what = "material '" + name + "' 'alpha'";
-        a.object("an object");
-        a.check_keys({"texture", "cutoff", "factor"}, what);
-        mat.alpha_mask = true;
-        mat.alpha_texture = mat.texture;
-        if (Node t = a.member("texture", what + " 'texture'")) mat.alpha_texture = read_texture(t, TextureUse::Mask, what + " 'texture'");
-        if (Node c = a.member("cutoff", what + " 'cutoff'")) {
-            mat.alpha_cutoff = c.number();
-            if (!(mat.alpha_cutoff >= 0.0f && mat.alpha_cutoff <= 1.0f)) c.fail("'cutoff' must be in [0, 1]");
-        }
-        if (Node f = a.member("factor", what + " 'factor'")) {
-            mat.alpha_factor = f.number();
-            if (!(mat.alpha_factor >= 0.0f && mat.alpha_factor <= 1.0f)) f.fail("'factor' must be in [0, 1]");
         }
     }
 
@@ -433,7 +354,7 @@ private:
             }
             const size_t first = scene_.triangles.size();
             Node f = n.require("file", "mesh");
-            const std::string file = resolve(n.doc->file, f.str());
+            const std::string file = resolve_path(n.doc->file, f.str());
             glm::mat4 xform(1.0f);
             if (Node t = n.member("transform", "mesh 'transform'")) xform = read_transform(t);
             std::optional<uint32_t> override_mat;

@@ -1,0 +1,93 @@
+// json_material.cpp - see json_material.h.
+#include "scene/json_material.h"
+
+#include "core/error.h"
+#include "scene/texture_file.h"
+
+namespace srt {
+namespace {
+
+using namespace json_doc;
+
+// "texture": "file.png" or {"file": "file.png", "wrap": "repeat" | "mirrored-repeat" |
+// "clamp" | [u mode, v mode]}. A missing file is a note (texture_from_file).
+int32_t read_texture(const Node& n, TextureUse use, const std::string& what, Scene& scene) {
+    Node file = n;
+    Wrap wrap[2] = {Wrap::Repeat, Wrap::Repeat};
+    if (n.v->is_object()) {
+        n.check_keys({"file", "wrap"}, what);
+        file = n.require("file", what);
+        if (Node w = n.member("wrap", what + " 'wrap'")) {
+            auto mode = [&](const Node& x) {
+                const std::string v = x.str();
+                if (v == "repeat") return Wrap::Repeat;
+                if (v == "mirrored-repeat") return Wrap::MirroredRepeat;
+                if (v == "clamp") return Wrap::Clamp;
+                x.fail("unknown wrap mode '" + v + "'" + suggestion(v, {"repeat", "mirrored-repeat", "clamp"}));
+            };
+            if (w.v->is_array()) {
+                if (w.v->size() != 2) w.fail(what + " 'wrap' must be a mode or [u mode, v mode]");
+                wrap[0] = mode(w.element(0));
+                wrap[1] = mode(w.element(1));
+            } else {
+                wrap[0] = wrap[1] = mode(w);
+            }
+        }
+    }
+    const std::string path = resolve_path(n.doc->file, file.str());
+    try {
+        return texture_from_file(scene, path, use, wrap[0], wrap[1], n.doc->file, file.line());
+    } catch (const InputError& e) {
+        file.fail(e.what());  // the scene's line, then the image's own complaint
+    }
+}
+
+// "alpha": {"texture": mask, "cutoff": 0.5, "factor": 1}: the surface is cut away where
+// factor * alpha < cutoff; alpha is the mask's (its alpha channel, or grey without
+// one), else the colour texture's alpha channel, else 1.
+void read_alpha(const Node& a, Material& mat, const std::string& name, Scene& scene) {
+    const std::string what = "material '" + name + "' 'alpha'";
+    a.object("an object");
+    a.check_keys({"texture", "cutoff", "factor"}, what);
+    mat.alpha_mask = true;
+    mat.alpha_texture = mat.texture;
+    if (Node t = a.member("texture", what + " 'texture'"))
+        mat.alpha_texture = read_texture(t, TextureUse::Mask, what + " 'texture'", scene);
+    if (Node c = a.member("cutoff", what + " 'cutoff'")) {
+        mat.alpha_cutoff = c.number();
+        if (!(mat.alpha_cutoff >= 0.0f && mat.alpha_cutoff <= 1.0f)) c.fail("'cutoff' must be in [0, 1]");
+    }
+    if (Node f = a.member("factor", what + " 'factor'")) {
+        mat.alpha_factor = f.number();
+        if (!(mat.alpha_factor >= 0.0f && mat.alpha_factor <= 1.0f)) f.fail("'factor' must be in [0, 1]");
+    }
+}
+
+}  // namespace
+
+Material read_json_material(const Node& m, const std::string& name, Scene& scene) {
+    m.check_keys({"colour", "kd", "kr", "ka", "texture", "alpha"}, "material '" + name + "'");
+    Material mat;
+    mat.name = name;
+    if (Node c = m.member("colour", "material '" + name + "' 'colour'")) mat.colour = c.colour();
+    if (Node kd = m.member("kd", "material '" + name + "' 'kd'")) {
+        mat.kd = kd.number();
+        if (mat.kd < 0.0f) kd.fail("'kd' must be >= 0");
+    }
+    if (Node ka = m.member("ka", "material '" + name + "' 'ka'")) {
+        mat.ka = ka.number();
+        if (mat.ka < 0.0f) ka.fail("'ka' must be >= 0");
+    }
+    if (Node kr = m.member("kr", "material '" + name + "' 'kr'")) {
+        mat.kr = kr.v->is_number() ? glm::vec3(kr.number()) : kr.vec3();
+        // Above 1 a mirror adds energy at every bounce.
+        for (int i = 0; i < 3; ++i)
+            if (mat.kr[i] < 0.0f || mat.kr[i] > 1.0f) kr.fail("'kr' must be in [0, 1]");
+    }
+    if (Node t = m.member("texture", "material '" + name + "' 'texture'"))
+        mat.texture = read_texture(t, TextureUse::Colour, "material '" + name + "' 'texture'", scene);
+    if (Node a = m.member("alpha", "material '" + name + "' 'alpha'")) read_alpha(a, mat, name, scene);
+    return mat;
+}
+
+}  // namespace srt
