@@ -56,7 +56,7 @@ void expect_schema(const json& d, size_t frames) {
     EXPECT_TRUE(d["machine"].contains("executor") && d["machine"].contains("backend") && d["machine"].contains("host"));
     expect_fields(d["scene"], {{"name", Str}, {"path", Str}, {"hash", Str}, {"spheres", Int}, {"planes", Int},
                                {"triangles", Int}, {"lights", Int}, {"textures", Int},
-                               {"texture_images", Int}, {"texture_bytes", Int}, {"masked_triangles", Int}, {"load_ms", Num}, {"compile_ms", Num},
+                               {"texture_images", Int}, {"texture_bytes", Int}, {"texture_filter", Str}, {"masked_triangles", Int}, {"load_ms", Num}, {"compile_ms", Num},
                                {"bvh_build_ms", Num}, {"bvh_nodes", Int}, {"upload_ms", Num}, {"accel", Obj}}, "scene");
     expect_fields(d["scene"]["accel"], {{"layout", Str}, {"nodes", Int}, {"node_bytes", Int}, {"leaves", Int},
                                         {"avg_leaf_prims", Num}, {"bytes_per_prim", Num}, {"max_depth", Int},

@@ -9,6 +9,10 @@
 //     srgb_lut, exact to float), so the blend is in linear light; alpha is linear;
 //   - coordinates outside [0, 1] wrap per axis: repeat, mirrored repeat or clamp to the
 //     edge (glTF's sampler modes; scene.h Wrap).
+//   - minified, between two levels of the image's mip chain (trilinear): the level is
+//     log2 of the ray cone's width at the hit in texels (stages.h, after Akenine-Moller et
+//     al. 2019, "Texture Level of Detail Strategies for Real-Time Ray Tracing"); at or
+//     below level 0 the plain bilinear sample above.
 // Hardware texture units filter with 8-bit fractions of a texel and their own rounding,
 // which the host cannot reproduce, so they are not used: the GPU image stays equal to
 // the CPU's bit for bit.
@@ -23,17 +27,22 @@
 
 namespace srt {
 
-// 16 bytes. One image with its wrap modes (images shared by several samplers are stored
-// once: `offset` points into SceneView::texels).
+// 16 bytes. One level of an image with its wrap modes (images shared by several samplers
+// are stored once: `offset` points into SceneView::texels). A texture is `levels`
+// consecutive entries, level 0 (the image) first, each level half the one before,
+// rounded down, down to 1x1 (render/mip_chain.h); a texture compiled without its mip
+// chain has one.
 struct alignas(16) TextureGpu {
     uint32_t offset;  // first texel in SceneView::texels
     uint32_t width;
     uint32_t height;
-    uint32_t wrap;    // bits 0-1: wrap in u, bits 2-3: in v (kWrapRepeat, ...)
+    uint32_t wrap;    // bits 0-1: wrap in u, bits 2-3: in v (kWrapRepeat, ...); bits 8-15: levels
 };
 static_assert(sizeof(TextureGpu) == 16, "TextureGpu must be 16 bytes");
 
 constexpr uint32_t kWrapRepeat = 0, kWrapMirror = 1, kWrapClamp = 2;
+constexpr uint32_t kTexLevelShift = 8;
+SRT_HD_INLINE uint32_t tex_levels(const TextureGpu& t) { return (t.wrap >> kTexLevelShift) & 255u; }
 constexpr uint32_t kNoTextureGpu = 0xffffffffu;  // "no texture" in MaterialGpu::tex
 constexpr uint32_t kNoMaskGpu = 0xffffffffu;     // "not masked" in SceneView::prim_alpha
 
@@ -128,6 +137,39 @@ SRT_HD_INLINE glm::vec3 sample_colour(const TextureGpu* textures, const uint32_t
     const glm::vec3 top = texel_linear(lut, f.t00) * gx + texel_linear(lut, f.t10) * f.fx;
     const glm::vec3 bottom = texel_linear(lut, f.t01) * gx + texel_linear(lut, f.t11) * f.fx;
     return top * gy + bottom * f.fy;
+}
+
+// The texture's linear colour at uv for a footprint `lod` = log2 of its width in level-0
+// texels: between levels floor(lod) and the next, blended by lod's fraction (trilinear);
+// at or below 0 (magnified), or with no mip chain, the bilinear sample of level 0, the
+// same bits as sample_colour; beyond the last level, the last level (1x1).
+SRT_HD_INLINE glm::vec3 sample_colour_lod(const TextureGpu* textures, const uint32_t* texels, const float* lut,
+                                          uint32_t tex, const glm::vec2& uv, float lod) {
+    const uint32_t levels = tex_levels(load_texture(&textures[tex]));
+    if (!(lod > 0.0f) || levels <= 1) return sample_colour(textures, texels, lut, tex, uv);
+    const float last = float(levels - 1);
+    if (!(lod < last)) return sample_colour(textures, texels, lut, tex + levels - 1, uv);
+    const float l0 = floorf(lod);
+    const float f = lod - l0;
+    const uint32_t k = tex + uint32_t(l0);
+    const glm::vec3 a = sample_colour(textures, texels, lut, k, uv);
+    const glm::vec3 b = sample_colour(textures, texels, lut, k + 1, uv);
+    return a * (1.0f - f) + b * f;
+}
+
+// log2 from integer and float arithmetic alone (libm's and CUDA's log2f differ in the
+// last bits): the exponent from the bits, and 2/ln 2 * atanh((m - 1) / (m + 1)) to the
+// z^9 term for the mantissa m in [1, 2) (error below 1e-5 of a mip level). Not positive (or NaN): -128; infinity: 128.
+SRT_HD_INLINE float log2_portable(float x) {
+    if (!(x > 0.0f)) return -128.0f;
+    if (!(x <= 3.4e38f)) return 128.0f;
+    const uint32_t b = float_bits(x);
+    const int e = int((b >> 23) & 255u) - 127;
+    if (e == -127) return -127.0f;  // subnormal: far below any level
+    const float m = bits_float((b & 0x7fffffu) | 0x3f800000u);
+    const float z = (m - 1.0f) / (m + 1.0f), z2 = z * z;
+    constexpr float kTwoOverLn2 = 2.88539008f;
+    return float(e) + kTwoOverLn2 * z * (1.0f + z2 * (0.333333343f + z2 * (0.200000003f + z2 * (0.142857149f + z2 * 0.111111112f))));
 }
 
 // The texture's alpha at uv, filtered the same way.

@@ -238,6 +238,7 @@ ojson scene_json(const Scene& scene, const std::string& path, const CompiledScen
     j["textures"] = scene.textures.size();
     j["texture_images"] = scene.images.size();
     j["texture_bytes"] = compiled.texture_bytes();
+    j["texture_filter"] = scene.texture_filter == TextureFilter::Bilinear ? "bilinear" : "trilinear";
     j["masked_triangles"] = size_t(std::count_if(compiled.prim_alpha.begin(), compiled.prim_alpha.end(),
                                                  [](uint32_t m) { return m != kNoMaskGpu; }));
     j["load_ms"] = load_ms;

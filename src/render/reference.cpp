@@ -20,7 +20,7 @@ struct Tracer {
     int max_depth;
 
     // `level` is 1 for the primary ray.
-    void trace(const glm::vec3& o, const glm::vec3& d, int level, const glm::vec3& weight,
+    void trace(const glm::vec3& o, const glm::vec3& d, const Cone& cone, int level, const glm::vec3& weight,
                glm::vec3& radiance) const {
         if (level > max_depth) return;  // beyond the depth limit: black
         const Hit h = intersect_closest(scene, o, d, 3.0e38f);
@@ -31,12 +31,12 @@ struct Tracer {
         uint32_t shadow_rays = 0;
         Surface sf;
         radiance = radiance + weight * with_bvh_width(scene, [&](auto w) {
-                                      sf = surface_at<decltype(w)::value>(scene, o, d, h.t, h.id);
+                                      sf = surface_at<decltype(w)::value>(scene, o, d, h.t, h.id, cone);
                                       return surface_light<decltype(w)::value>(scene, sf, shadow_rays);
                                   });
         if (level + 1 > max_depth) return;
         if (!(sf.kr.x > 0.0f || sf.kr.y > 0.0f || sf.kr.z > 0.0f)) return;
-        trace(offset_origin(sf), unit(reflect_dir(d, sf.ns)), level + 1, weight * sf.kr,
+        trace(offset_origin(sf), unit(reflect_dir(d, sf.ns)), reflected_cone(sf, cone), level + 1, weight * sf.kr,
               radiance);
     }
 };
@@ -60,7 +60,8 @@ void render_reference(const CompiledScene& scene, const Camera& camera,
                 sample_offset(s, dx, dy);
                 const glm::vec3 d = camera_dir(cam, uint32_t(settings.width), uint32_t(settings.height),
                                                float(x) + dx, float(y) + dy);
-                tracer.trace(cam.origin, d, 1, glm::vec3(1.0f), radiance);
+                tracer.trace(cam.origin, d, Cone{0.0f, pixel_spread(cam, uint32_t(settings.width))}, 1, glm::vec3(1.0f),
+                             radiance);
             }
             const uint32_t rgba = pack_rgba(thresholds.data(), (radiance * inv_spp) * exposure_scale(settings.exposure));
             std::memcpy(out.pixel(x, y), &rgba, 4);

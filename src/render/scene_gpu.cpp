@@ -3,6 +3,7 @@
 
 #include "accel/intersect.h"
 #include "core/error.h"
+#include "render/mip_chain.h"
 
 #include <cmath>
 
@@ -36,6 +37,16 @@ glm::vec3 plane_anchor(const Plane& pl, bool textured, const glm::vec3& n, const
     }
     return glm::vec3(q + su * du + sv * dv);
 }
+// How many texture-coordinate units one unit of length on the triangle spans, on average:
+// sqrt(area in uv / area in the scene), from the scene's own double corners so that a
+// moved scene gets the same value (stages.h: the ray cone's footprint in texels); 0 for a
+// triangle without area in either.
+double uv_per_length(const Triangle& t) {
+    const double area = glm::length(glm::cross(t.v1 - t.v0, t.v2 - t.v0));
+    const glm::dvec2 a = glm::dvec2(t.uv1) - glm::dvec2(t.uv0), b = glm::dvec2(t.uv2) - glm::dvec2(t.uv0);
+    const double uv_area = std::fabs(a.x * b.y - a.y * b.x);
+    return area > 0.0 ? std::sqrt(uv_area / area) : 0.0;
+}
 }  // namespace
 
 CameraGpu make_camera(const Camera& c, int width, int height, const glm::vec3& render_origin) {
@@ -65,24 +76,37 @@ bool parse_accel(const std::string& s, AccelLayout& out) {
     return true;
 }
 
-// The scene's images one after another in `texels`, each texture pointing at its image.
-void compile_textures(const Scene& scene, CompiledScene& cs) {
-    if (scene.textures.empty()) return;
-    std::vector<uint32_t> image_offset(scene.images.size());
-    size_t total = 0;
+// The scene's images one after another in `texels`, each followed by its mip chain
+// (unless the scene filters bilinearly); each texture is one TextureGpu per level of its
+// image. Returns each Scene texture's first entry.
+static std::vector<uint32_t> compile_textures(const Scene& scene, CompiledScene& cs) {
+    std::vector<uint32_t> first;
+    if (scene.textures.empty()) return first;
+    struct Level {
+        uint32_t offset, width, height;
+    };
+    std::vector<std::vector<Level>> image_levels(scene.images.size());
+    const bool mips = scene.texture_filter == TextureFilter::Trilinear;
     for (size_t i = 0; i < scene.images.size(); ++i) {
-        image_offset[i] = uint32_t(total);
-        total += scene.images[i].texels.size();
-        // Texel indices are 32-bit on the device.
-        if (total > 0xffffffffu) throw InputError(scene.name, 0, "the textures hold more than 2^32 texels");
+        const TextureImage& img = scene.images[i];
+        std::vector<MipLevel> chain;
+        if (mips) chain = build_mip_chain(img);
+        const auto add = [&](uint32_t w, uint32_t h, const std::vector<uint32_t>& texels) {
+            // Texel indices are 32-bit on the device.
+            if (cs.texels.size() + texels.size() > 0xffffffffu)
+                throw InputError(scene.name, 0, "the textures hold more than 2^32 texels");
+            image_levels[i].push_back({uint32_t(cs.texels.size()), w, h});
+            cs.texels.insert(cs.texels.end(), texels.begin(), texels.end());
+        };
+        add(uint32_t(img.width), uint32_t(img.height), img.texels);
+        for (const MipLevel& l : chain) add(l.width, l.height, l.texels);
     }
-    cs.texels.reserve(total);
-    for (const TextureImage& img : scene.images) cs.texels.insert(cs.texels.end(), img.texels.begin(), img.texels.end());
     const auto wrap = [](Wrap w) { return w == Wrap::Clamp ? kWrapClamp : w == Wrap::MirroredRepeat ? kWrapMirror : kWrapRepeat; };
     for (const Texture& t : scene.textures) {
-        const TextureImage& img = scene.images[t.image];
-        cs.textures.push_back({image_offset[t.image], uint32_t(img.width), uint32_t(img.height),
-                               wrap(t.wrap_u) | (wrap(t.wrap_v) << 2)});
+        first.push_back(uint32_t(cs.textures.size()));
+        const std::vector<Level>& levels = image_levels[t.image];
+        const uint32_t bits = wrap(t.wrap_u) | (wrap(t.wrap_v) << 2) | (uint32_t(levels.size()) << kTexLevelShift);
+        for (const Level& l : levels) cs.textures.push_back({l.offset, l.width, l.height, bits});
     }
     // sRGB -> linear, exact to float (IEC 61966-2-1), for every byte value.
     cs.srgb_lut.resize(256);
@@ -90,6 +114,7 @@ void compile_textures(const Scene& scene, CompiledScene& cs) {
         const double c = b / 255.0;
         cs.srgb_lut[size_t(b)] = float(c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4));
     }
+    return first;
 }
 
 CompiledScene compile_scene(const Scene& scene, AccelLayout accel) {
@@ -179,7 +204,7 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel) {
             if (mat.textured() || mat.alpha_mask) {
                 if (cs.uvs.empty()) cs.uvs.assign(2 * bvh.order.size(), f4{0, 0, 0, 0});
                 cs.uvs[2 * k + 0] = f4{tri.uv0.x, tri.uv0.y, tri.uv1.x, tri.uv1.y};
-                cs.uvs[2 * k + 1] = f4{tri.uv2.x, tri.uv2.y, 0.0f, 0.0f};
+                cs.uvs[2 * k + 1] = f4{tri.uv2.x, tri.uv2.y, float(uv_per_length(tri)), 0.0f};
             }
             if (mat.alpha_mask) {
                 if (cs.prim_alpha.empty()) cs.prim_alpha.assign(bvh.order.size(), kNoMaskGpu);
@@ -206,11 +231,11 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel) {
         cs.planes.push_back(g);
     }
 
-    const auto tex_bits = [](int32_t t) { return bits_float(t == kNoTexture ? kNoTextureGpu : uint32_t(t)); };
+    const std::vector<uint32_t> first_level = compile_textures(scene, cs);
+    const auto tex_bits = [&](int32_t t) { return bits_float(t == kNoTexture ? kNoTextureGpu : first_level[size_t(t)]); };
     for (const Material& m : scene.materials)
         cs.materials.push_back({make_f4(m.colour, m.kd), make_f4(m.kr, m.ka),
                                 f4{tex_bits(m.texture), tex_bits(m.alpha_texture), m.alpha_cutoff, m.alpha_factor}});
-    compile_textures(scene, cs);
 
     for (const Light& l : scene.lights) {
         LightGpu g;

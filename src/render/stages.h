@@ -48,6 +48,22 @@ SRT_HD_INLINE void sample_offset(uint32_t s, float& dx, float& dy) {
     dy = float(y - floor(y));
 }
 
+// A ray's cone (Akenine-Moller et al. 2019, "Texture Level of Detail Strategies for
+// Real-Time Ray Tracing", section 3.4), what picks a texture's mip level: its width where
+// the ray starts and the angle it spreads by along it. A camera ray starts as a point
+// spreading by one pixel's angle; a mirror passes the width on, and a curved one bends
+// the spread by twice its curvature times the width, as a curved mirror focuses or
+// spreads a beam. Carried in the w of the ray's origin and direction slots.
+struct Cone {
+    float width = 0.0f;
+    float spread = 0.0f;
+};
+
+// The angle one pixel spans at the image's centre: the spread of a camera ray's cone.
+SRT_HD_INLINE float pixel_spread(const CameraGpu& c, uint32_t width) {
+    return 2.0f * sqrtf(glm::dot(c.right, c.right)) / float(width);
+}
+
 // What shading needs to know about a hit.
 struct Surface {
     glm::vec3 p;       // hit point (accel/hit_point.h)
@@ -55,7 +71,9 @@ struct Surface {
     glm::vec3 n;       // unit geometric normal, facing the incoming ray: where rays leave from
     glm::vec3 ns;      // unit shading normal, facing the incoming ray: lighting and mirror
                        // direction (the interpolated vertex normal on smooth triangles, else n)
-    glm::vec3 colour;  // after the checker
+    glm::vec3 colour;  // after the checker and the texture
+    float cone_width;  // the ray cone's width at the hit (signed: negative past a focus)
+    float curvature;   // 1/r of a sphere seen from outside, -1/r from inside; 0 if flat
     float kd;
     float ka;
     glm::vec3 kr;
@@ -82,8 +100,11 @@ SRT_HD_INLINE glm::vec2 plane_coords(const PlaneGpu* pl, const Surface& sf) {
 // computed in double are, in this scene and this code.
 template <int kVariant>
 SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float t,
-                                 int32_t id) {
+                                 int32_t id, const Cone& cone = Cone{}) {
     Surface sf;
+    sf.cone_width = cone.width + cone.spread * t;
+    sf.curvature = 0.0f;
+    float sphere_radius = 0.0f;
     HitPoint hp;
     bool smooth = false;
     uint32_t material;
@@ -100,6 +121,8 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
             } else {
                 hp = sphere_hit_point_float(o, d, t, xyz(a), b.x);
             }
+            sphere_radius = b.x;
+            sf.curvature = glm::dot(hp.n, d) < 0.0f ? 1.0f / b.x : -1.0f / b.x;
         } else {
             const f4 c = load_f4(&s.prims[id].p2);
             hp = triangle_hit_point(o, d, xyz(a), xyz(b), xyz(c));
@@ -135,14 +158,30 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
             if (int(floorf(c.x / size) + floorf(c.y / size)) & 1) sf.colour = xyz(load_f4(&pl->checker));
         }
     }
-    // A texture multiplies the colour (the checker's too) at the hit's texture coordinates.
+    // A texture multiplies the colour (the checker's too) at the hit's texture coordinates,
+    // filtered over the cone's footprint: its width at the hit, stretched by the slant
+    // (1 / |cos|), in texels of the image (how many uv units a unit of length spans, times
+    // the image's size).
     const uint32_t tex = float_bits(load_f4(&s.materials[material].tex).x);
     if (tex != kNoTextureGpu) {
         glm::vec2 uv;
-        if (pl != nullptr) uv = plane_coords(pl, sf) / load_f4(&pl->u).w;
-        else if (meta_of(s, id) & kPrimSphereBit) uv = sphere_uv(hp.n);
-        else uv = triangle_uv(s, uint32_t(id), hp.u, hp.v);
-        sf.colour = sf.colour * sample_colour(s.textures, s.texels, s.srgb_lut, tex, uv);
+        float uv_per_length;
+        if (pl != nullptr) {
+            const float size = load_f4(&pl->u).w;
+            uv = plane_coords(pl, sf) / size;
+            uv_per_length = 1.0f / size;
+        } else if (sphere_radius > 0.0f) {
+            uv = sphere_uv(hp.n);
+            // A latitude-longitude map spans 2 pi r by pi r: sqrt(1 / (2 pi^2 r^2)).
+            uv_per_length = 0.225079079f / sphere_radius;
+        } else {
+            uv = triangle_uv(s, uint32_t(id), hp.u, hp.v);
+            uv_per_length = load_f4(&s.uvs[2 * uint32_t(id) + 1]).z;
+        }
+        const TextureGpu t0 = load_texture(&s.textures[tex]);
+        const float cos_theta = fmaxf(fabsf(glm::dot(hp.n, d)), 1e-4f);
+        const float texels = fabsf(sf.cone_width) * uv_per_length * sqrtf(float(t0.width) * float(t0.height)) / cos_theta;
+        sf.colour = sf.colour * sample_colour_lod(s.textures, s.texels, s.srgb_lut, tex, uv, log2_portable(texels));
     }
     face_ray(sf, d);
     return sf;
@@ -198,6 +237,13 @@ SRT_HD_INLINE glm::vec3 reflect_dir(const glm::vec3& d, const glm::vec3& n) {
     return d - (2.0f * glm::dot(d, n)) * n;
 }
 
+// The cone of the ray a mirror reflects: it starts as wide as the incoming one was at the
+// hit, and a sphere adds twice its curvature times that width to the spread (a convex
+// mirror spreads the beam, a concave one focuses it).
+SRT_HD_INLINE Cone reflected_cone(const Surface& sf, const Cone& in) {
+    return Cone{sf.cone_width, in.spread + 2.0f * sf.curvature * sf.cone_width};
+}
+
 SRT_HD_INLINE glm::vec3 load3(const f4* p, uint32_t i) { return xyz(p[i]); }
 SRT_HD_INLINE void store3(f4* p, uint32_t i, const glm::vec3& v) { p[i] = f4{v.x, v.y, v.z, 0.0f}; }
 
@@ -218,8 +264,11 @@ struct RaySlot {
     SRT_HD_INLINE glm::vec3 radiance() const { return load3(b->radiance, i); }
     SRT_HD_INLINE float hit_t() const { return b->hit_t[i]; }
     SRT_HD_INLINE int32_t hit_id() const { return b->hit_id[i]; }
-    SRT_HD_INLINE void set_origin(const glm::vec3& v) const { store3(b->origin, i, v); }
-    SRT_HD_INLINE void set_dir(const glm::vec3& v) const { store3(b->dir, i, v); }
+    SRT_HD_INLINE Cone cone() const { return Cone{b->origin[i].w, b->dir[i].w}; }
+    SRT_HD_INLINE void set_ray(const glm::vec3& o, const glm::vec3& d, const Cone& c) const {
+        b->origin[i] = f4{o.x, o.y, o.z, c.width};
+        b->dir[i] = f4{d.x, d.y, d.z, c.spread};
+    }
     SRT_HD_INLINE void set_weight(const glm::vec3& v) const { store3(b->weight, i, v); }
     SRT_HD_INLINE void set_radiance(const glm::vec3& v) const { store3(b->radiance, i, v); }
     SRT_HD_INLINE void set_hit(float t, int32_t id) const {
@@ -230,6 +279,7 @@ struct RaySlot {
 
 struct PathRay {
     glm::vec3 o, d, w, rad;
+    Cone c;
     float t = 0.0f;
     int32_t id = -1;
     SRT_HD_INLINE glm::vec3 origin() const { return o; }
@@ -238,8 +288,12 @@ struct PathRay {
     SRT_HD_INLINE glm::vec3 radiance() const { return rad; }
     SRT_HD_INLINE float hit_t() const { return t; }
     SRT_HD_INLINE int32_t hit_id() const { return id; }
-    SRT_HD_INLINE void set_origin(const glm::vec3& v) { o = v; }
-    SRT_HD_INLINE void set_dir(const glm::vec3& v) { d = v; }
+    SRT_HD_INLINE Cone cone() const { return c; }
+    SRT_HD_INLINE void set_ray(const glm::vec3& ro, const glm::vec3& rd, const Cone& rc) {
+        o = ro;
+        d = rd;
+        c = rc;
+    }
     SRT_HD_INLINE void set_weight(const glm::vec3& v) { w = v; }
     SRT_HD_INLINE void set_radiance(const glm::vec3& v) { rad = v; }
     SRT_HD_INLINE void set_hit(float ht, int32_t hid) {
@@ -249,8 +303,10 @@ struct PathRay {
     // The whole ray from its slots (a path tail picks up where the wavefront left it).
     SRT_HD_INLINE static PathRay load(const RayBuffers& b, uint32_t i) {
         PathRay r;
-        r.o = load3(b.origin, i);
-        r.d = load3(b.dir, i);
+        const f4 o = b.origin[i], d = b.dir[i];
+        r.o = xyz(o);
+        r.d = xyz(d);
+        r.c = Cone{o.w, d.w};
         r.w = load3(b.weight, i);
         r.rad = load3(b.radiance, i);
         return r;
@@ -268,8 +324,7 @@ SRT_HD_INLINE bool generate_ray(const FrameContext& f, uint32_t i, R& r) {
     if (!ray_to_pixel(f, i, x, y)) return false;  // pad lane: dead from the start
     const glm::vec3 d = camera_dir(f.camera, f.width, f.full_height, float(x) + f.sample_dx,
                                    float(y + f.row_offset) + f.sample_dy);
-    r.set_origin(f.camera.origin);
-    r.set_dir(d);
+    r.set_ray(f.camera.origin, d, Cone{0.0f, pixel_spread(f.camera, f.width)});
     r.set_weight(glm::vec3(1.0f));
     if (f.sample == 0) r.set_radiance(glm::vec3(0.0f));
     return true;
@@ -289,7 +344,7 @@ SRT_HD_INLINE bool intersect_ray(const SceneView& s, R& r) {
 
 template <int kWidth, class R>
 SRT_HD_INLINE Surface ray_surface(const SceneView& s, const R& r) {
-    return surface_at<kWidth>(s, r.origin(), r.dir(), r.hit_t(), r.hit_id());
+    return surface_at<kWidth>(s, r.origin(), r.dir(), r.hit_t(), r.hit_id(), r.cone());
 }
 
 // Direct light at the hit, added to the pixel's sum; returns the shadow rays traced.
@@ -311,8 +366,7 @@ SRT_HD_INLINE bool reflect_ray(const Surface& sf, R& r) {
     if (!(sf.kr.x > 0.0f || sf.kr.y > 0.0f || sf.kr.z > 0.0f)) return false;
     const glm::vec3 d = r.dir();
     r.set_weight(r.weight() * sf.kr);
-    r.set_origin(offset_origin(sf));
-    r.set_dir(unit(reflect_dir(d, sf.ns)));
+    r.set_ray(offset_origin(sf), unit(reflect_dir(d, sf.ns)), reflected_cone(sf, r.cone()));
     return true;
 }
 

@@ -49,6 +49,11 @@ struct Texture {
 
 constexpr int32_t kNoTexture = -1;
 
+// How a texture seen from far off is filtered (accel/texture.h): from its mip chain by the
+// width of the ray cone at the hit (the default), or from the full image alone, which
+// aliases where a texel is smaller than a pixel (`--texture-filter bilinear`).
+enum class TextureFilter : uint8_t { Trilinear, Bilinear };
+
 struct Material {
     std::string name;
     glm::vec3 colour{0.8f, 0.8f, 0.8f};  // linear RGB; times the texture's colour where there is one
@@ -157,6 +162,7 @@ struct Scene {
     std::vector<Material> materials;  // index 0 always exists
     std::vector<TextureImage> images;
     std::vector<Texture> textures;
+    TextureFilter texture_filter = TextureFilter::Trilinear;
     std::vector<Sphere> spheres;
     std::vector<Plane> planes;
     std::vector<Triangle> triangles;

@@ -2,7 +2,9 @@
 # mode, BVH2 and BVH8: the default scene against scenes/textured.json (a texture on every
 # surface), Conference with one plain material against the same with a box-projected
 # texture, and the 1200 alpha-masked leaf cards of scenes/foliage.json against the same
-# cards opaque. Then memcheck over the textured and masked scenes in the path modes.
+# cards opaque; the textured scenes both filtered from their mip chains (the default) and
+# bilinear from the full images (`--texture-filter bilinear`). Then memcheck over the
+# textured and masked scenes in the path modes.
 tex=$PWD/assets/textures
 for v in plain textured; do
   mat='{"colour": [0.9, 0.9, 0.9]}'
@@ -23,11 +25,13 @@ for accel in bvh2 bvh8; do
   bench textured-$accel scenes/textured.json --accel $accel --modes all --depths 1,8 --frames 20 > /dev/null
   bench conf-plain-$accel "$R/conference-plain.json" --accel $accel --modes all --depths 1,2 --frames 20 > /dev/null
   bench conf-textured-$accel "$R/conference-textured.json" --accel $accel --modes all --depths 1,2 --frames 20 > /dev/null
+  bench textured-bilinear-$accel scenes/textured.json --texture-filter bilinear --accel $accel --modes all --depths 1,8 --frames 20 > /dev/null
+  bench conf-textured-bilinear-$accel "$R/conference-textured.json" --texture-filter bilinear --accel $accel --modes all --depths 1,2 --frames 20 > /dev/null
   bench foliage-opaque-$accel "$R/foliage-opaque.json" --accel $accel --modes all --depths 1,2 --frames 20 > /dev/null
   bench foliage-$accel scenes/foliage.json --accel $accel --modes all --depths 1,2 --frames 20 > /dev/null
   for m in stencil flags compact megakernel regenerate; do
-    for s in default textured conf-plain conf-textured foliage-opaque foliage; do
-      printf '%-4s %-10s %-15s' $accel $m $s; row $m $s-$accel; echo
+    for s in default textured textured-bilinear conf-plain conf-textured conf-textured-bilinear foliage-opaque foliage; do
+      printf '%-4s %-10s %-23s' $accel $m $s; row $m $s-$accel; echo
     done
   done
 done
