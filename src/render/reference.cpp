@@ -60,7 +60,7 @@ void render_reference(const CompiledScene& scene, const Camera& camera,
                 sample_offset(s, dx, dy);
                 const glm::vec3 d = camera_dir(cam, uint32_t(settings.width), uint32_t(settings.height),
                                                float(x) + dx, float(y) + dy);
-                tracer.trace(cam.origin, d, Cone{0.0f, pixel_spread(cam, uint32_t(settings.width))}, 1, glm::vec3(1.0f),
+                tracer.trace(cam.origin, d, Cone{0.0f, cam.pixel_spread}, 1, glm::vec3(1.0f),
                              radiance);
             }
             const uint32_t rgba = pack_rgba(thresholds.data(), (radiance * inv_spp) * exposure_scale(settings.exposure));

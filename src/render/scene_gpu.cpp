@@ -58,6 +58,7 @@ CameraGpu make_camera(const Camera& c, int width, int height, const glm::vec3& r
     const float half = float(std::tan(double(c.fov_deg) * 0.5 * 3.14159265358979323846 / 180.0));
     g.right = right_unit * half;
     g.up = up_unit * (half * float(height) / float(width));
+    g.pixel_spread = float(2.0 * std::tan(double(c.fov_deg) * 0.5 * 3.14159265358979323846 / 180.0) / double(width));
     return g;
 }
 
@@ -187,7 +188,7 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel) {
             // every sphere in double; a scene without one runs kernels without that code
             // (SceneView::precise_spheres).
             cs.precise_spheres = cs.precise_spheres || sphere_needs_double(centres[src], r);
-            p.p1 = f4{r, r * r, r_lo, 0.0f};
+            p.p1 = f4{r, r * r, r_lo, float(1.0 / s.radius)};  // 1/r: the cone's curvature (stages.h)
             p.p2 = f4{centre_lo.x, centre_lo.y, centre_lo.z, bits_float(src)};
             cs.prim_tests[k] = make_sphere_test(centres[src], r, centre_lo, r_lo);
         } else {

@@ -59,11 +59,6 @@ struct Cone {
     float spread = 0.0f;
 };
 
-// The angle one pixel spans at the image's centre: the spread of a camera ray's cone.
-SRT_HD_INLINE float pixel_spread(const CameraGpu& c, uint32_t width) {
-    return 2.0f * sqrtf(glm::dot(c.right, c.right)) / float(width);
-}
-
 // What shading needs to know about a hit.
 struct Surface {
     glm::vec3 p;       // hit point (accel/hit_point.h)
@@ -104,7 +99,7 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
     Surface sf;
     sf.cone_width = cone.width + cone.spread * t;
     sf.curvature = 0.0f;
-    float sphere_radius = 0.0f;
+    float inv_radius = 0.0f;  // of a sphere hit
     HitPoint hp;
     bool smooth = false;
     uint32_t material;
@@ -121,8 +116,8 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
             } else {
                 hp = sphere_hit_point_float(o, d, t, xyz(a), b.x);
             }
-            sphere_radius = b.x;
-            sf.curvature = glm::dot(hp.n, d) < 0.0f ? 1.0f / b.x : -1.0f / b.x;
+            inv_radius = b.w;
+            sf.curvature = glm::dot(hp.n, d) < 0.0f ? inv_radius : -inv_radius;
         } else {
             const f4 c = load_f4(&s.prims[id].p2);
             hp = triangle_hit_point(o, d, xyz(a), xyz(b), xyz(c));
@@ -170,10 +165,10 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
             const float size = load_f4(&pl->u).w;
             uv = plane_coords(pl, sf) / size;
             uv_per_length = 1.0f / size;
-        } else if (sphere_radius > 0.0f) {
+        } else if (inv_radius > 0.0f) {
             uv = sphere_uv(hp.n);
             // A latitude-longitude map spans 2 pi r by pi r: sqrt(1 / (2 pi^2 r^2)).
-            uv_per_length = 0.225079079f / sphere_radius;
+            uv_per_length = 0.225079079f * inv_radius;
         } else {
             uv = triangle_uv(s, uint32_t(id), hp.u, hp.v);
             uv_per_length = load_f4(&s.uvs[2 * uint32_t(id) + 1]).z;
@@ -324,7 +319,7 @@ SRT_HD_INLINE bool generate_ray(const FrameContext& f, uint32_t i, R& r) {
     if (!ray_to_pixel(f, i, x, y)) return false;  // pad lane: dead from the start
     const glm::vec3 d = camera_dir(f.camera, f.width, f.full_height, float(x) + f.sample_dx,
                                    float(y + f.row_offset) + f.sample_dy);
-    r.set_ray(f.camera.origin, d, Cone{0.0f, pixel_spread(f.camera, f.width)});
+    r.set_ray(f.camera.origin, d, Cone{0.0f, f.camera.pixel_spread});
     r.set_weight(glm::vec3(1.0f));
     if (f.sample == 0) r.set_radiance(glm::vec3(0.0f));
     return true;
