@@ -97,7 +97,7 @@ template <int kVariant>
 SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float t,
                                  int32_t id, const Cone& cone = Cone{}) {
     Surface sf;
-    sf.cone_width = cone.width + cone.spread * t;
+    sf.cone_width = textures_of(kVariant) ? cone.width + cone.spread * t : 0.0f;
     sf.curvature = 0.0f;
     float inv_radius = 0.0f;  // of a sphere hit
     HitPoint hp;
@@ -116,8 +116,10 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
             } else {
                 hp = sphere_hit_point_float(o, d, t, xyz(a), b.x);
             }
-            inv_radius = b.w;
-            sf.curvature = glm::dot(hp.n, d) < 0.0f ? inv_radius : -inv_radius;
+            if (textures_of(kVariant)) {
+                inv_radius = b.w;
+                sf.curvature = glm::dot(hp.n, d) < 0.0f ? inv_radius : -inv_radius;
+            }
         } else {
             const f4 c = load_f4(&s.prims[id].p2);
             hp = triangle_hit_point(o, d, xyz(a), xyz(b), xyz(c));
@@ -157,7 +159,7 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
     // filtered over the cone's footprint: its width at the hit, stretched by the slant
     // (1 / |cos|), in texels of the image (how many uv units a unit of length spans, times
     // the image's size).
-    const uint32_t tex = float_bits(load_f4(&s.materials[material].tex).x);
+    const uint32_t tex = textures_of(kVariant) ? float_bits(load_f4(&s.materials[material].tex).x) : kNoTextureGpu;
     if (tex != kNoTextureGpu) {
         glm::vec2 uv;
         float uv_per_length;
@@ -356,12 +358,13 @@ SRT_HD_INLINE uint32_t shade_ray(const SceneView& s, const Surface& sf, R& r) {
 SRT_HD_INLINE bool depth_left(const FrameContext& f, int bounce) { return bounce + 1 < f.max_depth; }
 
 // The mirror bounce: weight *= kr; a surface without kr ends the path.
-template <class R>
+// kVariant: as surface_at's; a scene without textures carries no cone.
+template <int kVariant, class R>
 SRT_HD_INLINE bool reflect_ray(const Surface& sf, R& r) {
     if (!(sf.kr.x > 0.0f || sf.kr.y > 0.0f || sf.kr.z > 0.0f)) return false;
     const glm::vec3 d = r.dir();
     r.set_weight(r.weight() * sf.kr);
-    r.set_ray(offset_origin(sf), unit(reflect_dir(d, sf.ns)), reflected_cone(sf, r.cone()));
+    r.set_ray(offset_origin(sf), unit(reflect_dir(d, sf.ns)), textures_of(kVariant) ? reflected_cone(sf, r.cone()) : Cone{});
     return true;
 }
 
@@ -373,7 +376,7 @@ SRT_HD_INLINE bool trace_bounce(const FrameContext& f, PathRay& r, int bounce, u
     if (!intersect_ray<kWidth>(f.scene, r)) return false;
     const Surface sf = ray_surface<kWidth>(f.scene, r);
     shadow_rays += shade_ray<kWidth>(f.scene, sf, r);
-    return depth_left(f, bounce) && reflect_ray(sf, r);
+    return depth_left(f, bounce) && reflect_ray<kWidth>(sf, r);
 }
 
 SRT_HD_INLINE uint32_t pack_rgba(const float* thresholds, const glm::vec3& c) {
@@ -414,7 +417,7 @@ template <int kWidth>
 SRT_HD_INLINE bool stage_reflect(const FrameContext& f, uint32_t i, int bounce) {
     if (!depth_left(f, bounce)) return false;  // beyond the depth limit: black
     const RaySlot r{&f.rays, i};
-    return reflect_ray(ray_surface<kWidth>(f.scene, r), r);
+    return reflect_ray<kWidth>(ray_surface<kWidth>(f.scene, r), r);
 }
 
 SRT_HD_INLINE void stage_resolve(const FrameContext& f, uint32_t pixel) {
