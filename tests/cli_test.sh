@@ -40,5 +40,13 @@ check render-bvh2 0 "bvh2.png" -- "$BIN" render "$SRC/scenes/mesh.json" --accel 
 cmp -s "$tmp/bvh4.png" "$tmp/bvh2.png" || { echo "FAIL: --accel bvh4 and bvh2 wrote different PNGs"; fails=$((fails + 1)); }
 check render-bvh8 0 "bvh8.png" -- "$BIN" render "$SRC/scenes/mesh.json" --accel bvh8 --backend cpu -W 64 -H 48 -o "$tmp/bvh8.png"
 cmp -s "$tmp/bvh8.png" "$tmp/bvh2.png" || { echo "FAIL: --accel bvh8 and bvh2 wrote different PNGs"; fails=$((fails + 1)); }
+check bad-texture-filter 2 "texture-filter" -- "$BIN" render --texture-filter anisotropic -o "$tmp/f.png"
+[ -e "$tmp/f.png" ] && { echo "FAIL: a bad --texture-filter left a file"; fails=$((fails + 1)); }
+# The full images by default; from the mip chains a far floor is smoother, so the PNG differs.
+check render-bilinear 0 "" -- "$BIN" render "$SRC/scenes/textured.json" --backend cpu -W 96 -H 54 --depth 2 -o "$tmp/t0.png"
+check render-bilinear-flag 0 "" -- "$BIN" render "$SRC/scenes/textured.json" --texture-filter bilinear --backend cpu -W 96 -H 54 --depth 2 -o "$tmp/t1.png"
+check render-trilinear 0 "" -- "$BIN" render "$SRC/scenes/textured.json" --texture-filter trilinear --backend cpu -W 96 -H 54 --depth 2 -o "$tmp/t2.png"
+cmp -s "$tmp/t0.png" "$tmp/t1.png" || { echo "FAIL: the default texture filter is not bilinear"; fails=$((fails + 1)); }
+cmp -s "$tmp/t0.png" "$tmp/t2.png" && { echo "FAIL: --texture-filter trilinear changed nothing"; fails=$((fails + 1)); }
 echo "cli: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -103,6 +103,7 @@ void add_textured_quad(Scene& s, const TextureImage& img, double half, double z,
     s.ambient = glm::vec3(1.0f);
     s.background = glm::vec3(0.0f);
     s.lights.clear();
+    s.texture_filter = TextureFilter::Trilinear;
 }
 
 }  // namespace
@@ -162,6 +163,9 @@ TEST(MipChain, PortableLog2) {
 TEST(MipChain, TrilinearBlendsTwoLevels) {
     Scene s;
     add_textured_quad(s, noise_image(64, 32, 3), 1.0, 0.0);
+    Scene plain = s;
+    plain.texture_filter = TextureFilter::Bilinear;
+    EXPECT_EQ(compile_scene(plain).textures.size(), 1u);  // no mip chain: level 0 alone
     const CompiledScene cs = compile_scene(s);
     const SceneView v = cs.view();
     ASSERT_EQ(cs.textures.size(), 7u);  // 64x32 .. 1x1

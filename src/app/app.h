@@ -23,7 +23,7 @@ struct SceneOptions {
     std::vector<std::string> lights;  // "x,y,z" or "x,y,z:r,g,b" point lights
     std::string accel = "bvh2";        // --accel: the acceleration structure (render/scene_gpu.h)
     AccelLayout accel_layout() const;
-    std::string texture_filter = "trilinear";  // --texture-filter (scene.h TextureFilter)
+    std::string texture_filter = "bilinear";  // --texture-filter (scene.h TextureFilter)
     void add_to(CLI::App& cmd);
 };
 

@@ -176,9 +176,13 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
             uv_per_length = load_f4(&s.uvs[2 * uint32_t(id) + 1]).z;
         }
         const TextureGpu t0 = load_texture(&s.textures[tex]);
-        const float cos_theta = fmaxf(fabsf(glm::dot(hp.n, d)), 1e-4f);
-        const float texels = fabsf(sf.cone_width) * uv_per_length * sqrtf(float(t0.width) * float(t0.height)) / cos_theta;
-        sf.colour = sf.colour * sample_colour_lod(s.textures, s.texels, s.srgb_lut, tex, uv, log2_portable(texels));
+        float lod = 0.0f;  // no mip chain: level 0
+        if (tex_levels(t0) > 1) {
+            const float cos_theta = fmaxf(fabsf(glm::dot(hp.n, d)), 1e-4f);
+            const float texels = fabsf(sf.cone_width) * uv_per_length * sqrtf(float(t0.width) * float(t0.height)) / cos_theta;
+            lod = log2_portable(texels);
+        }
+        sf.colour = sf.colour * sample_colour_lod(s.textures, s.texels, s.srgb_lut, tex, uv, lod);
     }
     face_ray(sf, d);
     return sf;

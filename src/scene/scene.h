@@ -49,10 +49,12 @@ struct Texture {
 
 constexpr int32_t kNoTexture = -1;
 
-// How a texture seen from far off is filtered (accel/texture.h): from its mip chain by the
-// width of the ray cone at the hit (the default), or from the full image alone, which
-// aliases where a texel is smaller than a pixel (`--texture-filter bilinear`).
-enum class TextureFilter : uint8_t { Trilinear, Bilinear };
+// How a texture seen from far off is filtered (accel/texture.h): from the full image
+// alone (the default, as in pbrt-v4 and Mitsuba 3: samples per pixel converge to the
+// filtered picture, and nothing is blurred), or from its mip chain by the width of the
+// ray cone at the hit (`--texture-filter trilinear`: no aliasing at one sample a pixel,
+// isotropic, so it blurs a surface seen edge-on; docs/performance.md gives its cost).
+enum class TextureFilter : uint8_t { Bilinear, Trilinear };
 
 struct Material {
     std::string name;
@@ -162,7 +164,7 @@ struct Scene {
     std::vector<Material> materials;  // index 0 always exists
     std::vector<TextureImage> images;
     std::vector<Texture> textures;
-    TextureFilter texture_filter = TextureFilter::Trilinear;
+    TextureFilter texture_filter = TextureFilter::Bilinear;
     std::vector<Sphere> spheres;
     std::vector<Plane> planes;
     std::vector<Triangle> triangles;

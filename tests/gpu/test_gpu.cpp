@@ -45,6 +45,12 @@ std::vector<std::pair<std::string, Scene>> scenes() {
     for (const char* f : {"scenes/cornell-mirror.json", "scenes/mesh.json", "scenes/hall-of-mirrors.json",
                           "scenes/big-sphere.json", "scenes/textured.json", "scenes/foliage.json"})
         if (std::filesystem::exists(src + "/" + f)) v.emplace_back(f, load_scene(src + "/" + f));
+    // Textures from their mip chains, by ray cones through flat and curved mirrors.
+    if (std::filesystem::exists(src + "/scenes/textured.json")) {
+        Scene s = load_scene(src + "/scenes/textured.json");
+        s.texture_filter = TextureFilter::Trilinear;
+        v.emplace_back("textured.json, trilinear", std::move(s));
+    }
     // The ground sphere of radius 1000, far from the origin (robust hit points).
     if (std::filesystem::exists(src + "/scenes/big-sphere.json"))
         v.emplace_back("big-sphere moved by (1e4, 0, 1e4)",

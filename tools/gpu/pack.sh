@@ -19,6 +19,11 @@ bins=("$BUILD/stencilrt" "$BUILD/tests/srt_gpu_tests")
 [ "${VIEW:-0}" = 1 ] && bins+=("$BUILD/tests/srt_tests")  # suite view: the viewer tests
 ../shared/tools/gpu-bundle.sh .gpu "${bins[@]}"
 [ -n "${OLD:-}" ] && cp -L "$OLD" .gpu/bin/stencilrt-old
+# Symbols are a third of the binaries (18 kernel variants each), and a call carries at
+# most 64 MiB; a backtrace there names addresses, which `addr2line -e build/...` resolves here.
+strip .gpu/bin/*
+# NO_TRAVERSAL_BENCH=1 leaves the traversal benchmark out, when nothing run needs it.
+[ "${NO_TRAVERSAL_BENCH:-0}" = 1 ] && rm -f .gpu/bin/traversal_bench
 rm -rf .data
 cp -a ../shared/data .data
 echo "pack: $(du -sh .gpu | cut -f1) binaries, $(du -sh .data | cut -f1) data"
