@@ -30,18 +30,21 @@ struct Hit {
     int32_t id;  // hit id, -1 = miss
 };
 
-// The kernels' compile-time variant, `kWidth`: the BVH width (2, 4 or 8) and three bits:
+// The kernels' compile-time variant, `kWidth`: the BVH width (2, 4 or 8) and four bits:
 // kPreciseSpheres, whether the scene has spheres computed in double; kTextures, whether
-// it has textures, whose shading and ray cones (render/stages.h) the others skip; and
+// it has textures, whose shading the others skip; kRayCones, whether its textures have
+// mip chains, whose levels the cone each ray carries picks (render/stages.h); and
 // kAlphaMasks, whether some triangle has an alpha mask that traversal must test
-// (with_bvh_width; masks come with kTextures).
+// (with_bvh_width; masks come with both texture bits).
 constexpr int kPreciseSpheres = 16;
 constexpr int kAlphaMasks = 32;
 constexpr int kTextures = 64;
+constexpr int kRayCones = 128;
 constexpr int bvh_of(int variant) { return variant & 15; }
 constexpr bool precise_spheres_of(int variant) { return (variant & kPreciseSpheres) != 0; }
 constexpr bool alpha_masks_of(int variant) { return (variant & kAlphaMasks) != 0; }
 constexpr bool textures_of(int variant) { return (variant & kTextures) != 0; }
+constexpr bool ray_cones_of(int variant) { return (variant & kRayCones) != 0; }
 
 // The original id of primitive k (the scene's order, PrimGpu::p2.w), which no layout
 // changes.
@@ -518,9 +521,11 @@ SRT_HD_INLINE int bvh_width(const SceneView& s) { return s.nodes8 ? 8 : s.nodes4
 // kPreciseSpheres, and the code compiled for it computes those spheres' hit points and
 // near-surface tests in double. The other scenes run code without it (measured on the
 // H100: that code in every kernel cost the default scene's and Conference's frames 3-10%).
-// Likewise for textures (kTextures: the cone each ray carries for their mip levels cost
-// the path kernels 2.5-4% on scenes without any) and alpha masks (kAlphaMasks): only a
-// scene with them runs code for them. 18 variants of each kernel.
+// Likewise for textures (kTextures), the ray cones of their mip levels (kRayCones: two
+// more floats live through the path kernels' traversal cost them 2.5-4% on scenes that
+// do not use them) and alpha masks (kAlphaMasks): only a scene with them runs code for
+// them. A masked scene carries cones whichever its filter, to keep to 24 variants of
+// each kernel.
 template <int kFlags, class Fn>
 SRT_HD_INLINE decltype(auto) with_width_flags(const SceneView& s, Fn&& fn) {
     switch (bvh_width(s)) {
@@ -531,7 +536,8 @@ SRT_HD_INLINE decltype(auto) with_width_flags(const SceneView& s, Fn&& fn) {
 }
 template <int kPrecise, class Fn>
 SRT_HD_INLINE decltype(auto) with_texture_flags(const SceneView& s, Fn&& fn) {
-    if (s.alpha_masks) return with_width_flags<kPrecise | kTextures | kAlphaMasks>(s, fn);
+    if (s.alpha_masks) return with_width_flags<kPrecise | kTextures | kRayCones | kAlphaMasks>(s, fn);
+    if (s.ray_cones) return with_width_flags<kPrecise | kTextures | kRayCones>(s, fn);
     if (s.textures) return with_width_flags<kPrecise | kTextures>(s, fn);
     return with_width_flags<kPrecise>(s, fn);
 }

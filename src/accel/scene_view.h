@@ -86,6 +86,9 @@ struct SceneView {
     // Some triangle's material has an alpha mask: traversal runs the kernels compiled with
     // the mask test (accel/intersect.h kAlphaMasks); other scenes never pay for it.
     bool alpha_masks = false;
+    // The textures have mip chains (scene.h TextureFilter::Trilinear): rays carry cones
+    // to pick their levels (accel/intersect.h kRayCones).
+    bool ray_cones = false;
     glm::vec3 background{0.0f};
     glm::vec3 ambient{0.0f};  // Scene::ambient
 };

@@ -88,6 +88,7 @@ static std::vector<uint32_t> compile_textures(const Scene& scene, CompiledScene&
     };
     std::vector<std::vector<Level>> image_levels(scene.images.size());
     const bool mips = scene.texture_filter == TextureFilter::Trilinear;
+    cs.ray_cones = mips;
     for (size_t i = 0; i < scene.images.size(); ++i) {
         const TextureImage& img = scene.images[i];
         std::vector<MipLevel> chain;
@@ -268,6 +269,7 @@ SceneView CompiledScene::view() const {
     v.uvs = uvs.empty() ? nullptr : uvs.data();
     v.prim_alpha = prim_alpha.empty() ? nullptr : prim_alpha.data();
     v.alpha_masks = !prim_alpha.empty();
+    v.ray_cones = ray_cones;
     v.node_count = uint32_t(nodes.size());
     v.prim_count = uint32_t(prims.size());
     v.plane_count = uint32_t(planes.size());

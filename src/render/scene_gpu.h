@@ -51,6 +51,7 @@ struct CompiledScene {
     glm::vec3 background{0.0f};
     glm::vec3 ambient{0.0f};
     bool precise_spheres = false;  // some sphere is computed in double (accel/bvh.h sphere_needs_double)
+    bool ray_cones = false;        // the textures have mip chains (SceneView::ray_cones)
     Camera camera;                  // world space, as the scene gave it
     glm::vec3 render_origin{0.0f};  // world position of rendering space's origin (the camera's)
     BvhBuildStats bvh_stats;

@@ -97,7 +97,7 @@ template <int kVariant>
 SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float t,
                                  int32_t id, const Cone& cone = Cone{}) {
     Surface sf;
-    sf.cone_width = textures_of(kVariant) ? cone.width + cone.spread * t : 0.0f;
+    sf.cone_width = ray_cones_of(kVariant) ? cone.width + cone.spread * t : 0.0f;
     sf.curvature = 0.0f;
     float inv_radius = 0.0f;  // of a sphere hit
     HitPoint hp;
@@ -116,10 +116,8 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
             } else {
                 hp = sphere_hit_point_float(o, d, t, xyz(a), b.x);
             }
-            if (textures_of(kVariant)) {
-                inv_radius = b.w;
-                sf.curvature = glm::dot(hp.n, d) < 0.0f ? inv_radius : -inv_radius;
-            }
+            inv_radius = b.w;
+            if (ray_cones_of(kVariant)) sf.curvature = glm::dot(hp.n, d) < 0.0f ? inv_radius : -inv_radius;
         } else {
             const f4 c = load_f4(&s.prims[id].p2);
             hp = triangle_hit_point(o, d, xyz(a), xyz(b), xyz(c));
@@ -177,7 +175,7 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
         }
         const TextureGpu t0 = load_texture(&s.textures[tex]);
         float lod = 0.0f;  // no mip chain: level 0
-        if (tex_levels(t0) > 1) {
+        if (ray_cones_of(kVariant) && tex_levels(t0) > 1) {
             const float cos_theta = fmaxf(fabsf(glm::dot(hp.n, d)), 1e-4f);
             const float texels = fabsf(sf.cone_width) * uv_per_length * sqrtf(float(t0.width) * float(t0.height)) / cos_theta;
             lod = log2_portable(texels);
@@ -362,13 +360,13 @@ SRT_HD_INLINE uint32_t shade_ray(const SceneView& s, const Surface& sf, R& r) {
 SRT_HD_INLINE bool depth_left(const FrameContext& f, int bounce) { return bounce + 1 < f.max_depth; }
 
 // The mirror bounce: weight *= kr; a surface without kr ends the path.
-// kVariant: as surface_at's; a scene without textures carries no cone.
+// kVariant: as surface_at's; a scene without mip chains carries no cone.
 template <int kVariant, class R>
 SRT_HD_INLINE bool reflect_ray(const Surface& sf, R& r) {
     if (!(sf.kr.x > 0.0f || sf.kr.y > 0.0f || sf.kr.z > 0.0f)) return false;
     const glm::vec3 d = r.dir();
     r.set_weight(r.weight() * sf.kr);
-    r.set_ray(offset_origin(sf), unit(reflect_dir(d, sf.ns)), textures_of(kVariant) ? reflected_cone(sf, r.cone()) : Cone{});
+    r.set_ray(offset_origin(sf), unit(reflect_dir(d, sf.ns)), ray_cones_of(kVariant) ? reflected_cone(sf, r.cone()) : Cone{});
     return true;
 }
 
