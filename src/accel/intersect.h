@@ -33,7 +33,7 @@ struct Hit {
 // The kernels' compile-time variant, `kWidth`: the BVH width (2, 4 or 8) and four bits:
 // kPreciseSpheres, whether the scene has spheres computed in double; kTextures, whether
 // it has textures, whose shading the others skip; kRayCones, whether its textures have
-// mip chains, whose levels the cone each ray carries picks (render/stages.h); and
+// mip chains, whose levels the cone each ray carries picks (render/surface.h); and
 // kAlphaMasks, whether some triangle has an alpha mask that traversal must test
 // (with_bvh_width; masks come with both texture bits).
 constexpr int kPreciseSpheres = 16;

@@ -50,7 +50,7 @@ struct CameraGpu {
     glm::vec3 forward;
     glm::vec3 right;
     glm::vec3 up;
-    float pixel_spread;  // 2 |right| / W: the angle a pixel spans at the centre (render/stages.h Cone)
+    float pixel_spread;  // 2 |right| / W: the angle a pixel spans at the centre (render/surface.h Cone)
 };
 
 struct Bvh4Node;

@@ -10,7 +10,7 @@
 //   - coordinates outside [0, 1] wrap per axis: repeat, mirrored repeat or clamp to the
 //     edge (glTF's sampler modes; scene.h Wrap).
 //   - minified, between two levels of the image's mip chain (trilinear): the level is
-//     log2 of the ray cone's width at the hit in texels (stages.h, after Akenine-Moller et
+//     log2 of the ray cone's width at the hit in texels (render/surface.h, after Akenine-Moller et
 //     al. 2019, "Texture Level of Detail Strategies for Real-Time Ray Tracing"); at or
 //     below level 0 the plain bilinear sample above.
 // Hardware texture units filter with 8-bit fractions of a texel and their own rounding,

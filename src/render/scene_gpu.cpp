@@ -39,7 +39,7 @@ glm::vec3 plane_anchor(const Plane& pl, bool textured, const glm::vec3& n, const
 }
 // How many texture-coordinate units one unit of length on the triangle spans, on average:
 // sqrt(area in uv / area in the scene), from the scene's own double corners so that a
-// moved scene gets the same value (stages.h: the ray cone's footprint in texels); 0 for a
+// moved scene gets the same value (render/surface.h: the ray cone's footprint in texels); 0 for a
 // triangle without area in either.
 double uv_per_length(const Triangle& t) {
     const double area = glm::length(glm::cross(t.v1 - t.v0, t.v2 - t.v0));
@@ -189,7 +189,7 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel) {
             // every sphere in double; a scene without one runs kernels without that code
             // (SceneView::precise_spheres).
             cs.precise_spheres = cs.precise_spheres || sphere_needs_double(centres[src], r);
-            p.p1 = f4{r, r * r, r_lo, float(1.0 / s.radius)};  // 1/r: the cone's curvature (stages.h)
+            p.p1 = f4{r, r * r, r_lo, float(1.0 / s.radius)};  // 1/r: the cone's curvature (render/surface.h)
             p.p2 = f4{centre_lo.x, centre_lo.y, centre_lo.z, bits_float(src)};
             cs.prim_tests[k] = make_sphere_test(centres[src], r, centre_lo, r_lo);
         } else {

@@ -19,6 +19,7 @@
 #include "core/hd.h"
 #include "render/frame.h"
 #include "render/srgb.h"
+#include "render/surface.h"
 
 #include <glm/glm.hpp>
 
@@ -47,148 +48,6 @@ SRT_HD_INLINE void sample_offset(uint32_t s, float& dx, float& dy) {
     dx = float(x - floor(x));
     dy = float(y - floor(y));
 }
-
-// A ray's cone (Akenine-Moller et al. 2019, "Texture Level of Detail Strategies for
-// Real-Time Ray Tracing", section 3.4), what picks a texture's mip level: its width where
-// the ray starts and the angle it spreads by along it. A camera ray starts as a point
-// spreading by one pixel's angle; a mirror passes the width on, and a curved one bends
-// the spread by twice its curvature times the width, as a curved mirror focuses or
-// spreads a beam. Carried in the w of the ray's origin and direction slots.
-struct Cone {
-    float width = 0.0f;
-    float spread = 0.0f;
-};
-
-// What shading needs to know about a hit.
-struct Surface {
-    glm::vec3 p;       // hit point (accel/hit_point.h)
-    glm::vec3 p_err;   // bound on p's error per component
-    glm::vec3 n;       // unit geometric normal, facing the incoming ray: where rays leave from
-    glm::vec3 ns;      // unit shading normal, facing the incoming ray: lighting and mirror
-                       // direction (the interpolated vertex normal on smooth triangles, else n)
-    glm::vec3 colour;  // after the checker and the texture
-    float cone_width;  // the ray cone's width at the hit (signed: negative past a focus)
-    float curvature;   // 1/r of a sphere seen from outside, -1/r from inside; 0 if flat
-    float kd;
-    float ka;
-    glm::vec3 kr;
-};
-
-// Both normals turned to face the incoming ray (winding does not matter), each on its own.
-SRT_HD_INLINE void face_ray(Surface& sf, const glm::vec3& d) {
-    if (glm::dot(sf.n, d) > 0.0f) sf.n = -sf.n;
-    if (glm::dot(sf.ns, d) > 0.0f) sf.ns = -sf.ns;
-}
-
-SRT_HD_INLINE uint32_t meta_of(const SceneView& s, int32_t id) { return float_bits(load_f4(&s.prims[id].p0).w); }
-
-// A plane hit's coordinates along the plane's own axes u and v = n x u, from its anchor
-// point: where its checker and its texture are laid out (n before facing the ray).
-SRT_HD_INLINE glm::vec2 plane_coords(const PlaneGpu* pl, const Surface& sf) {
-    const glm::vec3 u = xyz(load_f4(&pl->u));
-    const glm::vec3 v = glm::cross(sf.n, u);
-    const glm::vec3 local = sf.p - xyz(load_f4(&pl->point_mat));
-    return glm::vec2(glm::dot(local, u), glm::dot(local, v));
-}
-
-// kVariant: the kernels' variant (accel/intersect.h with_bvh_width): whether spheres
-// computed in double are, in this scene and this code.
-template <int kVariant>
-SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float t,
-                                 int32_t id, const Cone& cone = Cone{}) {
-    Surface sf;
-    sf.cone_width = ray_cones_of(kVariant) ? cone.width + cone.spread * t : 0.0f;
-    sf.curvature = 0.0f;
-    float inv_radius = 0.0f;  // of a sphere hit
-    HitPoint hp;
-    bool smooth = false;
-    uint32_t material;
-    const PlaneGpu* pl = nullptr;
-    if (uint32_t(id) < s.prim_count) {
-        const f4 a = load_f4(&s.prims[id].p0);
-        const f4 b = load_f4(&s.prims[id].p1);
-        const uint32_t meta = float_bits(a.w);
-        material = meta & kPrimMaterialMask;
-        if (meta & kPrimSphereBit) {
-            if (precise_spheres_of(kVariant)) {          // in double (accel/bvh.h)
-                const f4 lo = load_f4(&s.prims[id].p2);  // what rounding lost
-                hp = sphere_hit_point_double(o, d, t, xyz(a), b.x, xyz(lo), b.z);
-            } else {
-                hp = sphere_hit_point_float(o, d, t, xyz(a), b.x);
-            }
-            inv_radius = b.w;
-            if (ray_cones_of(kVariant)) sf.curvature = glm::dot(hp.n, d) < 0.0f ? inv_radius : -inv_radius;
-        } else {
-            const f4 c = load_f4(&s.prims[id].p2);
-            hp = triangle_hit_point(o, d, xyz(a), xyz(b), xyz(c));
-            if (meta & kPrimSmoothBit) {
-                const f4* vn = &s.normals[3 * uint32_t(id)];
-                const glm::vec3 n = (1.0f - hp.u - hp.v) * xyz(load_f4(&vn[0])) + hp.u * xyz(load_f4(&vn[1])) +
-                                    hp.v * xyz(load_f4(&vn[2]));
-                const float len2 = glm::dot(n, n);
-                sf.ns = len2 > 0.0f ? n * (1.0f / sqrtf(len2)) : hp.n;
-                smooth = true;
-            }
-        }
-    } else {
-        pl = &s.planes[uint32_t(id) - s.prim_count];
-        const f4 pm = load_f4(&pl->point_mat);
-        material = float_bits(pm.w);
-        hp = plane_hit_point(o, d, t, xyz(pm), xyz(load_f4(&pl->normal)));
-    }
-    sf.p = hp.p;
-    sf.p_err = hp.err;
-    sf.n = hp.n;
-    if (!smooth) sf.ns = hp.n;
-    const f4 mc = load_f4(&s.materials[material].colour);
-    const f4 mr = load_f4(&s.materials[material].kr);
-    sf.colour = xyz(mc);
-    sf.kd = mc.w;
-    sf.kr = xyz(mr);
-    sf.ka = mr.w;
-    if (pl != nullptr) {
-        const float size = load_f4(&pl->normal).w;
-        if (size > 0.0f) {
-            const glm::vec2 c = plane_coords(pl, sf);
-            if (int(floorf(c.x / size) + floorf(c.y / size)) & 1) sf.colour = xyz(load_f4(&pl->checker));
-        }
-    }
-    // A texture multiplies the colour (the checker's too) at the hit's texture coordinates,
-    // filtered over the cone's footprint: its width at the hit, stretched by the slant
-    // (1 / |cos|), in texels of the image (how many uv units a unit of length spans, times
-    // the image's size).
-    const uint32_t tex = textures_of(kVariant) ? float_bits(load_f4(&s.materials[material].tex).x) : kNoTextureGpu;
-    if (tex != kNoTextureGpu) {
-        glm::vec2 uv;
-        float uv_per_length;
-        if (pl != nullptr) {
-            const float size = load_f4(&pl->u).w;
-            uv = plane_coords(pl, sf) / size;
-            uv_per_length = 1.0f / size;
-        } else if (inv_radius > 0.0f) {
-            uv = sphere_uv(hp.n);
-            // A latitude-longitude map spans 2 pi r by pi r: sqrt(1 / (2 pi^2 r^2)).
-            uv_per_length = 0.225079079f * inv_radius;
-        } else {
-            uv = triangle_uv(s, uint32_t(id), hp.u, hp.v);
-            uv_per_length = load_f4(&s.uvs[2 * uint32_t(id) + 1]).z;
-        }
-        const TextureGpu t0 = load_texture(&s.textures[tex]);
-        float lod = 0.0f;  // no mip chain: level 0
-        if (ray_cones_of(kVariant) && tex_levels(t0) > 1) {
-            const float cos_theta = fmaxf(fabsf(glm::dot(hp.n, d)), 1e-4f);
-            const float texels = fabsf(sf.cone_width) * uv_per_length * sqrtf(float(t0.width) * float(t0.height)) / cos_theta;
-            lod = log2_portable(texels);
-        }
-        sf.colour = sf.colour * sample_colour_lod(s.textures, s.texels, s.srgb_lut, tex, uv, lod);
-    }
-    face_ray(sf, d);
-    return sf;
-}
-
-// Origin for rays leaving a surface on the side its normal faces: past the hit point's
-// error bound (accel/hit_point.h), so they never meet that surface again.
-SRT_HD_INLINE glm::vec3 offset_origin(const Surface& sf) { return offset_ray_origin(sf.p, sf.p_err, sf.n); }
 
 // The unit direction from `o` towards light l in `to_light`; returns how far a shadow
 // ray towards it runs (a directional light's: 3e38).
@@ -234,13 +93,6 @@ SRT_HD_INLINE glm::vec3 surface_light(const SceneView& s, const Surface& sf, uin
 
 SRT_HD_INLINE glm::vec3 reflect_dir(const glm::vec3& d, const glm::vec3& n) {
     return d - (2.0f * glm::dot(d, n)) * n;
-}
-
-// The cone of the ray a mirror reflects: it starts as wide as the incoming one was at the
-// hit, and a sphere adds twice its curvature times that width to the spread (a convex
-// mirror spreads the beam, a concave one focuses it).
-SRT_HD_INLINE Cone reflected_cone(const Surface& sf, const Cone& in) {
-    return Cone{sf.cone_width, in.spread + 2.0f * sf.curvature * sf.cone_width};
 }
 
 SRT_HD_INLINE glm::vec3 load3(const f4* p, uint32_t i) { return xyz(p[i]); }

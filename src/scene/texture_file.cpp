@@ -80,10 +80,4 @@ int32_t texture_from_bytes(Scene& scene, const unsigned char* data, size_t size,
     return texture_of(scene, image, wrap_u, wrap_v);
 }
 
-size_t texture_bytes(const Scene& scene) {
-    size_t n = 0;
-    for (const TextureImage& i : scene.images) n += i.texels.size() * sizeof(uint32_t);
-    return n;
-}
-
 }  // namespace srt

@@ -29,7 +29,4 @@ int32_t texture_from_file(Scene& scene, const std::string& path, TextureUse use,
 int32_t texture_from_bytes(Scene& scene, const unsigned char* data, size_t size, const std::string& name,
                            TextureUse use, Wrap wrap_u, Wrap wrap_v);
 
-// The bytes of every texture image of a scene (what the renderer uploads).
-size_t texture_bytes(const Scene& scene);
-
 }  // namespace srt
