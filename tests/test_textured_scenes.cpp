@@ -50,19 +50,11 @@ void frame_quad(Scene& s) {
     }
 }
 
-RenderSettings settings(int w, int h, int depth = 1) {
-    RenderSettings rs;
-    rs.width = w;
-    rs.height = h;
-    rs.depth = depth;
-    return rs;
-}
-
 // Every pixel of a head-on quad against the reference, within one 8-bit step.
 void expect_quad_matches_reference(const Scene& s, const TextureImage& img, Wrap wu, Wrap wv, double u0, double u1,
                                    double v0, double v1, const char* what) {
     constexpr int W = 44, H = 44;  // a texel centre of grid.png every 11 pixels
-    const Image out = render_cpu(s, settings(W, H));
+    const Image out = render_cpu(s, frame_settings(W, H));
     int worst = 0, bad = 0;
     for (int y = 0; y < H; ++y)
         for (int x = 0; x < W; ++x) {
@@ -96,7 +88,7 @@ TEST(TexturedQuad, ObjShowsTheImageUpright) {
     Scene s = load_scene(kTex + "quad.obj");
     frame_quad(s);
     ASSERT_EQ(s.images.size(), 1u);
-    const Image out = render_cpu(s, settings(44, 44));  // texel centres at pixels 5, 16, 27, 38
+    const Image out = render_cpu(s, frame_settings(44, 44));  // texel centres at pixels 5, 16, 27, 38
     EXPECT_EQ(out.pixel(5, 5)[0], 255);
     EXPECT_EQ(out.pixel(5, 5)[1], 0);
     EXPECT_EQ(out.pixel(38, 38)[0], 64);
@@ -110,10 +102,10 @@ TEST(TexturedQuad, GltfShowsTheImageUpright) {
     Scene s = load_scene(kTex + "quad.gltf");
     frame_quad(s);
     ASSERT_EQ(s.images.size(), 1u);
-    const Image gl = render_cpu(s, settings(48, 48));
+    const Image gl = render_cpu(s, frame_settings(48, 48));
     Scene o = load_scene(kTex + "quad.obj");
     frame_quad(o);
-    const Image obj = render_cpu(o, settings(48, 48));
+    const Image obj = render_cpu(o, frame_settings(48, 48));
     EXPECT_EQ(gl.rgba, obj.rgba);
     expect_quad_matches_reference(s, s.images[0], Wrap::Repeat, Wrap::Repeat, 0, 1, 0, 1, "glTF quad (v down)");
 }
@@ -193,7 +185,7 @@ TEST(AlphaMask, HolesShowTheWallAndTheShadowHasHoles) {
             return sample_ref(mask, Wrap::Repeat, Wrap::Repeat, u, v).alpha;
         };
         constexpr int W = 120, H = 120;
-        const Image out = render_cpu(s, settings(W, H));
+        const Image out = render_cpu(s, frame_settings(W, H));
         int quad_px = 0, hole_lit = 0, wall_shadow = 0, wall_lit = 0, shadow_hole = 0, wrong = 0;
         for (int py = 0; py < H; ++py)
             for (int px = 0; px < W; ++px) {
@@ -248,7 +240,7 @@ TEST(AlphaMask, FullyCutAwayIsNoHitForAnyRay) {
     s.triangles.push_back(floor);
     without.triangles.push_back(floor);
     s.materials[s.triangles[0].material].alpha_factor = 0.0f;
-    EXPECT_EQ(render_cpu(s, settings(64, 64, 4)).rgba, render_cpu(without, settings(64, 64, 4)).rgba);
+    EXPECT_EQ(render_cpu(s, frame_settings(64, 64, 4)).rgba, render_cpu(without, frame_settings(64, 64, 4)).rgba);
 }
 
 // ---------------------------------------------------------------------------

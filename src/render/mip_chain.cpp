@@ -60,16 +60,6 @@ uint32_t byte_of(double v) { return uint32_t(std::lround(std::clamp(v, 0.0, 1.0)
 
 }  // namespace
 
-uint32_t mip_level_count(uint32_t width, uint32_t height) {
-    uint32_t n = 1;
-    while (width > 1 || height > 1) {
-        width = std::max(1u, width / 2);
-        height = std::max(1u, height / 2);
-        ++n;
-    }
-    return n;
-}
-
 std::vector<MipLevel> build_mip_chain(const TextureImage& img) {
     std::vector<MipLevel> levels;
     Linear cur;

@@ -24,7 +24,4 @@ struct MipLevel {
 // image.
 std::vector<MipLevel> build_mip_chain(const TextureImage& img);
 
-// How many levels a width x height image has, itself included.
-uint32_t mip_level_count(uint32_t width, uint32_t height);
-
 }  // namespace srt

@@ -4,6 +4,7 @@
 #include "accel/intersect.h"
 #include "core/error.h"
 #include "render/mip_chain.h"
+#include "render/srgb.h"
 
 #include <cmath>
 
@@ -55,10 +56,11 @@ CameraGpu make_camera(const Camera& c, int width, int height, const glm::vec3& r
     g.forward = unit(c.at - c.from);
     const glm::vec3 right_unit = unit(glm::cross(g.forward, c.up));
     const glm::vec3 up_unit = glm::cross(right_unit, g.forward);
-    const float half = float(std::tan(double(c.fov_deg) * 0.5 * 3.14159265358979323846 / 180.0));
+    const double tan_half = std::tan(double(c.fov_deg) * 0.5 * 3.14159265358979323846 / 180.0);
+    const float half = float(tan_half);
     g.right = right_unit * half;
     g.up = up_unit * (half * float(height) / float(width));
-    g.pixel_spread = float(2.0 * std::tan(double(c.fov_deg) * 0.5 * 3.14159265358979323846 / 180.0) / double(width));
+    g.pixel_spread = float(2.0 * tan_half / double(width));
     return g;
 }
 
@@ -112,10 +114,7 @@ static std::vector<uint32_t> compile_textures(const Scene& scene, CompiledScene&
     }
     // sRGB -> linear, exact to float (IEC 61966-2-1), for every byte value.
     cs.srgb_lut.resize(256);
-    for (int b = 0; b < 256; ++b) {
-        const double c = b / 255.0;
-        cs.srgb_lut[size_t(b)] = float(c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4));
-    }
+    for (int b = 0; b < 256; ++b) cs.srgb_lut[size_t(b)] = float(srgb_to_linear(b / 255.0));
     return first;
 }
 

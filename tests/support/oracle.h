@@ -21,6 +21,15 @@ bool have_povray();
 Image render_povray(const Scene& s, int width, int height, int depth,
                     const std::string& keep_pov = "");
 
+// Settings for a width x height frame at `depth`, one sample, the rest as RenderSettings has them.
+inline RenderSettings frame_settings(int width, int height, int depth = 1) {
+    RenderSettings rs;
+    rs.width = width;
+    rs.height = height;
+    rs.depth = depth;
+    return rs;
+}
+
 // Our CPU wavefront executor on `s` (compile_scene + set_scene + render). With `stats`,
 // the live rays and warps per bounce are counted into it.
 Image render_cpu(const Scene& s, const RenderSettings& rs, int threads = 0,
