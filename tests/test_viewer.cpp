@@ -17,11 +17,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -162,7 +165,181 @@ void expect_viewer_equals_render(const std::string& name, const std::string& scr
     fs::remove_all(dir);
 }
 
+// One viewer run under a display: the screenshot (and its companions) in `dir`.
+struct ViewerRun {
+    bool skipped = false;
+    std::string why;  // when skipped
+    int rc = -1;
+    std::string out;
+    fs::path dir, shot;
+    int samples = -1;
+};
+
+ViewerRun run_viewer(const std::string& name, const std::string& script, int frames, int w, int h,
+                     const std::string& extra = "") {
+    ViewerRun v;
+    v.dir = temp_dir(name);
+    const std::string prefix = display_prefix(v.dir, v.why);
+    if (!v.why.empty()) {
+        v.skipped = true;
+        return v;
+    }
+    write_file(v.dir / "script.txt", script);
+    v.shot = v.dir / "shot.png";
+    v.rc = run(prefix + quote(binary()) + " view --backend " + backend() + " " + view_args() + " --width " +
+                   std::to_string(w) + " --height " + std::to_string(h) + " --frames " + std::to_string(frames) +
+                   " --no-vsync --screenshot " + quote(v.shot.string()) + " --input-script " +
+                   quote((v.dir / "script.txt").string()) + " " + extra,
+               v.dir, v.out);
+    if (viewer_missing(v.out)) {
+        v.skipped = true;
+        v.why = "stencilrt was built without the viewer";
+    }
+    v.samples = accumulated_samples(v.out);
+    return v;
+}
+
+fs::path with_suffix(const fs::path& png, const std::string& tag) {
+    std::string s = png.string();
+    return s.substr(0, s.size() - 4) + tag + ".png";
+}
+
+// Per pixel, what the overlay did to the image beneath it (shaders/display.frag): 0 left
+// it alone (the ray lives on), 1 tinted it amber (this lane dead), 2 red (the whole warp
+// dead), -1 neither.
+std::vector<int> overlay_classes(const srt::Image& image, const srt::Image& overlay) {
+    std::vector<int> c(size_t(image.width) * size_t(image.height), -1);
+    auto near = [](int got, double base, double tint, double k) {
+        return std::fabs(double(got) - (base + (tint - base) * k)) <= 1.01;
+    };
+    for (size_t p = 0; p < c.size(); ++p) {
+        const uint8_t* a = &image.rgba[p * 4];
+        const uint8_t* o = &overlay.rgba[p * 4];
+        if (a[0] == o[0] && a[1] == o[1] && a[2] == o[2])
+            c[p] = 0;
+        else if (near(o[0], a[0], 255.0, 0.55) && near(o[1], a[1], 25.5, 0.55) && near(o[2], a[2], 25.5, 0.55))
+            c[p] = 2;
+        else if (near(o[0], a[0], 255.0, 0.35) && near(o[1], a[1], 204.0, 0.35) && near(o[2], a[2], 25.5, 0.35))
+            c[p] = 1;
+    }
+    return c;
+}
+
+// The render a viewer run must equal: `render --spp N` at its size, N its samples.
+srt::Image headless(const ViewerRun& v, int w, int h, const std::string& extra = "") {
+    std::string rout;
+    const fs::path ref = v.dir / "ref.png";
+    const int rc = run(quote(binary()) + " render --backend " + backend() + " -W " + std::to_string(w) + " -H " +
+                           std::to_string(h) + " --spp " + std::to_string(v.samples) + " " + extra + " -o " +
+                           quote(ref.string()),
+                       v.dir, rout);
+    EXPECT_EQ(rc, 0) << rout;
+    return srt::read_png(ref.string());
+}
+
 }  // namespace
+
+// The stencil overlay (V) shows one sample's stencil and holds it while the view stays
+// still and later samples add up: still frame 3 shows what frame 1 showed. The saved
+// image stays the render (OUT.png equals `render --spp N`); the tinted frame is saved
+// beside it (OUT.overlay.png). With accumulation off the same holds.
+TEST(Viewer, StencilOverlayHoldsOnAStillView) {
+    const std::string script = "frame 0 key V press\nframe 0 key V release\n";
+    std::vector<std::vector<int>> classes;
+    for (const auto& [frames, extra] : {std::pair<int, std::string>{1, "--depth 3"}, {3, "--depth 3"},
+                                        {3, "--depth 3 --max-samples 1"}}) {
+        SCOPED_TRACE("frames " + std::to_string(frames) + " " + extra);
+        const ViewerRun v = run_viewer("overlay" + std::to_string(classes.size()), script, frames, 160, 120, extra);
+        if (v.skipped) GTEST_SKIP() << v.why;
+        ASSERT_EQ(v.rc, 0) << v.out;
+        EXPECT_EQ(v.samples, extra.find("max-samples 1") != std::string::npos ? 1 : frames) << v.out;
+        const srt::Image image = srt::read_png(v.shot.string());
+        const srt::Image ref = headless(v, 160, 120, "--depth 3");
+        const srt::ImageDiff d = srt::compare_images(image, ref, 0);
+        EXPECT_EQ(d.exact_equal, d.channels) << "the saved image is not the render: max diff " << d.max_diff;
+        const fs::path tinted = with_suffix(v.shot, ".overlay");
+        ASSERT_TRUE(fs::exists(tinted)) << v.out;
+        const std::vector<int> c = overlay_classes(image, srt::read_png(tinted.string()));
+        size_t alive = 0, dead_warp = 0, unknown = 0;
+        for (int k : c) {
+            alive += k == 0;
+            dead_warp += k == 2;
+            unknown += k < 0;
+        }
+        EXPECT_EQ(unknown, 0u);
+        // Bounce 0 of the default scene: the mirrors' rays live on, the floor's and the sky's die.
+        EXPECT_GT(alive, c.size() / 20) << "no live rays shown";
+        EXPECT_GT(dead_warp, c.size() / 20) << "no dead warps shown";
+        classes.push_back(c);
+        fs::remove_all(v.dir);
+    }
+    EXPECT_TRUE(classes[0] == classes[1]) << "the overlay changed between still frames 1 and 3";
+    EXPECT_TRUE(classes[0] == classes[2]) << "the overlay differs with accumulation off";
+}
+
+// `C` prints the view as a `render` command line; run, it renders the window's image.
+// In a mesh scene without lights, whose automatic light stays where the start camera put
+// it, the command names that light.
+TEST(Viewer, CameraKeyPrintsARenderCommandForTheView) {
+    const std::string script =
+        "frame 0 key W press\nframe 2 key W release\n"
+        "frame 2 button right press\nframe 2 mouse 15 -6\nframe 2 button right release\n"
+        "frame 3 key C press\nframe 3 key C release\n";
+    const fs::path scene_dir = temp_dir("camera_scene");
+    write_file(scene_dir / "room.obj",
+               "v -1 -1 -1\nv 1 -1 -1\nv 1 1 -1\nv -1 1 -1\nv -1 -1 1\nv 1 -1 1\nv 1 1 1\nv -1 1 1\n"
+               "f 1 2 3 4\nf 1 5 6 2\nf 4 3 7 8\nf 1 4 8 5\nf 2 6 7 3\nv 0 -0.5 0\nv 0.5 0.2 0\nv -0.3 0.4 0.2\nf 9 10 11\n");
+    const ViewerRun v = run_viewer("camera", script, 6, 160, 120, quote((scene_dir / "room.obj").string()));
+    if (v.skipped) GTEST_SKIP() << v.why;
+    ASSERT_EQ(v.rc, 0) << v.out;
+    const size_t at = v.out.find("stencilrt render ");
+    ASSERT_NE(at, std::string::npos) << v.out;
+    const std::string line = v.out.substr(at, v.out.find('\n', at) - at);
+    for (const char* flag : {"--camera-from=", "--camera-at=", "--camera-up=", "--fov ", "--light=", "room.obj"})
+        EXPECT_NE(line.find(flag), std::string::npos) << flag << " missing from: " << line;
+    EXPECT_EQ(v.samples, 4) << v.out;  // frames 2..5: the look at frame 2 comes before it renders
+    std::string rout;
+    const fs::path ref = v.dir / "ref.png";
+    ASSERT_EQ(run(quote(binary()) + line.substr(std::string("stencilrt").size()) + " --backend " + backend() +
+                      " --spp " + std::to_string(v.samples) + " -o " + quote(ref.string()),
+                  v.dir, rout),
+              0)
+        << line << "\n" << rout;
+    const srt::ImageDiff d = srt::compare_images(srt::read_png(v.shot.string()), srt::read_png(ref.string()), 0);
+    EXPECT_EQ(d.exact_equal, d.channels) << line << "\nmax diff " << d.max_diff;
+    fs::remove_all(v.dir);
+    fs::remove_all(scene_dir);
+}
+
+// `H` hides the HUD; at 640x360 it stays compact: in the top part of the window, its last
+// line well clear of the bottom edge (the full HUD covered the window and lost its last line).
+TEST(Viewer, HudIsCompactAtSmallSizesAndHides) {
+    const ViewerRun v = run_viewer("hud", "", 2, 640, 360, "--depth 1");
+    if (v.skipped) GTEST_SKIP() << v.why;
+    ASSERT_EQ(v.rc, 0) << v.out;
+    const srt::Image image = srt::read_png(v.shot.string());
+    const srt::Image hud = srt::read_png(with_suffix(v.shot, ".hud").string());
+    int lowest = -1, rightmost = -1;
+    for (int y = 0; y < image.height; ++y)
+        for (int x = 0; x < image.width; ++x)
+            for (int k = 0; k < 3; ++k)
+                if (image.rgba[(size_t(y) * image.width + x) * 4 + k] != hud.rgba[(size_t(y) * image.width + x) * 4 + k]) {
+                    lowest = std::max(lowest, y);
+                    rightmost = std::max(rightmost, x);
+                }
+    ASSERT_GE(lowest, 0) << "no HUD drawn";
+    EXPECT_LT(lowest, 360 / 2) << "the HUD reaches row " << lowest << " of 360";
+    EXPECT_LT(rightmost, 640 - 8) << "the HUD reaches column " << rightmost << " of 640";
+    fs::remove_all(v.dir);
+
+    const ViewerRun hidden = run_viewer("hud_hidden", "frame 0 key H press\nframe 0 key H release\n", 2, 640, 360,
+                                        "--depth 1");
+    ASSERT_EQ(hidden.rc, 0) << hidden.out;
+    const srt::ImageDiff d = srt::compare_images(srt::read_png(hidden.shot.string()),
+                                                 srt::read_png(with_suffix(hidden.shot, ".hud").string()), 0);
+    EXPECT_EQ(d.exact_equal, d.channels) << "H did not hide the HUD";
+    fs::remove_all(hidden.dir);
+}
 
 // Every control is exercised, and each is undone by the end (depth back, mode cycled
 // round, overlay cycled off, camera moved then reset), so the last frame must be the

@@ -54,6 +54,12 @@ struct RenderOptions {
     void add_to(CLI::App& cmd);
 };
 
+// Refuses, before any work, an output that would land over the scene file, into a
+// missing directory or over a directory ("-", standard output, passes). `flag` names
+// the option in the message, `kind` what would have been written ("image").
+void check_output_path(const std::string& out, const std::string& scene, const std::string& flag,
+                       const std::string& kind);
+
 // Loads the scene (or the built-in default) and applies the overrides.
 Scene load_with_overrides(const SceneOptions& o);
 

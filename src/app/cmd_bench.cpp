@@ -91,6 +91,13 @@ int cmd_bench(int argc, char** argv) {
     if (o.skip && o.tune) throw InputError("bench: --skip and --tune are separate runs; give one of them");
     for (const std::string* f : {&o.csv, &o.json, &o.plot})
         if (*f == "-") throw InputError("bench: '-' (standard output) carries the tables; give --csv, --json and --plot a file");
+    // A sweep on the GPU runs for minutes: where its results go is checked before the first frame.
+    if (!o.csv.empty()) check_output_path(o.csv, so.scene, "--csv", "CSV");
+    if (!o.json.empty()) check_output_path(o.json, so.scene, "--json", "JSON");
+    if (!o.plot.empty()) {
+        check_output_path(o.plot, so.scene, "--plot", "plot");
+        if (const std::string why = plot_unavailable(); !why.empty()) throw InputError("--plot " + o.plot + ": " + why);
+    }
 
     o.scene = so.scene;
     o.camera_overrides = {{"from", so.from_text}, {"at", so.at_text}, {"up", so.up_text},
@@ -188,7 +195,7 @@ int cmd_bench(int argc, char** argv) {
                     l["shade"].get<int>(), l["reflect"].get<int>(), l["resolve"].get<int>(), l["compact"].get<int>());
     }
     std::fflush(stdout);
-    for (const std::string& n : notes) std::fprintf(stderr, "note: %s\n", n.c_str());
+    // What the CPU collapses (modes, launches) is said in the tables; the JSON keeps it as notes.
     std::printf("frame    %dx%d, %d spp; %d timed frames (+%d warm-up) per configuration, %s; "
                 "plus one counted frame for rays, bounces and stages\n",
                 o.width, o.height, o.spp, o.frames, o.warmup,
@@ -204,9 +211,9 @@ int cmd_bench(int argc, char** argv) {
     base.warp_width = std::atoi(o.warp_shape.c_str());
     const std::vector<Result> results = run_sweep(o, *ex, scene.camera, base);
 
-    print_tables(results, o.modes);
+    print_tables(results, o.modes, gpu);
     const ojson dead = print_dead_bounce_summary(results, o, gpu);
-    const ojson by_kind = print_rays_by_kind(results);
+    const ojson by_kind = print_rays_by_kind(results, gpu);
     // Split frames: each device's band and time, the balance, and the scaling.
     ojson split_json = nullptr;
     if (SplitExecutor* split = ex->split()) split_json = report_split(o, *ex, *split, scene.camera, base, results);

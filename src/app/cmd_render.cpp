@@ -29,22 +29,6 @@ using bench::ojson;
 
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
-// Refuses to write an output over an input file, into a missing directory or over a
-// directory. ("-" is standard output.) `what` names the flag.
-void check_output_path(const std::string& out, const std::string& scene, const char* what = "-o") {
-    namespace fs = std::filesystem;
-    if (out == "-") return;
-    const std::string flag = std::string(what) + " " + out;
-    std::error_code ec;
-    if (!scene.empty() && fs::exists(out, ec) && fs::equivalent(out, scene, ec))
-        throw InputError(flag + ": refusing to write the " + (std::string(what) == "-o" ? "image" : "statistics") +
-                         " over the scene file");
-    if (fs::is_directory(out, ec)) throw InputError(flag + ": is a directory");
-    const fs::path parent = fs::absolute(out, ec).parent_path();
-    if (!fs::is_directory(parent, ec))
-        throw InputError(flag + ": directory '" + parent.string() + "' does not exist");
-}
-
 void print_stats(std::FILE* info, const FrameStats& st) {
     std::fprintf(info, "%-7s %12s %12s %8s\n", "bounce", "live rays", "live warps", "SIMD");
     for (size_t b = 0; b < st.bounces.size(); ++b) {
@@ -98,11 +82,11 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
     const bool sequence = !ro.frames.empty() || !ro.frame.empty();
     if (!ro.frames.empty() && !ro.frame.empty()) throw InputError("--frames and --frame: give one of them");
     if (sequence && out == "-") throw InputError("-o -: frames of a camera path go to files, not standard output");
-    if (!ro.stats_json.empty()) check_output_path(ro.stats_json, so.scene, "--stats-json");
+    if (!ro.stats_json.empty()) check_output_path(ro.stats_json, so.scene, "--stats-json", "statistics");
     // The output's checks come before the scene is even read (a numbered name is
     // checked below, once the frames are known).
     const bool numbered = has_frame_number(out);
-    if (!numbered) check_output_path(out, so.scene);
+    if (!numbered) check_output_path(out, so.scene, "-o", "image");
     const ImageFormat format = image_format_for(out);  // exit 2 on .jpg, before rendering
     // With -o - the image goes to standard output, so the text goes to standard error.
     std::FILE* info = out == "-" ? stderr : stdout;
@@ -133,7 +117,7 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
                              " frames need a frame number in the name, like out_%04d.png");
     }
     auto file_of = [&](int k) { return numbered ? frame_file(out, k) : out; };
-    if (numbered) check_output_path(file_of(sequence ? frames.front() : 0), so.scene);
+    if (numbered) check_output_path(file_of(sequence ? frames.front() : 0), so.scene, "-o", "image");
     ExrOptions exr;
     exr.half = ro.exr_pixel == "half";
     exr.alpha = ro.exr_channels == "rgba";

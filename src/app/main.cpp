@@ -10,17 +10,21 @@
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
+#include <type_traits>
 
 namespace srt::app {
 namespace {
 
-glm::vec3 parse_vec3(const std::string& flag, const std::string& text) {
-    std::vector<float> v;
+// Three numbers x,y,z, each rounded once from its text to T: the camera is float, a
+// light's position double (the viewer's `C` prints it with 17 digits).
+template <class T>
+glm::vec<3, T> parse_xyz(const std::string& flag, const std::string& text) {
+    std::vector<T> v;
     std::stringstream ss(text);
     std::string item;
     while (std::getline(ss, item, ',')) {
         char* end = nullptr;
-        const float f = std::strtof(item.c_str(), &end);
+        const T f = std::is_same_v<T, float> ? T(std::strtof(item.c_str(), &end)) : T(std::strtod(item.c_str(), &end));
         if (item.empty() || *end != '\0' || !std::isfinite(f))
             throw InputError(flag + ": '" + text + "' is not three numbers x,y,z");
         v.push_back(f);
@@ -28,6 +32,7 @@ glm::vec3 parse_vec3(const std::string& flag, const std::string& text) {
     if (v.size() != 3) throw InputError(flag + ": '" + text + "' is not three numbers x,y,z");
     return {v[0], v[1], v[2]};
 }
+glm::vec3 parse_vec3(const std::string& flag, const std::string& text) { return parse_xyz<float>(flag, text); }
 
 }  // namespace
 
@@ -75,13 +80,15 @@ Scene load_with_overrides(const SceneOptions& o) {
     if (!o.at_text.empty()) s.camera.at = parse_vec3("--camera-at", o.at_text);
     if (!o.up_text.empty()) s.camera.up = parse_vec3("--camera-up", o.up_text);
     if (o.fov) s.camera.fov_deg = *o.fov;
+    place_auto_light(s);  // a light the loader made up for the file's camera follows the one used
     s.texture_filter = o.texture_filter == "trilinear" ? TextureFilter::Trilinear : TextureFilter::Bilinear;
     if (!o.lights.empty()) {
         s.lights.clear();
+        s.auto_light.reset();
         for (const std::string& l : o.lights) {
             Light light;
             const size_t colon = l.find(':');
-            light.position = parse_vec3("--light", l.substr(0, colon));
+            light.position = Point3(parse_xyz<double>("--light", l.substr(0, colon)));
             if (colon != std::string::npos) light.colour = parse_vec3("--light", l.substr(colon + 1));
             s.lights.push_back(light);
         }

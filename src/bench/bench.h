@@ -151,7 +151,8 @@ std::vector<Result> run_sweep(const BenchOptions& o, Executor& ex, const Camera&
 std::string fmt(const char* f, double v);
 std::vector<std::string> stage_names(const std::vector<Result>& rs);
 double stage_ms(const FrameStats& st, const std::string& name);
-void print_tables(const std::vector<Result>& results, const std::vector<DeadRayMode>& modes);
+// `gpu` false: the CPU executor's tables (no launch column, the modes it collapses said in the table).
+void print_tables(const std::vector<Result>& results, const std::vector<DeadRayMode>& modes, bool gpu);
 std::string results_csv(const std::vector<Result>& results, const RenderSettings& base, int frames, int warmup);
 ojson result_json(const Result& r, uint32_t warps_per_sample, int spp);
 // The keys bench results and render --stats-json frames share (docs/stats-json.md):
@@ -165,6 +166,8 @@ ojson scene_json(const Scene& scene, const std::string& path, const CompiledScen
 // primitive (nodes and primitives), depth, build time.
 ojson accel_json(const CompiledScene& compiled);
 void write_output(const std::string& path, const std::string& text, const char* what);
+// Why --plot could not draw here ("" when it can): checked before a sweep starts.
+std::string plot_unavailable();
 int run_plot(const std::string& json_path, const std::string& png);
 int write_json_and_plot(const BenchOptions& o, const ojson& doc);
 // The common head of every JSON record.
@@ -175,7 +178,7 @@ ojson tuning_json(const AppliedTuning& t);
 // bounce stage times): primary = bounce 0's live rays over its intersect time, shadow =
 // bounce 0's shadow rays over its shade time, reflected = bounce 1's live rays over its
 // intersect time (none where bounce 1 ran fused in the stencil's sparse or tail kernel).
-ojson print_rays_by_kind(const std::vector<Result>& results);
+ojson print_rays_by_kind(const std::vector<Result>& results, bool gpu);
 // The dead-bounce table per mode and launch, and graph against stream (bench/dead_bounce.h).
 ojson print_dead_bounce_summary(const std::vector<Result>& results, const BenchOptions& o, bool gpu);
 

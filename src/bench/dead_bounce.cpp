@@ -33,7 +33,8 @@ DeadBounceCost dead_bounce_cost(const std::vector<DepthTime>& times, const std::
     if (!a || !b) {
         std::ostringstream why;
         why << "the sweep has no depth " << (a ? c.to_depth : c.from_depth) << " (live rays fall below "
-            << fraction * 100.0 << "% of the primary rays at bounce " << b0 << ")";
+            << fraction * 100.0 << "% of the primary rays at bounce " << b0 << "); measure it with --depths 1.."
+            << c.to_depth;
         c.why_not = why.str();
         return c;
     }

@@ -59,28 +59,33 @@ double stage_ms(const FrameStats& st, const std::string& name) {
     return 0.0;
 }
 
-void print_tables(const std::vector<Result>& results, const std::vector<DeadRayMode>& modes) {
+void print_tables(const std::vector<Result>& results, const std::vector<DeadRayMode>& modes, bool gpu) {
+    // The CPU executor has no kernel launches, and runs two of the five modes (bench/bench.h).
+    const auto launch = [gpu](const Result& r) { return gpu ? to_string(r.launch) : "-"; };
     // SIMD: the lanes that traced a bounce over 32 per warp step that traced one, over the
     // frame (FrameStats::simd_efficiency).
     std::printf("\n%-10s %-6s %5s %10s %9s %9s %9s %9s %9s %9s %9s %12s %11s %8s %6s\n", "mode", "launch", "depth",
                 "median ms", "p10", "p90", "min", "max", "FPS", "Grays/s", "Mrays", "last live", "last warps",
                 "bounces", "SIMD");
+    if (!gpu)
+        std::printf("(CPU executor: no launches; it runs two modes, so the stencil rows stand for flags and compact "
+                    "too, the megakernel rows for regenerate)\n");
     for (const Result& r : results) {
         const BounceStats last = r.stats.bounces.empty() ? BounceStats{} : r.stats.bounces.back();
         std::printf("%-10s %-6s %5d %10.3f %9.3f %9.3f %9.3f %9.3f %9.1f %9.3f %9.2f %12llu %11llu %8llu %5.1f%%\n",
-                    to_string(r.mode), to_string(r.launch), r.depth, r.frame.median, r.frame.p10, r.frame.p90,
+                    to_string(r.mode), launch(r), r.depth, r.frame.median, r.frame.p10, r.frame.p90,
                     r.frame.min, r.frame.max, r.fps(), r.rays_per_s() * 1e-9, double(r.stats.rays_traced) * 1e-6,
                     (unsigned long long)last.live_rays, (unsigned long long)last.live_warps,
                     (unsigned long long)r.stats.bounces_run, 100.0 * r.stats.simd_efficiency());
     }
 
     const std::vector<std::string> names = stage_names(results);
-    std::printf("\nstage ms (the counted frame, stream launches; counting adds time)\n%-10s %-6s %5s", "mode",
-                "launch", "depth");
+    std::printf("\nstage ms (the counted frame, %s; counting adds time)\n%-10s %-6s %5s",
+                gpu ? "stream launches" : "host clock around each stage", "mode", "launch", "depth");
     for (const std::string& n : names) std::printf(" %10s", n.c_str());
     std::printf("\n");
     for (const Result& r : results) {
-        std::printf("%-10s %-6s %5d", to_string(r.mode), to_string(r.launch), r.depth);
+        std::printf("%-10s %-6s %5d", to_string(r.mode), launch(r), r.depth);
         for (const std::string& n : names) std::printf(" %10.3f", stage_ms(r.stats, n));
         std::printf("\n");
     }
@@ -159,7 +164,7 @@ ojson result_json(const Result& r, uint32_t warps_per_sample, int spp) {
     return j;
 }
 
-ojson print_rays_by_kind(const std::vector<Result>& results) {
+ojson print_rays_by_kind(const std::vector<Result>& results, bool gpu) {
     ojson out = ojson::array();
     std::vector<const Result*> deepest;  // per mode and launch
     for (const Result& r : results) {
@@ -173,9 +178,10 @@ ojson print_rays_by_kind(const std::vector<Result>& results) {
         const std::vector<BounceStats>& b = r->stats.bounces;
         if (b.empty() || b[0].intersect_ms <= 0.0) continue;  // stages not timed
         if (!header) {
-            std::printf("\nrays/s by kind (each mode's deepest counted frame, stream launches: bounce 0's intersect "
-                        "and shade, bounce 1's intersect)\n");
-            std::printf("%-8s %-6s %5s %14s %14s %14s\n", "mode", "launch", "depth", "primary G/s", "shadow G/s",
+            std::printf("\nrays/s by kind (each mode's deepest counted frame, %s: bounce 0's intersect "
+                        "and shade, bounce 1's intersect)\n",
+                        gpu ? "stream launches" : "host clock around each stage");
+            std::printf("%-10s %-6s %5s %14s %14s %14s\n", "mode", "launch", "depth", "primary G/s", "shadow G/s",
                         "reflected G/s");
             header = true;
         }
@@ -188,8 +194,8 @@ ojson print_rays_by_kind(const std::vector<Result>& results) {
         char refl[32];
         if (separate) std::snprintf(refl, sizeof refl, "%.3f", reflected);
         else std::snprintf(refl, sizeof refl, "%s", b.size() > 1 ? "fused" : "-");
-        std::printf("%-8s %-6s %5d %14.3f %14.3f %14s\n", to_string(r->mode), to_string(r->launch), r->depth, primary,
-                    shadow, refl);
+        std::printf("%-10s %-6s %5d %14.3f %14.3f %14s\n", to_string(r->mode), gpu ? to_string(r->launch) : "-",
+                    r->depth, primary, shadow, refl);
         ojson j = {{"mode", to_string(r->mode)}, {"launch", to_string(r->launch)}, {"depth", r->depth},
                    {"primary_rays", b[0].live_rays}, {"primary_ms", b[0].intersect_ms}, {"primary_grays_per_s", primary},
                    {"shadow_rays", b[0].shadow_rays}, {"shadow_ms", b[0].shade_ms}, {"shadow_grays_per_s", shadow}};
@@ -277,11 +283,23 @@ void write_output(const std::string& path, const std::string& text, const char* 
     std::printf("%-8s %s\n", what, std::filesystem::absolute(path).string().c_str());
 }
 
-// Runs tools/bench/plot_bench.py on `json_path` (matplotlib from the Debian package, hence
-// /usr/bin/python3 first).
+namespace {
+// matplotlib comes from the Debian package, hence /usr/bin/python3 first.
+std::string plot_python() { return ::access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3"; }
+std::string plot_script() { return std::string(SRT_SOURCE_DIR) + "/tools/bench/plot_bench.py"; }
+}  // namespace
+
+std::string plot_unavailable() {
+    if (::access(plot_script().c_str(), R_OK) != 0) return plot_script() + " is not there (it is read from the source tree)";
+    const std::string cmd = plot_python() + " -c 'import matplotlib' >/dev/null 2>&1";
+    if (std::system(cmd.c_str()) != 0) return plot_python() + " cannot import matplotlib (Debian: python3-matplotlib)";
+    return "";
+}
+
+// Runs tools/bench/plot_bench.py on `json_path`.
 int run_plot(const std::string& json_path, const std::string& png) {
-    const std::string script = std::string(SRT_SOURCE_DIR) + "/tools/bench/plot_bench.py";
-    const std::string python = ::access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+    const std::string script = plot_script();
+    const std::string python = plot_python();
     const std::string cmd = python + " " + shell_quote(script) + " " + shell_quote(json_path) + " -o " + shell_quote(png);
     const int rc = std::system(cmd.c_str());
     if (rc != 0) {
@@ -381,7 +399,7 @@ ojson tuning_json(const AppliedTuning& t) {
 ojson print_dead_bounce_summary(const std::vector<Result>& results, const BenchOptions& o, bool gpu) {
     ojson out = ojson::array();
     std::printf("\ndead bounces (slope of the median frame time from the depth where live rays fall below 0.1%% "
-                "of the primary rays, over 4 bounces)\n%-8s %-6s %8s %14s %12s %12s %12s\n",
+                "of the primary rays, over 4 bounces)\n%-10s %-6s %8s %14s %12s %12s %12s\n",
                 "mode", "launch", "depths", "us per bounce", "FPS d6/d1", "FPS d12/d1", "seed d6/d1");
     const auto& seed = bench::seed_fps_by_depth();
     for (DeadRayMode m : o.modes) {
@@ -400,10 +418,10 @@ ojson print_dead_bounce_summary(const std::vector<Result>& results, const BenchO
             const double r6 = bench::fps_ratio(times, 6), r12 = bench::fps_ratio(times, 12);
             char depths[32] = "-";
             if (c.ok) std::snprintf(depths, sizeof depths, "%d..%d", c.from_depth, c.to_depth);
-            std::printf("%-8s %-6s %8s %14s %12s %12s %12.2f\n", to_string(m), gpu ? to_string(l) : "-", depths,
+            std::printf("%-10s %-6s %8s %14s %12s %12s %12.2f\n", to_string(m), gpu ? to_string(l) : "-", depths,
                         c.ok ? fmt("%.2f", c.ms_per_bounce * 1e3).c_str() : "-", r6 > 0 ? fmt("%.2f", r6).c_str() : "-",
                         r12 > 0 ? fmt("%.2f", r12).c_str() : "-", seed[5] / seed[0]);
-            if (!c.ok) std::printf("         (%s)\n", c.why_not.c_str());
+            if (!c.ok) std::printf("           (%s)\n", c.why_not.c_str());
             ojson j = {{"mode", to_string(m)}, {"launch", to_string(l)}, {"ok", c.ok}};
             if (c.ok) {
                 j["from_depth"] = c.from_depth;

@@ -303,10 +303,10 @@ MeshFraming frame_camera(Scene& scene) {
 
 void add_default_light(Scene& scene, float radius, const std::string& why) {
     Light l;
-    l.type = LightType::Point;
-    l.position = Point3(scene.camera.from) + Point3(0.0, radius, 0.5 * radius);
     l.colour = glm::vec3(1.0f);
     scene.lights.push_back(l);
+    scene.auto_light = Scene::AutoLight{scene.lights.size() - 1, double(radius)};
+    place_auto_light(scene);
     scene.notes.push_back(why + "; added a white light above and behind the camera");
 }
 

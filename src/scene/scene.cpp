@@ -1,4 +1,4 @@
-// scene.cpp - scene-wide helpers: bounds and validation.
+// scene.cpp - scene-wide helpers: bounds, validation, the automatic light.
 #include "scene/scene.h"
 
 #include "core/error.h"
@@ -20,6 +20,26 @@ Bounds3 finite_bounds(const Scene& s) {
         b.grow(t.v2);
     }
     return b;
+}
+
+void place_auto_light(Scene& s) {
+    if (!s.auto_light || s.auto_light->index >= s.lights.size()) return;
+    // In double, the camera's own basis (render/scene_gpu.cpp make_camera builds the same).
+    const glm::dvec3 from(s.camera.from), at(s.camera.at), up(s.camera.up);
+    const glm::dvec3 forward = glm::normalize(at - from);
+    const glm::dvec3 right = glm::normalize(glm::cross(forward, up));
+    const glm::dvec3 up_unit = glm::cross(right, forward);
+    const double r = s.auto_light->radius;
+    Light& l = s.lights[s.auto_light->index];
+    l.type = LightType::Point;
+    // Outside the scene's bounds (the loader's framing camera, or any camera looking in),
+    // a light well above and behind lights everything in view with visible shadows. A
+    // camera inside them (in a building) would leave that light outside its walls: there
+    // the light sits just above the camera instead, where every surface in view sees it.
+    const Bounds3 b = finite_bounds(s);
+    const bool inside = !b.empty() && from.x > b.lo.x && from.y > b.lo.y && from.z > b.lo.z && from.x < b.hi.x &&
+                        from.y < b.hi.y && from.z < b.hi.z;
+    l.position = inside ? Point3(from + up_unit * (0.01 * r)) : Point3(from + up_unit * r - forward * (0.5 * r));
 }
 
 namespace {

@@ -20,6 +20,7 @@
 #include <glm/glm.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -169,6 +170,15 @@ struct Scene {
     std::vector<Plane> planes;
     std::vector<Triangle> triangles;
     std::vector<Light> lights;
+    // The light a mesh loader adds to a file that has none: a white point light above and
+    // behind the camera, by `radius` (the scene's bounding radius). It belongs to the
+    // camera, not to the file, so place_auto_light() puts it back wherever the camera is
+    // moved to (--camera-* flags). Unset when the file brings its own lights.
+    struct AutoLight {
+        size_t index = 0;  // into `lights`
+        double radius = 1.0;
+    };
+    std::optional<AutoLight> auto_light;
     // Render settings a scene file may suggest; command-line flags override them.
     int width = 0, height = 0, depth = 0;  // 0 = not set by the scene
     CameraPath animation;                  // empty: a still camera
@@ -184,6 +194,11 @@ struct Scene {
 // The built-in default scene: mirror and diffuse spheres on a checkered floor between
 // two facing mirrors, so many rays survive many bounces. scenes/default.json is the same.
 Scene builtin_default_scene();
+
+// Puts the automatic light (if any) where `s.camera` needs it: from outside the scene's
+// bounds, radius up along the camera's up vector and radius / 2 back along its view
+// direction; from inside them, radius / 100 above the camera.
+void place_auto_light(Scene& s);
 
 // Axis-aligned bounds of everything finite (spheres and triangles; planes are infinite).
 struct Bounds3 {

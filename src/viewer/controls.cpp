@@ -31,6 +31,8 @@ void Viewer::on_key(int key, int action) {
             overlay_bounce_ = overlay_bounce_ + 1 >= rs_.depth ? -1 : overlay_bounce_ + 1;
             break;
         case GLFW_KEY_P: screenshot_requested_ = true; break;
+        case GLFW_KEY_C: camera_print_requested_ = true; break;
+        case GLFW_KEY_H: hud_visible_ = !hud_visible_; break;
         case GLFW_KEY_X: exr_requested_ = true; break;
         case GLFW_KEY_EQUAL: rs_.exposure = std::min(rs_.exposure + 0.5f, 16.0f); break;
         case GLFW_KEY_MINUS: rs_.exposure = std::max(rs_.exposure - 0.5f, -16.0f); break;
@@ -42,6 +44,57 @@ void Viewer::on_key(int key, int action) {
         case GLFW_KEY_ESCAPE: glfwSetWindowShouldClose(window_.w, GLFW_TRUE); break;
         default: break;
     }
+}
+
+namespace {
+std::string shell_word(const std::string& s) {
+    if (s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=.,/:@%") ==
+        std::string::npos)
+        return s;
+    std::string q = "'";
+    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+// Nine significant digits give a float back exactly, seventeen a double.
+std::string xyz(double x, double y, double z, int digits) {
+    char b[128];
+    std::snprintf(b, sizeof b, "%.*g,%.*g,%.*g", digits, x, digits, y, digits, z);
+    return b;
+}
+}  // namespace
+
+// Everything the image depends on that the view can change, so that the command renders
+// what the window shows (with --spp for the samples wanted). The automatic light stays
+// where it was placed for the start camera (docs/viewer.md), so it is named too: without
+// --light, `render` would place it from the new camera. "--flag=value" keeps a negative
+// first coordinate from reading as a flag.
+std::string Viewer::camera_command() const {
+    const Camera& c = camera_.camera();
+    std::string cmd = "stencilrt render";
+    if (!options_.scene_path.empty()) cmd += " " + shell_word(options_.scene_path);
+    char b[160];
+    std::snprintf(b, sizeof b, " -W %d -H %d --depth %d", rs_.width, rs_.height, rs_.depth);
+    cmd += b;
+    cmd += " --camera-from=" + xyz(c.from.x, c.from.y, c.from.z, 9);
+    cmd += " --camera-at=" + xyz(c.at.x, c.at.y, c.at.z, 9);
+    cmd += " --camera-up=" + xyz(c.up.x, c.up.y, c.up.z, 9);
+    std::snprintf(b, sizeof b, " --fov %.9g", double(c.fov_deg));
+    cmd += b;
+    if (scene_.auto_light && scene_.auto_light->index < scene_.lights.size()) {
+        const Point3& p = scene_.lights[scene_.auto_light->index].position;
+        cmd += " --light=" + xyz(p.x, p.y, p.z, 17);
+    }
+    if (rs_.exposure != 0.0f) {
+        std::snprintf(b, sizeof b, " --exposure %.9g", double(rs_.exposure));
+        cmd += b;
+    }
+    if (scene_.texture_filter == TextureFilter::Trilinear) cmd += " --texture-filter trilinear";
+    return cmd;
+}
+
+void Viewer::print_camera() {
+    std::printf("%s\n", camera_command().c_str());
+    std::fflush(stdout);
 }
 
 void Viewer::on_mouse_button(int button, int action) {

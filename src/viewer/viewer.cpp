@@ -14,13 +14,19 @@
 
 namespace srt::viewer {
 
-std::string hud_screenshot_path(const std::string& screenshot) {
+namespace {
+// "out.png" -> "out<tag>.png"; any other name gets "<tag>.png" appended.
+std::string companion_path(const std::string& screenshot, const std::string& tag) {
     const std::string ext = ".png";
     if (screenshot.size() > ext.size() &&
         screenshot.compare(screenshot.size() - ext.size(), ext.size(), ext) == 0)
-        return screenshot.substr(0, screenshot.size() - ext.size()) + ".hud.png";
-    return screenshot + ".hud.png";
+        return screenshot.substr(0, screenshot.size() - ext.size()) + tag + ext;
+    return screenshot + tag + ext;
 }
+}  // namespace
+
+std::string hud_screenshot_path(const std::string& screenshot) { return companion_path(screenshot, ".hud"); }
+std::string overlay_screenshot_path(const std::string& screenshot) { return companion_path(screenshot, ".overlay"); }
 
 namespace detail {
 
@@ -129,24 +135,21 @@ void Viewer::render_frame(double dt) {
     if (held_.count(GLFW_KEY_S)) dir.z -= 1.0f;
     camera_.move(dir, float(std::min(dt, 0.25)));  // a stalled frame must not jump far
 
-    // The probe costs a copy per bounce (a device->host one on the GPU): only while
-    // the overlay is on.
-    if (overlay_bounce_ >= 0) {
-        probe_words_.assign(size_t(rs_.depth), {});
-        ex_->set_stencil_probe([this](int sample, int bounce, const std::vector<uint32_t>& words) {
-            if (sample == 0 && bounce >= 0 && size_t(bounce) < probe_words_.size())
-                probe_words_[size_t(bounce)] = words;
-        });
-    } else {
-        ex_->set_stencil_probe(nullptr);
-    }
-
     // Progressive accumulation: a still view adds samples; any change starts a new sum.
     const AccumKey key{camera_.camera(), rs_.width, rs_.height, rs_.depth, rs_.spp, rs_.warp_width, rs_.mode, rs_.exposure};
     if (!(key == accum_key_)) {
         accum_key_ = key;
         accumulated_ = 0;
+        probe_held_ = false;  // the overlay's words belong to one view
     }
+    // The overlay shows the stencil of one sample: the first this view rendered while the
+    // overlay was on, held until the view changes, so a still view keeps a still overlay
+    // while its later samples add up. The probe costs a copy per bounce (device to host on
+    // the GPU, and stream launches), so only the frame that captures it pays. Turned on
+    // once the sum is full, the overlay starts the sum again: no frame would be rendered
+    // to probe.
+    const bool capture = overlay_bounce_ >= 0 && !probe_held_;
+    if (capture && accumulated_ >= options_.max_samples) accumulated_ = 0;
     if (accumulated_ >= options_.max_samples) {  // full: the texture already shows the sum
         render_ms_ = 0.0;
         if (overlay_bounce_ >= 0) upload_overlay();
@@ -156,6 +159,22 @@ void Viewer::render_frame(double dt) {
     frame_rs.sample_begin = accumulated_;
     frame_rs.spp = std::min(rs_.spp, options_.max_samples - accumulated_);
     accumulated_ += frame_rs.spp;
+    if (capture) {
+        probe_words_.assign(size_t(rs_.depth), {});
+        probe_sample_ = frame_rs.sample_begin;
+        probe_held_ = true;
+        ex_->set_stencil_probe([this](int sample, int bounce, const std::vector<uint32_t>& words) {
+            if (sample == probe_sample_ && bounce >= 0 && size_t(bounce) < probe_words_.size())
+                probe_words_[size_t(bounce)] = words;
+        });
+    }
+    struct ProbeOff {  // the capture ends with this frame, whatever happens in it
+        Executor* ex;
+        bool on;
+        ~ProbeOff() {
+            if (on) ex->set_stencil_probe(nullptr);
+        }
+    } probe_off{ex_.get(), capture};
 
     const auto t0 = Clock::now();
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
@@ -214,7 +233,7 @@ void Viewer::upload_overlay() {
     check_gl("uploading the stencil overlay");
 }
 
-void Viewer::draw_image() {
+void Viewer::draw_image(bool overlay) {
     glViewport(0, 0, rs_.width, rs_.height);
     glDisable(GL_BLEND);
     glDisable(GL_DEPTH_TEST);
@@ -228,7 +247,7 @@ void Viewer::draw_image() {
     glBindTexture(GL_TEXTURE_2D, mask_tex_.get());
     glUniform1i(u_image_, 0);
     glUniform1i(u_mask_, 1);
-    glUniform1i(u_overlay_, overlay_bounce_ >= 0 ? 1 : 0);
+    glUniform1i(u_overlay_, overlay ? 1 : 0);
     glBindVertexArray(vao_.get());
     glDrawArrays(GL_TRIANGLES, 0, 3);
     glBindVertexArray(0);
@@ -259,6 +278,17 @@ Image Viewer::read_framebuffer() const {
 void Viewer::save_screenshot(const std::string& path) {
     write_png_atomic(path, read_framebuffer());
     std::fprintf(stderr, "viewer: saved %s (%dx%d, %d samples)\n", path.c_str(), rs_.width, rs_.height, accumulated_);
+}
+
+// The image alone (byte for byte the headless render) and, while the overlay is on, the
+// same frame tinted by it beside it; the framebuffer is left showing what the window shows.
+void Viewer::save_image_and_overlay(const std::string& path) {
+    const bool overlay = overlay_bounce_ >= 0;
+    if (overlay) draw_image(false);
+    save_screenshot(path);
+    if (!overlay) return;
+    draw_image(true);
+    save_screenshot(overlay_screenshot_path(path));
 }
 
 // The accumulated linear radiance (before exposure), as `render -o x.exr --exr-pixel float`.
@@ -360,20 +390,24 @@ int Viewer::run() {
 
         render_frame(dt);
         window_render_ms += render_ms_;
-        draw_image();
+        draw_image(overlay_bounce_ >= 0);
 
         const bool last_frame = options_.frames > 0 && frame + 1 >= options_.frames;
         // The screenshot of the image alone is read before the HUD is drawn, so it
         // can be compared exactly with a headless render.
         if (last_frame && !options_.screenshot.empty()) {
-            save_screenshot(options_.screenshot);
+            save_image_and_overlay(options_.screenshot);
             screenshot_saved = true;
         }
         if (screenshot_requested_) {
             char name[64];
             std::snprintf(name, sizeof name, "stencilrt-view-%04d.png", screenshot_counter_++);
-            save_screenshot(name);
+            save_image_and_overlay(name);
             screenshot_requested_ = false;
+        }
+        if (camera_print_requested_) {
+            print_camera();
+            camera_print_requested_ = false;
         }
         if (exr_requested_) {
             char name[64];
@@ -381,7 +415,7 @@ int Viewer::run() {
             save_exr(name);
             exr_requested_ = false;
         }
-        draw_hud();
+        if (hud_visible_) draw_hud();
         if (last_frame && !hud_shot.empty()) save_screenshot(hud_shot);
         glfwSwapBuffers(window_.w);
 

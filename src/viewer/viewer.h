@@ -24,11 +24,15 @@ struct Options {
     std::string shader_dir;      // load the GLSL from here instead of the embedded copies
     int max_samples = 4096;      // progressive accumulation stops adding at this many samples
     AccelLayout accel = AccelLayout::Bvh2;  // --accel
+    std::string scene_path;      // as given on the command line ("" = the built-in scene), for `C`
 };
 
 // The companion of a --screenshot path: "out.png" -> "out.hud.png" (the same frame
 // with the HUD drawn).
 std::string hud_screenshot_path(const std::string& screenshot);
+// "out.png" -> "out.overlay.png": the same frame with the stencil overlay, saved beside
+// the image while the overlay is on.
+std::string overlay_screenshot_path(const std::string& screenshot);
 
 // Runs until the window closes, Esc, or `frames` frames. Returns the exit code: 0;
 // 2 when no window can be opened (no display), with a hint on stderr to use `render`.

@@ -64,10 +64,14 @@ private:
     void resize(int w, int h);
     void render_frame(double dt);
     void upload_overlay();
-    void draw_image();
+    void draw_image(bool overlay);
     void draw_hud();
     Image read_framebuffer() const;
     void save_screenshot(const std::string& path);
+    void save_image_and_overlay(const std::string& path);
+    // `C`: the current view as a `stencilrt render` command line (stdout), also in the HUD.
+    std::string camera_command() const;
+    void print_camera();
     void apply_script(int frame);
 
     // Input, from GLFW callbacks and from the script alike.
@@ -118,9 +122,16 @@ private:
     bool screenshot_requested_ = false;
     int screenshot_counter_ = 0;
 
+    bool camera_print_requested_ = false;
+    bool hud_visible_ = true;  // `H`
+
     // Stencil overlay: -1 = off, otherwise the bounce whose post-reflect stencil is shown.
     int overlay_bounce_ = -1;
+    // The stencil words after each bounce of one sample (probe_sample_) of the current
+    // view, captured once per view while the overlay is on (render_frame).
     std::vector<std::vector<uint32_t>> probe_words_;
+    int probe_sample_ = 0;
+    bool probe_held_ = false;
     std::vector<uint8_t> mask_;
 
     // Progressive accumulation: while everything in AccumKey stays the same, each frame

@@ -1,0 +1,26 @@
+// output_path.cpp - the check every subcommand makes of its output paths before it
+// renders anything: a sweep or a camera path must not run for minutes and then find it
+// cannot write its result.
+#include "app/app.h"
+
+#include "core/error.h"
+
+#include <filesystem>
+
+namespace srt::app {
+
+void check_output_path(const std::string& out, const std::string& scene, const std::string& flag,
+                       const std::string& kind) {
+    namespace fs = std::filesystem;
+    if (out == "-") return;
+    const std::string where = flag + " " + out;
+    std::error_code ec;
+    if (!scene.empty() && fs::exists(out, ec) && fs::equivalent(out, scene, ec))
+        throw InputError(where + ": refusing to write the " + kind + " over the scene file");
+    if (fs::is_directory(out, ec)) throw InputError(where + ": is a directory");
+    const fs::path parent = fs::absolute(out, ec).parent_path();
+    if (!fs::is_directory(parent, ec))
+        throw InputError(where + ": directory '" + parent.string() + "' does not exist");
+}
+
+}  // namespace srt::app
