@@ -226,6 +226,10 @@ const BadCase kBadCases[] = {
     {"nff_polygon_huge_count.nff", "bad/nff_polygon_huge_count.nff:8: file ends after 1 of 5000000 polygon vertices"},
     {"nff_polygon_two.nff", "bad/nff_polygon_two.nff:8: polygon has 2 vertices (at least 3 needed)"},
     {"nff_pp_missing_normal.nff", "bad/nff_pp_missing_normal.nff:11: polygon vertex expects 6 numbers, got 5"},
+    {"nff_pp_extra_number.nff", "bad/nff_pp_extra_number.nff:9: polygon vertex expects 6 numbers, got 7"},
+    {"nff_pp_bad_normal.nff", "bad/nff_pp_bad_normal.nff:11: malformed number 'abc' in vertex normal"},
+    {"nff_pp_normal_nan.nff", "bad/nff_pp_normal_nan.nff:10: malformed number 'nan' in vertex normal"},
+    {"nff_pp_normal_huge.nff", "bad/nff_pp_normal_huge.nff:11: malformed number '1e39' in vertex normal"},
     {"nff_no_view.nff", "bad/nff_no_view.nff: no viewpoint ('v') block"},
     {"nff_view_missing_at.nff", "bad/nff_view_missing_at.nff:3: expected 'at' in the viewpoint block, got 'up'"},
     {"nff_view_truncated.nff", "bad/nff_view_truncated.nff:3: file ends inside the viewpoint block"},
@@ -577,11 +581,48 @@ TEST(ParserNff, SmallSceneClassicMapping) {
     EXPECT_TRUE(has_note(s, "negative sphere radius"));
     EXPECT_TRUE(has_note(s, "Shine"));
     EXPECT_FALSE(has_note(s, "refraction"));  // T = 0 and ior 0/1 mean none
-    // p 4 -> 2 triangles, pp 3 -> 1, degenerate p 3 dropped.
+    // p 4 -> 2 triangles, pp 3 -> 1 (smooth, by its normals), degenerate p 3 dropped.
     ASSERT_EQ(s.triangles.size(), 3u);
     EXPECT_EQ(s.triangles[0].material, 2u);
     EXPECT_EQ(s.triangles[2].material, 1u);
+    EXPECT_FALSE(s.triangles[0].smooth);
+    EXPECT_TRUE(s.triangles[2].smooth);
+    EXPECT_VEC3_EQ(s.triangles[2].n1, glm::vec3(0, 0, 1));
     EXPECT_TRUE(has_note(s, "dropped 1 degenerate"));
+}
+
+// pp normals are read as OBJ vn is: the same polygons with the same normals give the
+// same triangles, normals bit for bit, each fan triangle with its own corners' normals;
+// a zero normal, or one whose length overflows or underflows a float, leaves its
+// triangle flat.
+TEST(ParserNff, PatchNormalsAsObjVn) {
+    const Scene nff = load_scene(good("patch_normals.nff"));
+    const Scene obj = load_scene(good("patch_normals.obj"));
+    ASSERT_EQ(nff.triangles.size(), 8u);  // 2 + 3 + 1 + 1 + 1
+    ASSERT_EQ(obj.triangles.size(), nff.triangles.size());
+    for (size_t i = 0; i < nff.triangles.size(); ++i) {
+        SCOPED_TRACE("triangle " + std::to_string(i));
+        const Triangle &a = nff.triangles[i], &b = obj.triangles[i];
+        EXPECT_VEC3_EQ(a.v0, b.v0);
+        EXPECT_VEC3_EQ(a.v1, b.v1);
+        EXPECT_VEC3_EQ(a.v2, b.v2);
+        EXPECT_EQ(a.smooth, b.smooth);
+        EXPECT_VEC3_EQ(a.n0, b.n0);
+        EXPECT_VEC3_EQ(a.n1, b.n1);
+        EXPECT_VEC3_EQ(a.n2, b.n2);
+        EXPECT_EQ(a.smooth, i < 5) << "the last three have a zero normal";
+    }
+    // The quad's second triangle is corners 0, 2, 3; the pentagon's last is 0, 3, 4.
+    const Triangle& q = nff.triangles[1];
+    EXPECT_VEC3_EQ(q.n0, glm::vec3(0, 0, 1));
+    EXPECT_VEC3_NEAR(q.n1, glm::normalize(glm::vec3(0.3f, 0.3f, 1)), 1e-6f);
+    EXPECT_VEC3_NEAR(q.n2, glm::normalize(glm::vec3(0, 0.3f, 3)), 1e-6f);
+    const Triangle& p = nff.triangles[4];
+    EXPECT_VEC3_NEAR(p.n0, glm::normalize(glm::vec3(0.1f, 0, 1)), 1e-6f);
+    EXPECT_VEC3_NEAR(p.n1, glm::vec3(1.0f / std::sqrt(3.0f)), 1e-6f);
+    EXPECT_VEC3_NEAR(p.n2, glm::normalize(glm::vec3(-0.2f, 0.1f, 1)), 1e-6f);
+    for (const Triangle& t : nff.triangles)
+        if (!t.smooth) EXPECT_VEC3_EQ(t.n1, glm::vec3(0.0f));
 }
 
 TEST(ParserScenes, ExtensionIsCaseInsensitive) {
@@ -638,4 +679,7 @@ TEST(ParserShared, SpdCounts) {
     EXPECT_EQ(balls.width, 512);
     const Scene teapot = load_scene(dir + "/teapot_s12.nff");
     EXPECT_EQ(teapot.triangles.size() + 0, 9408u);
+    size_t smooth = 0;  // the 9120 patches of the teapot, not the 144 floor squares
+    for (const Triangle& t : teapot.triangles) smooth += t.smooth;
+    EXPECT_EQ(smooth, 9120u);
 }

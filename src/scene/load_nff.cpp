@@ -6,8 +6,10 @@
 // - `f r g b Kd Ks Shine T ior`: diffuse Kd*colour, mirror reflectance Ks (grey);
 //   Shine/T/ior have no part in a mirror-only Whitted model and are reported as ignored;
 // - `l x y z` without a colour: grey 1/sqrt(number of lights), the SPD exporters' rule;
-// - `p`/`pp`: polygons, fan-triangulated; the normals of `pp` only matter for smooth
-//   shading, so they are checked and dropped.
+// - `p`/`pp`: polygons, fan-triangulated; the vertex normals of `pp` make its triangles
+//   smooth, read as OBJ `vn` is (load_obj.cpp): normalised, and a zero one (or one whose
+//   length a float cannot hold) leaves the triangles it touches flat. Each fan triangle
+//   keeps its own corners' normals.
 // Cones/cylinders (`c`) have no primitive here and are an error naming the line.
 #include "scene/load.h"
 
@@ -123,6 +125,18 @@ private:
     int line_ = 0;
 };
 
+// A `pp` vertex normal as OBJ's reader makes a `vn` of an untransformed mesh: normalised
+// in float as read, zero where its length is 0 or overflows (then its triangles are flat),
+// and normalised again in double as append_mesh does after its (here identity)
+// transform, so the same numbers in either file shade to the same bits.
+glm::vec3 patch_normal(const glm::vec3& n) {
+    const float len = glm::length(n);
+    if (!(len > 0.0f && std::isfinite(len))) return glm::vec3(0.0f);
+    const glm::dvec3 u(n / len);
+    const double ulen = glm::length(u);
+    return ulen > 0.0 ? glm::vec3(u / ulen) : glm::vec3(0.0f);
+}
+
 bool degenerate(const Point3& a, const Point3& b, const Point3& c) {
     const double area2 = glm::length(glm::cross(b - a, c - a));
     const double longest = std::max({glm::length(b - a), glm::length(c - a), glm::length(c - b)});
@@ -161,6 +175,7 @@ Scene load_nff_scene(const std::string& path) {
     size_t dropped = 0;
     std::vector<std::string> t;
     std::vector<Point3> poly;
+    std::vector<glm::vec3> poly_normals;  // `pp` only: one per vertex, zero = none
 
     while (r.next(t)) {
         const std::string kw = t[0];
@@ -291,6 +306,7 @@ Scene load_nff_scene(const std::string& path) {
             const int start_line = r.line();
             const size_t per = kw == "p" ? 4 : 7;
             poly.clear();
+            poly_normals.clear();
             for (long long i = 0; i < n; ++i) {
                 if (!r.next(t))
                     throw InputError(path, start_line,
@@ -300,14 +316,24 @@ Scene load_nff_scene(const std::string& path) {
                     r.fail("polygon vertex expects " + std::to_string(per - 1) + " numbers, got " +
                            std::to_string(t.size()));
                 poly.push_back(r.point(t, 0, "vertex"));
-                for (size_t k = 3; k < t.size(); ++k) r.number(t, k, "vertex normal");
+                if (per == 7) poly_normals.push_back(patch_normal(r.vec3(t, 3, "vertex normal")));
             }
             for (size_t i = 1; i + 1 < poly.size(); ++i) {
                 if (degenerate(poly[0], poly[i], poly[i + 1])) {
                     ++dropped;
                     continue;
                 }
-                scene.triangles.push_back({poly[0], poly[i], poly[i + 1], current_material});
+                Triangle tri{poly[0], poly[i], poly[i + 1], current_material};
+                if (!poly_normals.empty()) {
+                    const glm::vec3 zero(0.0f);
+                    tri.smooth = poly_normals[0] != zero && poly_normals[i] != zero && poly_normals[i + 1] != zero;
+                    if (tri.smooth) {
+                        tri.n0 = poly_normals[0];
+                        tri.n1 = poly_normals[i];
+                        tri.n2 = poly_normals[i + 1];
+                    }
+                }
+                scene.triangles.push_back(tri);
             }
         } else {
             r.fail("unknown NFF entity '" + kw + "'");

@@ -81,13 +81,18 @@ Image render_cpu(const Scene& s, const RenderSettings& rs, int threads, FrameSta
 
 ImageDiff compare_with_povray(const std::string& tag, const Scene& s, int depth, int width,
                               int height) {
+    return compare_with_povray(tag, s, s, depth, width, height);
+}
+
+ImageDiff compare_with_povray(const std::string& tag, const Scene& s, const Scene& theirs, int depth,
+                              int width, int height) {
     RenderSettings rs;
     rs.width = width;
     rs.height = height;
     rs.depth = depth;
     const std::string dir = oracle_output_dir();
     const Image ours = render_cpu(s, rs);
-    const Image pov = render_povray(s, width, height, depth, dir + "/" + tag + ".pov");
+    const Image pov = render_povray(theirs, width, height, depth, dir + "/" + tag + ".pov");
     if (pov.width != width || pov.height != height)
         throw std::runtime_error("povray wrote a " + std::to_string(pov.width) + "x" +
                                  std::to_string(pov.height) + " image");

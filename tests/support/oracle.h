@@ -41,6 +41,10 @@ Image render_cpu(const Scene& s, const RenderSettings& rs, int threads = 0,
 // Callers check have_povray() first.
 ImageDiff compare_with_povray(const std::string& tag, const Scene& s, int depth,
                               int width = 320, int height = 240);
+// The same with POV-Ray given `theirs`: the scene as it should have come out of a loader
+// (vertex normals read by the test itself, say), where `ours` is what the loader made.
+ImageDiff compare_with_povray(const std::string& tag, const Scene& ours, const Scene& theirs, int depth,
+                              int width, int height);
 
 // A picture of where two images differ: |a - b| per channel, times `gain`, clamped.
 Image diff_image(const Image& a, const Image& b, int gain = 32);
