@@ -1,0 +1,75 @@
+// sampling_cases.h - the inputs both sides of Gpu.SamplingArithmeticIsBitIdentical
+// evaluate: the portable functions and every BSDF's sample, eval and pdf over a fixed
+// set of arguments, each result a float in one flat array. Included by the device side
+// (test_sampling_bits.cu) and the host side (sampling_bits_host.cpp, built with the CPU
+// executor's flags), so both compute exactly the same list.
+#pragma once
+
+#include "render/bsdf.h"
+#include "render/sampling.h"
+
+#include <cstdint>
+
+namespace srt::test {
+
+constexpr uint32_t kSamplingCases = 4096;
+constexpr uint32_t kFloatsPerCase = 32;
+
+// A uniform number from a case index (pcg_hash: the same integers on both sides).
+SRT_HD_INLINE float case_uniform(uint32_t v) {
+    const uint32_t s = v * 747796405u + 2891336453u;
+    const uint32_t w = ((s >> ((s >> 28u) + 4u)) ^ s) * 277803737u;
+    return float(((w >> 22u) ^ w) >> 8) * (1.0f / 16777216.0f);
+}
+
+SRT_HD_INLINE BsdfParams case_bsdf(uint32_t k) {
+    BsdfParams b;
+    switch (k % 5u) {
+        case 0: b.diffuse = glm::vec3(0.7f, 0.5f, 0.3f); break;
+        case 1: b.specular = glm::vec3(0.9f, 0.8f, 0.6f); b.alpha = 0.05f + 0.9f * case_uniform(k * 7u); break;
+        case 2: b.diffuse = glm::vec3(0.4f); b.specular = glm::vec3(0.5f); b.alpha = 0.3f; break;
+        case 3: b.diffuse = glm::vec3(0.3f); b.specular = glm::vec3(0.6f); break;  // a mirror over a diffuse base
+        default: b.eta = case_uniform(k * 7u) < 0.5f ? 1.5f : 1.0f / 1.5f; break;
+    }
+    return b;
+}
+
+// Case k's results into out[0 .. kFloatsPerCase).
+SRT_HD_INLINE void sampling_case(uint32_t k, float* out) {
+    const float u0 = case_uniform(8u * k), u1 = case_uniform(8u * k + 1u), u2 = case_uniform(8u * k + 2u);
+    const float u3 = case_uniform(8u * k + 3u), u4 = case_uniform(8u * k + 4u);
+    float s, c;
+    sincos_turns(u0, s, c);
+    out[0] = s;
+    out[1] = c;
+    out[2] = exp_portable(-80.0f * u1);
+    out[3] = fresnel_dielectric(u2, 0.5f + 2.0f * u3);
+    const glm::vec3 n = sample_uniform_sphere(u3, u4);
+    const Frame f = Frame::around(n);
+    out[4] = f.t.x; out[5] = f.t.y; out[6] = f.t.z;
+    out[7] = f.b.x; out[8] = f.b.y; out[9] = f.b.z;
+    const glm::vec3 h = sample_cosine_hemisphere(u1, u2);
+    out[10] = h.x; out[11] = h.y; out[12] = h.z;
+    // The BSDF at an outgoing direction from the upper hemisphere.
+    const glm::vec3 wo = sample_cosine_hemisphere(u3, u4);
+    const BsdfParams b = case_bsdf(k);
+    const BsdfSample bs = bsdf_sample(b, wo, u0, u1, u2);
+    out[13] = bs.wi.x; out[14] = bs.wi.y; out[15] = bs.wi.z;
+    out[16] = bs.weight.x; out[17] = bs.weight.y; out[18] = bs.weight.z;
+    out[19] = bs.pdf;
+    out[20] = float((bs.valid ? 1 : 0) | (bs.delta ? 2 : 0) | (bs.transmitted ? 4 : 0));
+    const glm::vec3 fe = bsdf_eval(b, wo, h);
+    out[21] = fe.x; out[22] = fe.y; out[23] = fe.z;
+    out[24] = bsdf_pdf(b, wo, h);
+    const glm::vec3 vn = ggx_sample_visible_normal(wo, 0.05f + 0.9f * u2, u0, u1);
+    out[25] = vn.x; out[26] = vn.y; out[27] = vn.z;
+    const glm::vec2 bary = sample_triangle(u1, u4);
+    out[28] = bary.x; out[29] = bary.y;
+    out[30] = power_heuristic(u0, u1);
+    out[31] = ggx_reflection_pdf(wo, h, 0.3f);
+}
+
+// Host side (sampling_bits_host.cpp): every case into out[kSamplingCases * kFloatsPerCase].
+void sampling_cases_host(float* out);
+
+}  // namespace srt::test
