@@ -1,11 +1,12 @@
 // sampling_cases.h - the inputs both sides of Gpu.SamplingArithmeticIsBitIdentical
-// evaluate: the portable functions and every BSDF's sample, eval and pdf over a fixed
+// evaluate: the random numbers, the portable functions and every BSDF's sample, eval and pdf over a fixed
 // set of arguments, each result a float in one flat array. Included by the device side
 // (test_sampling_bits.cu) and the host side (sampling_bits_host.cpp, built with the CPU
 // executor's flags), so both compute exactly the same list.
 #pragma once
 
 #include "render/bsdf.h"
+#include "render/rng.h"
 #include "render/sampling.h"
 
 #include <cstdint>
@@ -13,7 +14,7 @@
 namespace srt::test {
 
 constexpr uint32_t kSamplingCases = 4096;
-constexpr uint32_t kFloatsPerCase = 32;
+constexpr uint32_t kFloatsPerCase = 36;
 
 // A uniform number from a case index (pcg_hash: the same integers on both sides).
 SRT_HD_INLINE float case_uniform(uint32_t v) {
@@ -67,6 +68,8 @@ SRT_HD_INLINE void sampling_case(uint32_t k, float* out) {
     out[28] = bary.x; out[29] = bary.y;
     out[30] = power_heuristic(u0, u1);
     out[31] = ggx_reflection_pdf(wo, h, 0.3f);
+    const glm::vec4 r = rng_uniform4(RngKey{k * 2654435761u, k & 63u, k % 17u, 9u}, k % 5u);
+    out[32] = r.x; out[33] = r.y; out[34] = r.z; out[35] = r.w;
 }
 
 // Host side (sampling_bits_host.cpp): every case into out[kSamplingCases * kFloatsPerCase].

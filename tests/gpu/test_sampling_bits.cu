@@ -1,5 +1,5 @@
-// The path integrator's arithmetic (render/sampling.h, render/bsdf.h) gives the same bits
-// on the device as on the host, where the CPU executor runs it: the portable sine, cosine
+// The path integrator's arithmetic (render/rng.h, render/sampling.h, render/bsdf.h) gives
+// the same bits on the device as on the host, where the CPU executor runs it: Philox, the portable sine, cosine
 // and exp, the frame, the warps, and every BSDF's sample, eval and pdf, over 4096 cases
 // (gpu/sampling_cases.h). Bit-identical images in every mode rest on this.
 #include "gpu/sampling_cases.h"
