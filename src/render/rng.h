@@ -20,12 +20,12 @@
 namespace srt {
 
 // Where a vertex's numbers come from. `dims` numbers the groups of four a vertex draws
-// (render/stages.h's path stages say which is which).
+// (the path stages say which is which).
 struct RngKey {
     uint32_t pixel = 0;   // in the whole frame: y * width + x
     uint32_t sample = 0;  // the sample's index in the pixel's sum
     uint32_t bounce = 0;  // 0 = the camera ray's hit
-    uint32_t seed = 0;    // RenderSettings' seed: another seed, another independent image
+    uint32_t seed = 0;    // another seed, another independent image
 };
 
 // Four raw 32-bit words for group `dims` of the vertex's numbers.
