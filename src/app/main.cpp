@@ -3,6 +3,7 @@
 #include <algorithm>
 #include "render/scene_gpu.h"
 #include "app/memory_check.h"
+#include "app/suggest.h"
 
 #include "core/error.h"
 #include "scene/load.h"
@@ -151,7 +152,6 @@ int main(int argc, char** argv) {
     CLI::App cli{"stencilrt - a CUDA wavefront ray tracer with a software stencil buffer for dead rays"};
     cli.set_version_flag("--version", std::string("stencilrt ") + SRT_VERSION);
     cli.require_subcommand(1);
-    cli.failure_message(CLI::FailureMessage::help);
 
     SceneOptions so;
     FrameOptions fo;
@@ -201,7 +201,14 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForVersion& e) {
         return cli.exit(e);
     } catch (const CLI::ParseError& e) {
-        cli.exit(e);
+        // The error of the command that failed (a subcommand's, unless what went wrong
+        // came before it), a hint, and where its help is, in a few lines.
+        const std::vector<CLI::App*> parsed = cli.get_subcommands();
+        if (parsed.empty() || !cli.remaining().empty()) {
+            std::fputs(parse_failure(cli, e, "stencilrt").c_str(), stderr);
+        } else {
+            std::fputs(parse_failure(*parsed.back(), e, "stencilrt " + parsed.back()->get_name()).c_str(), stderr);
+        }
         return 2;
     }
 
