@@ -116,6 +116,12 @@ TEST(Cli, BadValueIsTheErrorAndTheHelpToRun) {
     EXPECT_TRUE(has(r.err, "stencilrt render --help")) << r.err;
 }
 
+TEST(Cli, RenderHelpNamesEverySceneFormat) {
+    const Result r = run({"render", "--help"});
+    EXPECT_EQ(r.exit_code, 0);
+    for (const char* ext : {".json", ".obj", ".nff", ".ply", ".gltf", ".glb"}) EXPECT_TRUE(has(r.out, ext)) << ext;
+}
+
 TEST(EditDistance, CountsEditsAndSwapsIgnoringCase) {
     EXPECT_EQ(srt::edit_distance("spp", "spp"), 0u);
     EXPECT_EQ(srt::edit_distance("sp", "spp"), 1u);

@@ -33,7 +33,9 @@ glm::vec3 parse_vec3(const std::string& flag, const std::string& text) {
 }  // namespace
 
 void SceneOptions::add_to(CLI::App& cmd) {
-    cmd.add_option("scene", scene, "Scene file (.json, .obj, .nff); default: the built-in scene");
+    cmd.add_option("scene", scene,
+                   "Scene file: .json, .obj, .ply, .gltf, .glb or .nff (docs/scene-format.md); default: the "
+                   "built-in scene");
     cmd.add_option("--camera-from", from_text, "Camera position x,y,z");
     cmd.add_option("--camera-at", at_text, "Camera target x,y,z");
     cmd.add_option("--camera-up", up_text, "Camera up vector x,y,z");
