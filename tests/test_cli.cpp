@@ -116,6 +116,15 @@ TEST(Cli, BadValueIsTheErrorAndTheHelpToRun) {
     EXPECT_TRUE(has(r.err, "stencilrt render --help")) << r.err;
 }
 
+TEST(Cli, FloatBoundsAreWrittenShort) {
+    const Result fov = run({"render", "--fov", "0"});
+    EXPECT_EQ(fov.exit_code, 2);
+    EXPECT_TRUE(has(fov.err, "--fov: Value 0 not in range 0.01 to 179")) << fov.err;
+    const Result ev = run({"render", "--exposure", "99"});
+    EXPECT_EQ(ev.exit_code, 2);
+    EXPECT_TRUE(has(ev.err, "--exposure: Value 99 not in range -30 to 30")) << ev.err;
+}
+
 TEST(Cli, RenderHelpNamesEverySceneFormat) {
     const Result r = run({"render", "--help"});
     EXPECT_EQ(r.exit_code, 0);

@@ -30,6 +30,18 @@ glm::vec3 parse_vec3(const std::string& flag, const std::string& text) {
     return {v[0], v[1], v[2]};
 }
 
+// CLI::Range for a float flag: the same check and help, but a value outside says its bounds
+// as short_number does ("0.01 to 179"), where CLI11 writes them with std::to_string.
+CLI::Validator float_range(float lo, float hi) {
+    CLI::Validator v = CLI::Range(lo, hi);
+    v.operation([lo, hi](std::string& input) {
+        float f = 0.0f;
+        if (CLI::detail::lexical_cast(input, f) && f >= lo && f <= hi) return std::string();
+        return "Value " + input + " not in range " + short_number(lo) + " to " + short_number(hi);
+    });
+    return v;
+}
+
 }  // namespace
 
 void SceneOptions::add_to(CLI::App& cmd) {
@@ -41,7 +53,7 @@ void SceneOptions::add_to(CLI::App& cmd) {
     cmd.add_option("--camera-up", up_text, "Camera up vector x,y,z");
     cmd.add_option_function<float>("--fov", [this](float f) { fov = f; },
                                    "Horizontal field of view in degrees, edge to edge")
-        ->check(CLI::Range(0.01f, 179.0f));
+        ->check(float_range(0.01f, 179.0f));
     cmd.add_option("--light", lights,
                    "Replace the scene's lights with point lights: x,y,z or x,y,z:r,g,b (repeatable)");
     cmd.add_option("--accel", accel,
@@ -101,7 +113,7 @@ void FrameOptions::add_to(CLI::App& cmd, bool with_size) {
     cmd.add_option("--depth,-d", depth, "Max trace depth (1 = primary rays only)")->check(CLI::Range(1, 64))->capture_default_str();
     cmd.add_option("--spp", spp, "Samples per pixel")->check(CLI::Range(1, 4096))->capture_default_str();
     cmd.add_option("--exposure", exposure, "Exposure in EV: 8-bit output (PNG, the viewer) shows radiance * 2^EV; EXR and PFM hold the radiance unscaled")
-        ->check(CLI::Range(-30.0f, 30.0f))->capture_default_str();
+        ->check(float_range(-30.0f, 30.0f))->capture_default_str();
     cmd.add_option("--backend,-b", backend, "Executor")->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
     cmd.add_option("--mode,-m", mode, "Dead-ray strategy: wavefronts stencil, flags, compact; whole paths megakernel, regenerate")->check(CLI::IsMember({"stencil", "flags", "compact", "megakernel", "regenerate"}))->capture_default_str();
     cmd.add_option("--launch", launch, "How the GPU's kernels are issued: a CUDA graph with device-side loops, or stream launches (CUDA)")
