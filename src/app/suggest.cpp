@@ -5,15 +5,17 @@
 
 #include <algorithm>
 #include <cctype>
+#include <string>
+#include <vector>
 
 namespace srt::app {
 namespace {
 
 // "--sp=4" -> "sp": the name without its dashes or value.
 std::string flag_body(const std::string& flag) {
-    const size_t start = flag.find_first_not_of('-');
+    const size_t start = flag.find_first_not_of('-'), eq = flag.find('=');
     if (start == std::string::npos) return "";
-    return flag.substr(start, flag.find('=') == std::string::npos ? std::string::npos : flag.find('=') - start);
+    return flag.substr(start, eq == std::string::npos ? std::string::npos : eq - start);
 }
 
 bool starts_with_nocase(const std::string& s, const std::string& prefix) {
@@ -49,8 +51,9 @@ std::vector<std::string> known_flags(const CLI::App& cmd) {
     return flags;
 }
 
-}  // namespace
-
+// The flags of `known` that `typed` ("--sp", "-spp", "--sp=4") is likely a typo of: the
+// nearest within an edit or two, else those it begins (at most three); none when none is
+// close.
 std::vector<std::string> flag_suggestions(const std::string& typed, const std::vector<std::string>& known) {
     const std::string body = flag_body(typed);
     if (body.empty()) return {};
@@ -64,7 +67,7 @@ std::vector<std::string> flag_suggestions(const std::string& typed, const std::v
         bodies.push_back(b);
         flags.push_back(&k);
     }
-    // An edit for a short name, two for one of four letters or more.
+    // No edit for one letter (its case aside), one for two or three, two for four or more.
     const std::string near = closest(body, bodies, std::min<size_t>(2, body.size() / 2));
     if (!near.empty()) {
         const size_t i = size_t(std::find(bodies.begin(), bodies.end(), near) - bodies.begin());
@@ -78,6 +81,8 @@ std::vector<std::string> flag_suggestions(const std::string& typed, const std::v
     if (begun.size() > 3) begun.clear();
     return begun;
 }
+
+}  // namespace
 
 std::string parse_failure(const CLI::App& cmd, const CLI::Error& e, const std::string& path) {
     std::vector<std::string> flags, words;  // what was left over, unparsed

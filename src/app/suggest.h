@@ -6,7 +6,6 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
-#include <vector>
 
 namespace srt::app {
 
@@ -15,10 +14,5 @@ namespace srt::app {
 // unknown flag (or, at the top, subcommand) near a known one; "run `PATH --help` ...".
 // With no subcommand given, the subcommands with their descriptions.
 std::string parse_failure(const CLI::App& cmd, const CLI::Error& e, const std::string& path);
-
-// The flags of `known` (with their dashes) that `typed` ("--sp", "-spp", "--sp=4") is
-// likely a typo of: the nearest within an edit or two, else those it begins (at most
-// three); empty when none is close.
-std::vector<std::string> flag_suggestions(const std::string& typed, const std::vector<std::string>& known);
 
 }  // namespace srt::app
