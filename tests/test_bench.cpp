@@ -103,6 +103,10 @@ TEST(BenchCli, CpuDefaultSweepRunsStencilAndMegakernel) {
         }
         EXPECT_TRUE(results[k + 2]["stage_ms"].contains("paths"));
     }
+    // The 2012 figure that the dead-bounce table compares with is named, not "seed".
+    EXPECT_NE(r.out.find("the GTX 560 stencil tracer (2012) kept 0.63 of its depth-1 FPS at depth 6"),
+              std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("seed"), std::string::npos) << r.out;
 }
 
 TEST(BenchCli, CpuSweepWritesConsistentJsonAndCsv) {

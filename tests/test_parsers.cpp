@@ -516,8 +516,10 @@ TEST(ParserObj, FeaturesAndEmissiveLights) {
     EXPECT_NEAR(s.lights[0].position.z, 0.0f, 1e-5f);
     EXPECT_LT(s.lights[0].position.y, 2.0f);
     EXPECT_GT(s.lights[0].position.y, 1.99f);
-    // Ke 4 3 2, scaled so the brightest channel is 1.
+    // Ke 4 3 2, scaled so the brightest channel is 1; the note gives the scale as a reader
+    // would write it.
     EXPECT_VEC3_NEAR(s.lights[0].colour, glm::vec3(1.0f, 0.75f, 0.5f), 1e-6f);
+    EXPECT_TRUE(has_note(s, "placed at emissive (Ke) surfaces, scaled by 1/4 so the brightest channel is 1"));
     // Framing camera: looks at the bounds centre from +z, up +y, 50 degrees.
     const Bounds3 b = finite_bounds(s);
     const glm::vec3 c(0.5 * (b.lo + b.hi));

@@ -7,6 +7,7 @@
 //   bench --tune                                                   launch sizes, cached per GPU
 #include <algorithm>
 #include "app/app.h"
+#include "app/suggest.h"
 #include "render/split_executor.h"
 
 #include "bench/bench.h"
@@ -51,7 +52,6 @@ int cmd_bench(int argc, char** argv) {
     CLI::App cli{"Benchmark FPS per bounce depth for each dead-ray mode, with live rays and live warps per "
                  "bounce (docs/benchmark.md)",
                  "stencilrt bench"};
-    cli.failure_message(CLI::FailureMessage::simple);  // one line and "Run with --help"
     so.add_to(cli);
     cli.add_option("--depths", o.depths_text, "Trace depths: A..B and/or a list, e.g. 1..8 or 1,2,4,8")
         ->capture_default_str();
@@ -85,7 +85,7 @@ int cmd_bench(int argc, char** argv) {
     } catch (const CLI::CallForHelp& e) {
         return cli.exit(e);
     } catch (const CLI::ParseError& e) {
-        cli.exit(e);
+        std::fputs(parse_failure(cli, e, "stencilrt bench").c_str(), stderr);
         return 2;
     }
     if (o.skip && o.tune) throw InputError("bench: --skip and --tune are separate runs; give one of them");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include "render/scene_gpu.h"
 #include "app/memory_check.h"
+#include "app/suggest.h"
 
 #include "core/error.h"
 #include "scene/load.h"
@@ -34,16 +35,30 @@ glm::vec<3, T> parse_xyz(const std::string& flag, const std::string& text) {
 }
 glm::vec3 parse_vec3(const std::string& flag, const std::string& text) { return parse_xyz<float>(flag, text); }
 
+// CLI::Range for a float flag: the same check and help, but a value outside says its bounds
+// as short_number does ("0.01 to 179"), where CLI11 writes them with std::to_string.
+CLI::Validator float_range(float lo, float hi) {
+    CLI::Validator v = CLI::Range(lo, hi);
+    v.operation([lo, hi](std::string& input) {
+        float f = 0.0f;
+        if (CLI::detail::lexical_cast(input, f) && f >= lo && f <= hi) return std::string();
+        return "Value " + input + " not in range " + short_number(lo) + " to " + short_number(hi);
+    });
+    return v;
+}
+
 }  // namespace
 
 void SceneOptions::add_to(CLI::App& cmd) {
-    cmd.add_option("scene", scene, "Scene file (.json, .obj, .nff); default: the built-in scene");
+    cmd.add_option("scene", scene,
+                   "Scene file: .json, .obj, .ply, .gltf, .glb or .nff (docs/scene-format.md); default: the "
+                   "built-in scene");
     cmd.add_option("--camera-from", from_text, "Camera position x,y,z");
     cmd.add_option("--camera-at", at_text, "Camera target x,y,z");
     cmd.add_option("--camera-up", up_text, "Camera up vector x,y,z");
     cmd.add_option_function<float>("--fov", [this](float f) { fov = f; },
                                    "Horizontal field of view in degrees, edge to edge")
-        ->check(CLI::Range(0.01f, 179.0f));
+        ->check(float_range(0.01f, 179.0f));
     cmd.add_option("--light", lights,
                    "Replace the scene's lights with point lights: x,y,z or x,y,z:r,g,b (repeatable)");
     cmd.add_option("--accel", accel,
@@ -105,7 +120,7 @@ void FrameOptions::add_to(CLI::App& cmd, bool with_size) {
     cmd.add_option("--depth,-d", depth, "Max trace depth (1 = primary rays only)")->check(CLI::Range(1, 64))->capture_default_str();
     cmd.add_option("--spp", spp, "Samples per pixel")->check(CLI::Range(1, 4096))->capture_default_str();
     cmd.add_option("--exposure", exposure, "Exposure in EV: 8-bit output (PNG, the viewer) shows radiance * 2^EV; EXR and PFM hold the radiance unscaled")
-        ->check(CLI::Range(-30.0f, 30.0f))->capture_default_str();
+        ->check(float_range(-30.0f, 30.0f))->capture_default_str();
     cmd.add_option("--backend,-b", backend, "Executor")->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
     cmd.add_option("--mode,-m", mode, "Dead-ray strategy: wavefronts stencil, flags, compact; whole paths megakernel, regenerate")->check(CLI::IsMember({"stencil", "flags", "compact", "megakernel", "regenerate"}))->capture_default_str();
     cmd.add_option("--launch", launch, "How the GPU's kernels are issued: a CUDA graph with device-side loops, or stream launches (CUDA)")
@@ -158,7 +173,6 @@ int main(int argc, char** argv) {
     CLI::App cli{"stencilrt - a CUDA wavefront ray tracer with a software stencil buffer for dead rays"};
     cli.set_version_flag("--version", std::string("stencilrt ") + SRT_VERSION);
     cli.require_subcommand(1);
-    cli.failure_message(CLI::FailureMessage::help);
 
     SceneOptions so;
     FrameOptions fo;
@@ -208,7 +222,14 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForVersion& e) {
         return cli.exit(e);
     } catch (const CLI::ParseError& e) {
-        cli.exit(e);
+        // The error of the command that failed (a subcommand's, unless what went wrong
+        // came before it), a hint, and where its help is, in a few lines.
+        const std::vector<CLI::App*> parsed = cli.get_subcommands();
+        if (parsed.empty() || !cli.remaining().empty()) {
+            std::fputs(parse_failure(cli, e, "stencilrt").c_str(), stderr);
+        } else {
+            std::fputs(parse_failure(*parsed.back(), e, "stencilrt " + parsed.back()->get_name()).c_str(), stderr);
+        }
         return 2;
     }
 

@@ -31,11 +31,13 @@ struct DeadBounceCost {
 DeadBounceCost dead_bounce_cost(const std::vector<DepthTime>& times, const std::vector<uint64_t>& live_rays,
                                 double fraction = 1e-3, int span = 4);
 
-// FPS at `depth` over FPS at depth 1 (0 when either is missing). Seed 004's GTX 560 kept
-// 0.63 of its depth-1 FPS at depth 6.
+// FPS at `depth` over FPS at depth 1 (0 when either is missing). The GTX 560 stencil tracer
+// of seed 004 kept 0.63 of its depth-1 FPS at depth 6.
 double fps_ratio(const std::vector<DepthTime>& times, int depth);
 
-// Seed 004's FPS by depth (1 .. 6) on its simplest reflective scene, GTX 560.
+// Seed 004 is the 2012 Habr article "a stencil buffer in CUDA", where this renderer's idea
+// comes from: its ray tracer's FPS by depth (1 .. 6) on its simplest reflective scene, on a
+// GTX 560. The bench and the plot show it beside ours as "the GTX 560 stencil tracer (2012)".
 inline const std::vector<double>& seed_fps_by_depth() {
     static const std::vector<double> fps = {30.0, 25.0, 23.7, 20.0, 19.4, 18.8};
     return fps;

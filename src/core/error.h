@@ -5,6 +5,7 @@
 // it into exit code 2. Internal invariants use assert(); they are bugs, not input.
 #pragma once
 
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -50,5 +51,13 @@ class OutputError : public std::runtime_error {
 public:
     explicit OutputError(const std::string& message) : std::runtime_error(message) {}
 };
+
+// A number for a message, as %g writes it ("17", "0.01", "1e+07"); std::to_string of a
+// float or double writes six decimals ("17.000000").
+inline std::string short_number(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%g", v);
+    return b;
+}
 
 }  // namespace srt

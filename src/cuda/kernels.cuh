@@ -322,7 +322,8 @@ __global__ void k_stencil_sparse_read(FrameContext f, const uint32_t* __restrict
 }
 
 // ---------------------------------------------------------------------------
-// flags: one uint32 per ray, tested at entry (seed 004's baseline): one thread per
+// flags: one uint32 per ray, tested at entry (the baseline of seed 004, the 2012 article
+// on a stencil buffer in CUDA, whose stencil test beat it by 20-25%): one thread per
 // ray, whatever is alive. Reflect also raises *any_alive when a ray survives, so that
 // the bounce loop can stop (the load first: a store per live ray to one address
 // would serialise in L2; other writers pass nullptr).

@@ -10,9 +10,10 @@
 //         -> pixel x = (w % tiles_x) * tile_w + (l % tile_w),  y = (w / tiles_x) * tile_h + (l / tile_w)
 // A square-ish tile keeps a warp's rays close together, so they stay coherent through
 // the BVH and tend to die together (whole dead warps are what the stencil skips; seed
-// 001). Tiles are padded to cover the image, so ray_count = tiles_x * tiles_y * 32 is a
-// whole number of warps, and lanes whose pixel falls outside the image are the pad lanes
-// of the stencil invariant: dead from generate on.
+// 001, a blog post on how splitting work over threads leaves some idle). Tiles are padded
+// to cover the image, so ray_count = tiles_x * tiles_y * 32 is a whole number of warps,
+// and lanes whose pixel falls outside the image are the pad lanes of the stencil
+// invariant: dead from generate on.
 #pragma once
 
 #include "core/hd.h"

@@ -10,8 +10,8 @@
 //     __ballot_sync(0xffffffff, alive) builds it: bit k = lane k's vote. Lane 0 stores it;
 //   * a stage reads its warp's word at entry: word == 0 -> the whole warp leaves at once;
 //     a dead lane in a live warp does no work but still reaches the ballot (no lane may
-//     return before a warp collective: seed 004's trap, undefined behaviour with
-//     __ballot_sync).
+//     return before a warp collective: the trap that seed 004, the 2012 article on a
+//     stencil buffer in CUDA, warns of; undefined behaviour with __ballot_sync).
 // The CPU executor builds each word with ballot_reference() below, lane by lane, so the
 // same semantics are exercised on machines without a GPU; the CUDA kernels use
 // __ballot_sync. tests/test_stencil.cpp checks the two agree bit for bit.

@@ -1,5 +1,6 @@
-// tuning_cache.h - the per-user table of tuned launch sizes (seeds 002 and 003: launch
-// parameters are measured per GPU, kept, and used by later runs).
+// tuning_cache.h - the per-user table of tuned launch sizes (as seeds 002 and 003, notes on
+// latency hiding and a blog post on a tuned OpenCL reduction, advise: launch parameters are
+// measured per GPU, kept, and used by later runs).
 //
 // `stencilrt bench --tune` writes it; render, view and bench read it (bench/tuning.h).
 // The file is $XDG_CACHE_HOME/stencilrt/tuning.json (or ~/.cache/stencilrt/tuning.json),

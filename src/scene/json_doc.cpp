@@ -1,6 +1,8 @@
 // json_doc.cpp - JSON with positions (json_doc.h).
 #include "scene/json_doc.h"
 
+#include "core/edit_distance.h"
+
 #include <glm/glm.hpp>
 
 #include <algorithm>
@@ -209,37 +211,10 @@ void parse_doc(Doc& doc) {
 // Semantic helpers
 // ---------------------------------------------------------------------------
 
-size_t edit_distance(const std::string& a, const std::string& b) {
-    std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-    for (size_t i = 1; i <= a.size(); ++i) {
-        cur[0] = i;
-        for (size_t j = 1; j <= b.size(); ++j) {
-            const size_t sub = prev[j - 1] + (std::tolower(static_cast<unsigned char>(a[i - 1])) ==
-                                                      std::tolower(static_cast<unsigned char>(b[j - 1]))
-                                                  ? 0
-                                                  : 1);
-            cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
-        }
-        std::swap(prev, cur);
-    }
-    return prev[b.size()];
-}
-
 // " (did you mean 'x'?)" when some candidate is close enough to be a likely typo.
 std::string suggestion(const std::string& word, const std::vector<std::string>& candidates) {
-    std::string best;
-    size_t best_d = std::string::npos;
-    for (const std::string& c : candidates) {
-        const size_t d = edit_distance(word, c);
-        if (d < best_d) {
-            best_d = d;
-            best = c;
-        }
-    }
-    const size_t limit = std::max<size_t>(2, word.size() / 3);
-    if (best.empty() || best_d > limit) return "";
-    return " (did you mean '" + best + "'?)";
+    const std::string best = closest(word, candidates, std::max<size_t>(2, word.size() / 3));
+    return best.empty() ? "" : " (did you mean '" + best + "'?)";
 }
 
 const char* type_name(const ojson& v) {

@@ -80,9 +80,8 @@ struct Doc {
 // syntax error or limit.
 void parse_doc(Doc& doc);
 
-// Levenshtein distance, and the closest of `candidates` to `word` ("" if none is close):
-// for "did you mean" hints.
-size_t edit_distance(const std::string& a, const std::string& b);
+// " (did you mean 'x'?)" for the closest of `candidates` to `word` (core/edit_distance.h),
+// "" if none is close.
 std::string suggestion(const std::string& word, const std::vector<std::string>& candidates);
 
 // `rel` against the folder of the file `base` (an absolute `rel` as it is): how a scene

@@ -11,7 +11,7 @@
 
 namespace srt {
 
-// Picks the loader by extension: .json, .obj, .nff (case-insensitive).
+// Picks the loader by extension: .json, .obj, .ply, .gltf, .glb, .nff (case-insensitive).
 Scene load_scene(const std::string& path);
 
 // Our own JSON scene format (docs/scene-format.md).

@@ -185,8 +185,8 @@ private:
             Node t = e.require("time", what);
             key.time = t.number_double();
             if (!path.keys.empty() && !(key.time > path.keys.back().time))
-                t.fail(what + " 'time' " + num(key.time) + " is not after the previous key's " + num(path.keys.back().time) +
-                       " (times must increase)");
+                t.fail(what + " 'time' " + short_number(key.time) + " is not after the previous key's " +
+                       short_number(path.keys.back().time) + " (times must increase)");
             key.camera.from = e.require("from", what).vec3();
             key.camera.at = e.require("at", what).vec3();
             if (Node up = e.member("up", what + " 'up'")) key.camera.up = up.vec3();
@@ -202,12 +202,6 @@ private:
         if ((path.keys.back().time - path.keys.front().time) * path.fps >= 1e7)
             n.fail("animation is longer than 10,000,000 frames");
     }
-    static std::string num(double v) {
-        char b[32];
-        std::snprintf(b, sizeof b, "%g", v);
-        return b;
-    }
-
     void read_render(const Node& n) {
         n.object("an object");
         n.check_keys({"width", "height", "depth"}, "'render'");

@@ -369,7 +369,7 @@ Scene load_obj_scene(const std::string& path) {
             for (Light& l : scene.lights) l.colour /= peak;
         scene.notes.push_back(path + ": " + std::to_string(scene.lights.size()) +
                               " point light(s) placed at emissive (Ke) surfaces" +
-                              (peak > 1.0f ? ", scaled by 1/" + std::to_string(peak) + " so the brightest channel is 1" : ""));
+                              (peak > 1.0f ? ", scaled by 1/" + short_number(peak) + " so the brightest channel is 1" : ""));
     }
     validate(scene);
     return scene;

@@ -39,8 +39,9 @@ def style(name):
     return dict(base, linestyle=":", alpha=0.7) if "(" in name else base
 
 
-# Seed 004's FPS by depth on a GTX 560 (its simplest reflective scene), drawn as a
-# share of its depth-1 FPS scaled to the stencil's depth-1 FPS: how the curve falls.
+# The FPS by depth of the GTX 560 stencil tracer (seed 004: the 2012 Habr article "a
+# stencil buffer in CUDA", on its simplest reflective scene), drawn as a share of its
+# depth-1 FPS scaled to the stencil's depth-1 FPS: how the curve falls.
 SEED_FPS = [30.0, 25.0, 23.7, 20.0, 19.4, 18.8]
 
 
@@ -78,7 +79,7 @@ def main():
     if ref:
         seed = [ref["fps"] * f / SEED_FPS[0] for f in SEED_FPS]
         ax_fps.plot(range(1, len(seed) + 1), seed, color="grey", linestyle="--", marker=".",
-                    label="seed 004's fall (GTX 560), scaled to stencil at depth 1")
+                    label="GTX 560 stencil tracer (2012), scaled to stencil at depth 1")
     ax_fps.set_xlabel("max trace depth (1 = primary rays only)")
     ax_fps.set_ylabel("frames per second (median)")
     ax_fps.set_title("FPS against depth")
