@@ -219,6 +219,9 @@ const BadCase kBadCases[] = {
     {"mtl_spectral.obj", "bad/mtl_spectral.mtl:3: 'Ks spectral' colours are not supported"},
     {"mtl_negative_ke.obj", "bad/mtl_negative_ke.mtl:2: 'Ke' components must be >= 0"},
     {"mtl_nan.obj", "bad/mtl_nan.mtl:2: malformed number 'nan' in 'Kd'"},
+    {"mtl_ni_zero.obj", "bad/mtl_ni_zero.mtl:2: 'Ni' (index of refraction) must be in (0, 10], not 0"},
+    {"mtl_ns_bad.obj", "bad/mtl_ns_bad.mtl:3: 'Ns' expects one number"},
+    {"mtl_tf_short.obj", "bad/mtl_tf_short.mtl:2: malformed number 'x' in 'Tf'"},
     // NFF
     {"nff_cone.nff", "bad/nff_cone.nff:8: cones and cylinders ('c') are not supported"},
     {"nff_bad_number.nff", "bad/nff_bad_number.nff:8: malformed number '1.0.0' in s"},
@@ -491,6 +494,43 @@ TEST(ParserScenes, AllOurScenesLoad) {
     EXPECT_GE(n, 4u);
     const Scene mesh = load_scene(kSource + "/scenes/mesh.json");
     EXPECT_GE(mesh.triangles.size(), 2000u);  // the torus knot came in
+}
+
+// MTL onto the material model (docs/scene-format.md, "Materials"): Ke the emission, illum 7
+// glass of index Ni absorbing -ln(Tf) per unit length, illum 5 a perfect mirror whatever Ns,
+// illum 2's Ks a glossy lobe of roughness (2 / (Ns + 2))^(1/4), and an emitter's stand-in
+// point light marked as such for the path integrator to drop.
+TEST(ParserObj, MtlMaterialModel) {
+    const Scene s = load_scene(good("materials.obj"));
+    auto mat = [&](const std::string& name) -> const Material& {
+        for (const Material& m : s.materials)
+            if (m.name == name) return m;
+        ADD_FAILURE() << "no material " << name;
+        return s.materials[0];
+    };
+    const Material& lamp = mat("lamp");
+    EXPECT_VEC3_EQ(lamp.emission, glm::vec3(17.0f, 12.0f, 4.0f));
+    EXPECT_FALSE(lamp.emission_two_sided);
+    EXPECT_FALSE(lamp.is_dielectric());
+    const Material& glass = mat("glass");
+    EXPECT_EQ(glass.ior, 1.5f);
+    EXPECT_TRUE(glass.is_dielectric());
+    EXPECT_VEC3_NEAR(glass.absorption, glm::vec3(std::log(2.0f), std::log(4.0f), 0.0f), 1e-6f);
+    EXPECT_VEC3_EQ(glass.kr, glm::vec3(0.0f));
+    EXPECT_FALSE(glass.emits());
+    const Material& mirror = mat("mirror");
+    EXPECT_VEC3_EQ(mirror.kr, glm::vec3(0.9f));
+    EXPECT_EQ(mirror.roughness, 0.0f);
+    EXPECT_EQ(mirror.ior, 0.0f);
+    const Material& glossy = mat("glossy");
+    EXPECT_VEC3_EQ(glossy.kr, glm::vec3(0.0f));  // Whitted: no mirror
+    EXPECT_VEC3_EQ(glossy.glossy, glm::vec3(0.5f));
+    EXPECT_NEAR(glossy.roughness, std::pow(0.02, 0.25), 1e-6);
+    const Material& wall = mat("wall");
+    EXPECT_VEC3_EQ(wall.glossy, glm::vec3(0.0f));
+    EXPECT_EQ(wall.ior, 0.0f);  // Ni without a refracting illum means nothing
+    ASSERT_EQ(s.lights.size(), 1u);
+    EXPECT_TRUE(s.lights[0].from_emission);
 }
 
 TEST(ParserObj, FeaturesAndEmissiveLights) {

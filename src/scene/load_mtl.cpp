@@ -91,8 +91,9 @@ void read_mtl(const std::string& path, const std::string& obj_file, int obj_line
             }
             return;
         }
-        const bool used = kw == "Kd" || kw == "Ks" || kw == "Ke" || kw == "illum" || kw == "map_Kd" || kw == "map_d";
-        if (!used) return;  // Ns, Ni, d, Tr, Tf, Ka, other maps, bump, ...: no part in our model
+        const bool used = kw == "Kd" || kw == "Ks" || kw == "Ke" || kw == "illum" || kw == "map_Kd" ||
+                          kw == "map_d" || kw == "Ni" || kw == "Ns" || kw == "Tf";
+        if (!used) return;  // d, Tr, Ka, other maps, bump, ...: no part in our model
         if (current < 0) throw InputError(path, line, "'" + kw + "' before any 'newmtl'");
         MtlEntry& e = lib.mtls[current];
         if (kw == "map_Kd" || kw == "map_d") {
@@ -103,6 +104,17 @@ void read_mtl(const std::string& path, const std::string& obj_file, int obj_line
             e.ks = parse_colour(t, path, line);
         } else if (kw == "Ke") {
             e.ke = parse_colour(t, path, line);
+        } else if (kw == "Tf") {
+            e.tf = parse_colour(t, path, line);
+        } else if (kw == "Ni" || kw == "Ns") {
+            float v = 0.0f;
+            if (t.size() != 2 || !parse_float(t[1], v) || !std::isfinite(v))
+                throw InputError(path, line, "'" + kw + "' expects one number");
+            if (kw == "Ni" && !(v > 0.0f && v <= 10.0f))
+                throw InputError(path, line, "'Ni' (index of refraction) must be in (0, 10], not " + t[1]);
+            if (kw == "Ns" && !(v >= 0.0f && v <= 1e6f))
+                throw InputError(path, line, "'Ns' (specular exponent) must be in [0, 1e6], not " + t[1]);
+            (kw == "Ni" ? e.ni : e.ns) = v;
         } else {  // illum
             long long v = 0;
             if (t.size() != 2 || !parse_long(t[1], v) || v < 0 || v > 10)
@@ -116,9 +128,23 @@ void read_mtl(const std::string& path, const std::string& obj_file, int obj_line
 Material scene_material(Scene& scene, const MtlEntry& e) {
     Material m = e.mat;
     m.kd = 1.0f;
-    // Only the ray-traced-reflection illumination models mean "mirror"; for the rest
-    // Ks is a Phong highlight, which a Whitted mirror-only model does not have.
-    if (e.illum == 3 || e.illum == 5) m.kr = e.ks;
+    // Only the ray-traced-reflection illumination models mean "mirror" (whatever Ns says:
+    // the Cornell boxes give their mirrors Ns 1000 but their walls Ns 10 too); for the rest
+    // Ks is a Phong highlight, which Whitted's model does not have and the path
+    // integrator draws as a glossy lobe of roughness from Ns.
+    m.emission = e.ke;
+    if (e.illum == 3 || e.illum == 5) {
+        m.kr = e.ks;
+    } else if (e.illum == 4 || e.illum == 6 || e.illum == 7) {
+        m.ior = e.ni;
+        // Tf is what is left of light after one unit of length inside: sigma_a = -ln(Tf).
+        for (int c = 0; c < 3; ++c) m.absorption[c] = float(-std::log(std::clamp(double(e.tf[c]), 1e-6, 1.0)));
+    } else if (e.ns >= 0.0f) {
+        m.glossy = e.ks;
+    }
+    // Blinn-Phong's exponent to a microfacet slope: alpha = sqrt(2 / (Ns + 2)) (Walter et
+    // al. 2007, eq. 33, Beckmann's), roughness = sqrt(alpha). Ns 10: 0.64, Ns 1000: 0.21.
+    if (e.ns >= 0.0f && (e.illum == 2 || e.illum < 0)) m.roughness = float(std::pow(2.0 / (double(e.ns) + 2.0), 0.25));
     const auto texture = [&](const MtlMap& map, TextureUse use) {
         const Wrap w = map.clamp ? Wrap::Clamp : Wrap::Repeat;
         return texture_from_file(scene, map.file, use, w, w, map.mtl, map.line);

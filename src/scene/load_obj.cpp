@@ -355,6 +355,7 @@ Scene load_obj_scene(const std::string& path) {
         l.type = LightType::Point;
         l.position = c + n * (1e-3 * radius);
         l.colour = mesh.lib.mtls[mi].ke;
+        l.from_emission = true;
         scene.lights.push_back(l);
     }
     if (scene.lights.empty()) {

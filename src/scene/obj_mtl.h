@@ -27,6 +27,9 @@ struct MtlEntry {
     MtlMap map_kd, map_d;
     glm::vec3 ks{0.0f};
     glm::vec3 ke{0.0f};
+    glm::vec3 tf{1.0f};     // transmission filter: the colour left after one unit of length inside
+    float ni = 1.0f;        // optical density (index of refraction)
+    float ns = -1.0f;       // specular exponent; < 0: not given
     int illum = -1;
     bool emissive() const { return ke.x > 0.0f || ke.y > 0.0f || ke.z > 0.0f; }
 };
@@ -44,7 +47,10 @@ void read_mtl(const std::string& path, const std::string& obj_file, int obj_line
 // The material a mesh material becomes in the scene (created on first use), with its
 // textures: map_Kd times Kd (as the MTL specification has it), map_d as an alpha mask
 // with glTF's default cutoff of 0.5. A texture whose file is missing leaves a note and
-// the flat colour (texture_from_file).
+// the flat colour (texture_from_file). The rest, as docs/scene-format.md's MTL table
+// has it: Ke the emission; illum 3 and 5 a mirror of Ks; illum 2's Ks a glossy lobe of
+// roughness from Ns (the path integrator's; Whitted has no highlights); illum 4, 6 and 7
+// glass of index Ni, absorbing as Tf says per unit of length.
 Material scene_material(Scene& scene, const MtlEntry& e);
 
 // A material's texture coordinates after its map's -s and -o, which apply to OBJ's

@@ -70,8 +70,20 @@ struct Material {
     bool alpha_mask = false;
     float alpha_factor = 1.0f;
     float alpha_cutoff = 0.5f;
+    // Beyond Whitted's terms (docs/scene-format.md, "Materials"): light the surface gives
+    // off, which the path integrator samples as an area light; the roughness of the kr
+    // lobe; and glass, which both integrators trace.
+    glm::vec3 emission{0.0f, 0.0f, 0.0f};  // radiance leaving the surface
+    bool emission_two_sided = false;       // else only from its front: a triangle's counter-clockwise side, a sphere's outside
+    glm::vec3 glossy{0.0f, 0.0f, 0.0f};    // a glossy lobe's reflectance where kr is 0 (MTL illum 2's Ks): the path integrator's only
+    float roughness = 0.0f;                // of the kr (or glossy) lobe: GGX alpha = roughness^2; 0 = a perfect mirror
+    float ior = 0.0f;                      // > 0: a dielectric (glass, water), n inside / n outside
+    float kt = 0.0f;                       // NFF's T: a constant weight on the refracted ray (Whitted 1980); 0: Fresnel's
+    glm::vec3 absorption{0.0f, 0.0f, 0.0f};  // Beer-Lambert sigma_a inside a dielectric, per unit length
     bool is_mirror() const { return kr.x > 0.0f || kr.y > 0.0f || kr.z > 0.0f; }
     bool textured() const { return texture != kNoTexture; }
+    bool is_dielectric() const { return ior > 0.0f; }
+    bool emits() const { return emission.x > 0.0f || emission.y > 0.0f || emission.z > 0.0f; }
 };
 
 struct Sphere {
@@ -118,6 +130,9 @@ struct Light {
     Point3 position{0.0, 10.0, 0.0};         // Point
     glm::vec3 direction{0.0f, -1.0f, 0.0f};  // Directional: the direction light travels (unit)
     glm::vec3 colour{1.0f, 1.0f, 1.0f};      // intensity included, no falloff
+    // A point light a loader placed at an emissive surface, standing in for it under the
+    // Whitted model; the path integrator lights with the surface itself instead.
+    bool from_emission = false;
 };
 
 // A pinhole camera. `fov_deg` is the HORIZONTAL field of view, edge to edge of the
