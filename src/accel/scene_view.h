@@ -41,6 +41,20 @@ struct alignas(16) LightGpu {
 };
 static_assert(sizeof(LightGpu) == 32, "LightGpu must be 32 bytes");
 
+// An emissive primitive, as the path integrator samples it for light (render/lights.h),
+// 64 bytes. Positions in rendering space.
+//   triangle: p0 = v0, e1 = v1 - v0, e2 = v2 - v0 (its front face: e1 x e2)
+//   sphere  : p0 = centre, e1.x = radius (its front face: outward)
+struct alignas(16) EmitterGpu {
+    f4 p0;        // w: bit-cast primitive index (BVH order)
+    f4 e1;        // w: area
+    f4 e2;        // w: bit-cast kind: kEmitterTriangle or kEmitterSphere
+    f4 radiance;  // xyz: Le; w: 1 = emits from both sides, 0 = from the front only
+};
+static_assert(sizeof(EmitterGpu) == 64, "EmitterGpu must be 64 bytes");
+constexpr uint32_t kEmitterTriangle = 0u, kEmitterSphere = 1u;
+constexpr uint32_t kNoEmitter = 0xffffffffu;
+
 // The pinhole camera, precomputed for a given image size.
 // Ray through pixel (x, y), sample offset (sx, sy) in [0,1):
 //   dir = normalize(forward + ((x + sx) * 2/W - 1) * right + (1 - (y + sy) * 2/H) * up)
@@ -74,6 +88,17 @@ struct SceneView {
     // Per primitive (BVH order): the material whose alpha mask traversal tests on a hit,
     // or kNoMaskGpu. Set only in a scene with a masked material (alpha_masks).
     const uint32_t* prim_alpha = nullptr;
+    // The lights the path integrator samples (render/lights.h): the point and directional
+    // lights (`lights`, first) and then the emitters, each picked with probability
+    // light_pmf[k] (in proportion to its power), found from one uniform number by
+    // light_cdf[k] (the sum of the pmfs before k); per primitive (BVH order) its emitter
+    // or kNoEmitter, for the density of a light sample at a hit. Null without emitters
+    // and lights.
+    const EmitterGpu* emitters = nullptr;
+    const float* light_cdf = nullptr;
+    const float* light_pmf = nullptr;
+    const uint32_t* prim_emitter = nullptr;
+    uint32_t emitter_count = 0;
     uint32_t node_count = 0;
     uint32_t prim_count = 0;
     uint32_t plane_count = 0;

@@ -106,6 +106,10 @@ public:
         if (!s.srgb_lut.empty()) srgb_lut_.upload(s.srgb_lut, "sRGB table");
         if (!s.uvs.empty()) uvs_.upload(s.uvs, "texture coordinates");
         if (!s.prim_alpha.empty()) prim_alpha_.upload(s.prim_alpha, "alpha masks");
+        if (!s.emitters.empty()) emitters_.upload(s.emitters, "emitters");
+        if (!s.prim_emitter.empty()) prim_emitter_.upload(s.prim_emitter, "emitters by primitive");
+        if (!s.light_cdf.empty()) light_cdf_.upload(s.light_cdf, "light distribution");
+        if (!s.light_pmf.empty()) light_pmf_.upload(s.light_pmf, "light probabilities");
         view_ = s.view();
         render_origin_ = s.render_origin;
         view_.nodes = nodes_.get();
@@ -122,6 +126,10 @@ public:
         view_.srgb_lut = s.srgb_lut.empty() ? nullptr : srgb_lut_.get();
         view_.uvs = s.uvs.empty() ? nullptr : uvs_.get();
         view_.prim_alpha = s.prim_alpha.empty() ? nullptr : prim_alpha_.get();
+        view_.emitters = s.emitters.empty() ? nullptr : emitters_.get();
+        view_.prim_emitter = s.prim_emitter.empty() ? nullptr : prim_emitter_.get();
+        view_.light_cdf = s.light_cdf.empty() ? nullptr : light_cdf_.get();
+        view_.light_pmf = s.light_pmf.empty() ? nullptr : light_pmf_.get();
         ++scene_generation_;
     }
 
@@ -498,6 +506,9 @@ private:
     DeviceBuffer<float> srgb_lut_;
     DeviceBuffer<f4> uvs_;
     DeviceBuffer<uint32_t> prim_alpha_;
+    DeviceBuffer<EmitterGpu> emitters_;  // the path integrator's light table, only where there are lights to sample
+    DeviceBuffer<uint32_t> prim_emitter_;
+    DeviceBuffer<float> light_cdf_, light_pmf_;
     DeviceBuffer<float> thresholds_;
     DeviceBuffer<f4> origin_, dir_, weight_, radiance_;
     DeviceBuffer<float> hit_t_;

@@ -248,6 +248,7 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel) {
         cs.lights.push_back(g);
     }
 
+    compile_light_table(scene, cs);
     return cs;
 }
 
@@ -267,6 +268,11 @@ SceneView CompiledScene::view() const {
     v.srgb_lut = srgb_lut.empty() ? nullptr : srgb_lut.data();
     v.uvs = uvs.empty() ? nullptr : uvs.data();
     v.prim_alpha = prim_alpha.empty() ? nullptr : prim_alpha.data();
+    v.emitters = emitters.empty() ? nullptr : emitters.data();
+    v.light_cdf = light_cdf.empty() ? nullptr : light_cdf.data();
+    v.light_pmf = light_pmf.empty() ? nullptr : light_pmf.data();
+    v.prim_emitter = prim_emitter.empty() ? nullptr : prim_emitter.data();
+    v.emitter_count = uint32_t(emitters.size());
     v.alpha_masks = !prim_alpha.empty();
     v.ray_cones = ray_cones;
     v.node_count = uint32_t(nodes.size());
@@ -283,7 +289,8 @@ size_t CompiledScene::device_bytes() const {
     return nodes.size() * sizeof(BvhNode) + nodes4.size() * sizeof(Bvh4Node) + nodes8.size() * sizeof(Bvh8Node) + prims.size() * (sizeof(PrimGpu) + sizeof(PrimTestGpu)) + normals.size() * sizeof(f4) +
            planes.size() * sizeof(PlaneGpu) + materials.size() * sizeof(MaterialGpu) +
            lights.size() * sizeof(LightGpu) + texture_bytes() + uvs.size() * sizeof(f4) +
-           prim_alpha.size() * sizeof(uint32_t);
+           prim_alpha.size() * sizeof(uint32_t) + emitters.size() * sizeof(EmitterGpu) +
+           (light_cdf.size() + light_pmf.size()) * sizeof(float) + prim_emitter.size() * sizeof(uint32_t);
 }
 
 size_t CompiledScene::texture_bytes() const {

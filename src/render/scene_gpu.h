@@ -48,6 +48,11 @@ struct CompiledScene {
     std::vector<float> srgb_lut;      // 256 entries when there are textures
     std::vector<f4> uvs;              // 2 per primitive when a textured or masked material is on a triangle
     std::vector<uint32_t> prim_alpha; // 1 per primitive when a triangle is masked
+    // The path integrator's lights (SceneView, render/light_table.cpp): the emitters, the
+    // selection distribution over lights then emitters, and each primitive's emitter.
+    std::vector<EmitterGpu> emitters;
+    std::vector<float> light_cdf, light_pmf;
+    std::vector<uint32_t> prim_emitter;  // 1 per primitive when any emits, else empty
     glm::vec3 background{0.0f};
     glm::vec3 ambient{0.0f};
     bool precise_spheres = false;  // some sphere is computed in double (accel/bvh.h sphere_needs_double)
@@ -64,6 +69,9 @@ struct CompiledScene {
 };
 
 CompiledScene compile_scene(const Scene& scene, AccelLayout accel = AccelLayout::Bvh2);
+// The light table of a compiled scene (its emitters and the selection distribution): its
+// primitives in BVH order and rendering space, the scene's materials and lights.
+void compile_light_table(const Scene& scene, CompiledScene& cs);
 // The camera in rendering space: its position relative to `render_origin`.
 CameraGpu make_camera(const Camera& c, int width, int height, const glm::vec3& render_origin);
 

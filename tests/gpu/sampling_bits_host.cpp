@@ -9,3 +9,11 @@ void sampling_cases_host(float* out) {
 }
 
 }  // namespace srt::test
+
+namespace srt::test {
+
+void light_cases_host(const SceneView& s, float* out) {
+    for (uint32_t k = 0; k < kLightCases; ++k) light_case(s, k, out + size_t(k) * kFloatsPerLightCase);
+}
+
+}  // namespace srt::test

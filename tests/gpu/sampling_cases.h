@@ -76,3 +76,32 @@ SRT_HD_INLINE void sampling_case(uint32_t k, float* out) {
 void sampling_cases_host(float* out);
 
 }  // namespace srt::test
+
+#include "render/lights.h"
+
+namespace srt::test {
+
+constexpr uint32_t kLightCases = 4096;
+constexpr uint32_t kFloatsPerLightCase = 12;
+
+// Light case k against a compiled scene's light table: a shading point near the lights and
+// three numbers, the sample's direction, distance, radiance, pdf and flags.
+SRT_HD_INLINE void light_case(const SceneView& s, uint32_t k, float* out) {
+    const glm::vec3 o(4.0f * case_uniform(9u * k) - 2.0f, 4.0f * case_uniform(9u * k + 1u) - 2.0f,
+                      4.0f * case_uniform(9u * k + 2u) - 2.0f);
+    const LightSample ls =
+        sample_light(s, o, case_uniform(9u * k + 3u), case_uniform(9u * k + 4u), case_uniform(9u * k + 5u));
+    out[0] = ls.wi.x; out[1] = ls.wi.y; out[2] = ls.wi.z;
+    out[3] = ls.dist;
+    out[4] = ls.radiance.x; out[5] = ls.radiance.y; out[6] = ls.radiance.z;
+    out[7] = ls.pdf;
+    out[8] = float((ls.valid ? 1 : 0) | (ls.delta ? 2 : 0));
+    out[9] = float(pick_light(s, case_uniform(9u * k + 6u)));
+    out[10] = s.emitter_count ? emitter_pdf(s, k % s.emitter_count, ls.wi, ls.dist + 1.0f, glm::vec3(0.0f, -1.0f, 0.0f)) : 0.0f;
+    out[11] = 0.0f;
+}
+
+// Host side: every light case into out[kLightCases * kFloatsPerLightCase].
+void light_cases_host(const SceneView& s, float* out);
+
+}  // namespace srt::test

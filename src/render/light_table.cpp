@@ -1,0 +1,101 @@
+// light_table.cpp - the lights the path integrator samples (render/lights.h), compiled:
+// every emissive triangle and sphere as an EmitterGpu, and one distribution over the
+// scene's point and directional lights and the emitters, in proportion to their power,
+// so that bright lights get the samples. A point light a loader placed as the stand-in of
+// an emissive surface (Light::from_emission) keeps its slot with probability 0: the
+// surface itself is sampled instead, and Whitted's light list is left as it was.
+#include "render/scene_gpu.h"
+
+#include "render/sampling.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace srt {
+
+namespace {
+
+double luminance_d(const glm::vec3& c) { return 0.2126 * c.x + 0.7152 * c.y + 0.0722 * c.z; }
+
+}  // namespace
+
+void compile_light_table(const Scene& scene, CompiledScene& cs) {
+    cs.emitters.clear();
+    cs.prim_emitter.clear();
+    cs.light_cdf.clear();
+    cs.light_pmf.clear();
+    // The emitters, in BVH order, from the compiled primitives (rendering space).
+    std::vector<double> power;
+    bool any = false;
+    for (const PrimGpu& p : cs.prims) {
+        const uint32_t m = float_bits(p.p0.w) & kPrimMaterialMask;
+        any = any || (m < scene.materials.size() && scene.materials[m].emits());
+    }
+    // Bounds of the primitives, for a directional light's power: what falls on the scene.
+    glm::dvec3 lo(1e300), hi(-1e300);
+    for (const PrimGpu& p : cs.prims) {
+        const glm::dvec3 a(p.p0.x, p.p0.y, p.p0.z);
+        if (float_bits(p.p0.w) & kPrimSphereBit) {
+            lo = glm::min(lo, a - glm::dvec3(p.p1.x));
+            hi = glm::max(hi, a + glm::dvec3(p.p1.x));
+        } else {
+            for (const glm::dvec3& v : {a, a + glm::dvec3(p.p1.x, p.p1.y, p.p1.z), a + glm::dvec3(p.p2.x, p.p2.y, p.p2.z)}) {
+                lo = glm::min(lo, v);
+                hi = glm::max(hi, v);
+            }
+        }
+    }
+    const double radius = cs.prims.empty() ? 1.0 : 0.5 * glm::length(hi - lo);
+    for (size_t k = 0; k < cs.lights.size(); ++k) {
+        const glm::vec3 c(cs.lights[k].colour.x, cs.lights[k].colour.y, cs.lights[k].colour.z);
+        const bool stand_in = k < scene.lights.size() && scene.lights[k].from_emission;
+        const bool point = cs.lights[k].pos_or_dir.w != 0.0f;
+        // A point light of intensity I sends 4 pi I; a directional one of irradiance E
+        // brings pi r^2 E onto a scene of radius r.
+        power.push_back(stand_in ? 0.0 : luminance_d(c) * (point ? 4.0 * M_PI : M_PI * radius * radius));
+    }
+    if (any) {
+        cs.prim_emitter.assign(cs.prims.size(), kNoEmitter);
+        for (size_t i = 0; i < cs.prims.size(); ++i) {
+            const PrimGpu& p = cs.prims[i];
+            const uint32_t meta = float_bits(p.p0.w);
+            const Material& m = scene.materials[meta & kPrimMaterialMask];
+            if (!m.emits()) continue;
+            EmitterGpu e;
+            e.p0 = f4{p.p0.x, p.p0.y, p.p0.z, bits_float(uint32_t(i))};
+            double area;
+            if (meta & kPrimSphereBit) {
+                const double r = p.p1.x;
+                area = 4.0 * M_PI * r * r;
+                e.e1 = f4{p.p1.x, 0.0f, 0.0f, float(area)};
+                e.e2 = f4{0.0f, 0.0f, 0.0f, bits_float(kEmitterSphere)};
+            } else {
+                const glm::dvec3 e1(p.p1.x, p.p1.y, p.p1.z), e2(p.p2.x, p.p2.y, p.p2.z);
+                area = 0.5 * glm::length(glm::cross(e1, e2));
+                e.e1 = f4{p.p1.x, p.p1.y, p.p1.z, float(area)};
+                e.e2 = f4{p.p2.x, p.p2.y, p.p2.z, bits_float(kEmitterTriangle)};
+            }
+            if (!(area > 0.0)) continue;
+            e.radiance = f4{m.emission.x, m.emission.y, m.emission.z, m.emission_two_sided ? 1.0f : 0.0f};
+            cs.prim_emitter[i] = uint32_t(cs.emitters.size());
+            cs.emitters.push_back(e);
+            // Radiance L from area A into a hemisphere: pi A L (each side that emits).
+            power.push_back(luminance_d(m.emission) * M_PI * area * (m.emission_two_sided ? 2.0 : 1.0));
+        }
+        if (cs.emitters.empty()) cs.prim_emitter.clear();
+    }
+    double total = 0.0;
+    for (double w : power) total += w;
+    if (!(total > 0.0)) return;  // nothing to sample: the table stays empty
+    // The pmf is the float width of each light's interval of the cdf, so that the density
+    // a light sample reports is the probability with which it is picked.
+    double sum = 0.0;
+    for (double w : power) {
+        cs.light_cdf.push_back(float(sum / total));
+        sum += w;
+    }
+    for (size_t k = 0; k < cs.light_cdf.size(); ++k)
+        cs.light_pmf.push_back((k + 1 < cs.light_cdf.size() ? cs.light_cdf[k + 1] : 1.0f) - cs.light_cdf[k]);
+}
+
+}  // namespace srt
