@@ -16,14 +16,17 @@
 
 namespace srt {
 
-// 48 bytes.
+// 96 bytes: Whitted's shading reads the first three fields, the path integrator all six.
 struct alignas(16) MaterialGpu {
     f4 colour;  // xyz = linear colour, w = kd
     f4 kr;      // xyz = mirror reflectance, w = ka (ambient weight)
     f4 tex;     // x = bit-cast colour texture (kNoTextureGpu: none), y = bit-cast alpha
                 // texture, z = alpha cutoff, w = alpha factor (accel/texture.h)
+    f4 emission;  // xyz = emitted radiance, w = 1: from both sides (scene.h Material)
+    f4 glossy;    // xyz = glossy lobe reflectance (where kr is 0), w = roughness
+    f4 medium;    // xyz = absorption inside a dielectric, w = ior (0: not a dielectric)
 };
-static_assert(sizeof(MaterialGpu) == 48, "MaterialGpu must be 48 bytes");
+static_assert(sizeof(MaterialGpu) == 96, "MaterialGpu must be 96 bytes");
 
 // 64 bytes. The checker is laid out on the plane's own axes u, v.
 struct alignas(16) PlaneGpu {

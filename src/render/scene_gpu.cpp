@@ -236,7 +236,9 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel) {
     const auto tex_bits = [&](int32_t t) { return bits_float(t == kNoTexture ? kNoTextureGpu : first_level[size_t(t)]); };
     for (const Material& m : scene.materials)
         cs.materials.push_back({make_f4(m.colour, m.kd), make_f4(m.kr, m.ka),
-                                f4{tex_bits(m.texture), tex_bits(m.alpha_texture), m.alpha_cutoff, m.alpha_factor}});
+                                f4{tex_bits(m.texture), tex_bits(m.alpha_texture), m.alpha_cutoff, m.alpha_factor},
+                                make_f4(m.emission, m.emission_two_sided ? 1.0f : 0.0f), make_f4(m.glossy, m.roughness),
+                                make_f4(m.absorption, m.ior)});
 
     for (const Light& l : scene.lights) {
         LightGpu g;

@@ -36,6 +36,8 @@ struct Surface {
     float kd;
     float ka;
     glm::vec3 kr;
+    uint32_t material;  // into SceneView::materials
+    bool front;         // the ray came from the side the surface faces (a triangle's counter-clockwise side, a sphere's outside)
 };
 
 // Both normals turned to face the incoming ray (winding does not matter), each on its own.
@@ -103,6 +105,8 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
     sf.p = hp.p;
     sf.p_err = hp.err;
     sf.n = hp.n;
+    sf.material = material;
+    sf.front = glm::dot(hp.n, d) < 0.0f;
     if (!smooth) sf.ns = hp.n;
     const f4 mc = load_f4(&s.materials[material].colour);
     const f4 mr = load_f4(&s.materials[material].kr);

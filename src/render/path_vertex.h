@@ -1,0 +1,115 @@
+// path_vertex.h - one vertex of the path integrator (unidirectional path tracing with
+// next-event estimation and multiple importance sampling, as pbrt-v4's `path` integrator),
+// written once over a Surface, for the CPU reference (render/reference_path.cpp) now and
+// the stages of every mode next:
+//   arrive   the segment just travelled: absorption inside a dielectric, then the
+//            surface's emission, weighed by MIS against the light sample that could have
+//            found it (full weight after the camera or a delta lobe);
+//   light    next-event estimation: one light picked by power, one shadow ray, MIS
+//            against the BSDF's density for that direction;
+//   scatter  a direction from the BSDF, the throughput times its weight, Russian roulette
+//            from the third bounce on, survival from the throughput.
+// Random numbers come from rng.h, keyed by (pixel, sample, bounce): group 0 for the light
+// sample, group 1 for the BSDF sample and roulette.
+#pragma once
+
+#include "accel/intersect.h"
+#include "core/hd.h"
+#include "render/bsdf.h"
+#include "render/lights.h"
+#include "render/rng.h"
+#include "render/sampling.h"
+#include "render/surface.h"
+
+#include <glm/glm.hpp>
+
+namespace srt {
+
+// What a path carries from one vertex to the next.
+struct PathState {
+    glm::vec3 throughput{1.0f};
+    float prev_pdf = 0.0f;  // the BSDF density that chose the last segment; 0: the camera or a delta lobe
+};
+
+// The surface's BSDF at a hit (render/bsdf.h), its colour (texture, checker) included.
+SRT_HD_INLINE BsdfParams surface_bsdf(const SceneView& s, const Surface& sf) {
+    BsdfParams b;
+    const f4 medium = load_f4(&s.materials[sf.material].medium);
+    if (medium.w > 0.0f) {  // a dielectric: n inside / n outside, turned to this side's ratio
+        b.eta = sf.front ? medium.w : 1.0f / medium.w;
+        return b;
+    }
+    b.diffuse = sf.colour * sf.kd;
+    const f4 g = load_f4(&s.materials[sf.material].glossy);
+    const bool mirror = sf.kr.x > 0.0f || sf.kr.y > 0.0f || sf.kr.z > 0.0f;
+    b.specular = mirror ? sf.kr : glm::vec3(g.x, g.y, g.z);
+    // A roughness without a lobe to be rough (MTL walls: Ks 0 with an Ns) means nothing.
+    b.alpha = luminance(b.specular) > 0.0f ? g.w * g.w : 0.0f;
+    return b;
+}
+
+// The segment from the last vertex to this hit (t along the unit direction d), and the
+// light the surface sends back along it.
+template <int kVariant>
+SRT_HD_INLINE glm::vec3 path_arrive(const SceneView& s, const Surface& sf, int32_t prim, const glm::vec3& d, float t,
+                                    PathState& st) {
+    const f4 medium = load_f4(&s.materials[sf.material].medium);
+    if (medium.w > 0.0f && !sf.front)  // it travelled inside this dielectric: Beer-Lambert
+        st.throughput = st.throughput * glm::vec3(exp_portable(-medium.x * t), exp_portable(-medium.y * t),
+                                                  exp_portable(-medium.z * t));
+    const f4 e = load_f4(&s.materials[sf.material].emission);
+    if (!(e.x > 0.0f || e.y > 0.0f || e.z > 0.0f) || !(sf.front || e.w != 0.0f)) return glm::vec3(0.0f);
+    float mis = 1.0f;
+    if (st.prev_pdf > 0.0f && s.prim_emitter != nullptr && uint32_t(prim) < s.prim_count) {
+        const uint32_t k = s.prim_emitter[prim];
+        if (k != kNoEmitter) {
+            // sf.n faces the ray; the density depends on |cos| alone.
+            mis = power_heuristic(st.prev_pdf, emitter_pdf(s, k, d, t, sf.n));
+        }
+    }
+    return st.throughput * glm::vec3(e.x, e.y, e.z) * mis;
+}
+
+// Next-event estimation at the surface: what one light sample brings.
+template <int kWidth>
+SRT_HD_INLINE glm::vec3 path_light(const SceneView& s, const Surface& sf, const BsdfParams& b, const Frame& frame,
+                                   const glm::vec3& wo, const glm::vec4& u, const PathState& st,
+                                   uint32_t& shadow_rays) {
+    if (is_dielectric(b) || (!(luminance(b.diffuse) > 0.0f) && !(b.alpha > 0.0f))) return glm::vec3(0.0f);
+    const glm::vec3 o = offset_origin(sf);
+    const LightSample ls = sample_light(s, o, u.x, u.y, u.z);
+    if (!ls.valid || !(glm::dot(ls.wi, sf.n) > 0.0f)) return glm::vec3(0.0f);  // behind the surface
+    const glm::vec3 wi = frame.to_local(ls.wi);
+    const glm::vec3 f = bsdf_eval(b, wo, wi);
+    if (!(f.x > 0.0f || f.y > 0.0f || f.z > 0.0f)) return glm::vec3(0.0f);
+    ++shadow_rays;
+    // Short of the light by a part in 10^4, so that the emitter itself does not block it.
+    if (occluded<kWidth>(s, o, ls.wi, ls.delta ? ls.dist : ls.dist * 0.9999f)) return glm::vec3(0.0f);
+    const float mis = ls.delta ? 1.0f : power_heuristic(ls.pdf, bsdf_pdf(b, wo, wi));
+    return st.throughput * f * ls.radiance * (wi.z * mis / ls.pdf);
+}
+
+// The next segment from the BSDF: false when the path ends here (absorbed, or cut by
+// Russian roulette). `bounce` 0 is the camera ray's hit.
+SRT_HD_INLINE bool path_scatter(const Surface& sf, const BsdfParams& b, const Frame& frame, const glm::vec3& wo,
+                                const glm::vec4& u, int bounce, PathState& st, glm::vec3& origin, glm::vec3& dir) {
+    const BsdfSample bs = bsdf_sample(b, wo, u.x, u.y, u.z);
+    if (!bs.valid) return false;
+    const glm::vec3 wi = frame.to_world(bs.wi);
+    // A shading normal can send a reflected ray below the surface, or a refracted one
+    // above it: such a path ends.
+    const float side = glm::dot(wi, sf.n);
+    if (bs.transmitted ? !(side < 0.0f) : !(side > 0.0f)) return false;
+    st.throughput = st.throughput * bs.weight;
+    st.prev_pdf = bs.delta ? 0.0f : bs.pdf;
+    if (bounce >= 2) {
+        const float q = fminf(1.0f, max_component(st.throughput));
+        if (!(u.w < q)) return false;
+        st.throughput = st.throughput * (1.0f / q);
+    }
+    origin = offset_ray_origin(sf.p, sf.p_err, bs.transmitted ? -sf.n : sf.n);
+    dir = glm::normalize(wi);
+    return true;
+}
+
+}  // namespace srt

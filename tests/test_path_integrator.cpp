@@ -1,0 +1,166 @@
+// test_path_integrator.cpp - the path integrator's vertex logic (render/path_vertex.h),
+// through its per-pixel reference (render/reference_path.cpp), against what it must
+// converge to: the white furnace's closed form (Russian roulette must stay unbiased), and
+// the Cornell box as an independent path tracer in double computes it
+// (tests/support/path_reference.h, written without sight of this code), region by region
+// within error bars from both sides' own samples.
+#include "render/executor.h"
+#include "render/scene_gpu.h"
+#include "scene/load.h"
+#include "scene/scene.h"
+#include "support/path_reference.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace srt;
+
+struct Stats {
+    std::vector<glm::dvec3> sum, sum2;
+    int w = 0, h = 0, n = 0;
+    glm::dvec3 mean(int x, int y) const { return sum[size_t(y * w + x)] / double(n); }
+    glm::dvec3 var_of_mean(int x, int y) const {
+        const glm::dvec3 m = mean(x, y);
+        return glm::max(sum2[size_t(y * w + x)] / double(n) - m * m, glm::dvec3(0.0)) / double(n);
+    }
+};
+
+// Every pixel's samples 0..spp-1 through the reference, over two threads (each pixel's
+// samples in order, so the sums do not depend on the split).
+Stats render_stats(const CompiledScene& cs, int w, int h, int spp, int depth) {
+    Stats st;
+    st.w = w;
+    st.h = h;
+    st.n = spp;
+    st.sum.assign(size_t(w * h), glm::dvec3(0.0));
+    st.sum2 = st.sum;
+    const CameraGpu cam = make_camera(cs.camera, w, h, cs.render_origin);
+    auto rows = [&](int y0, int step) {
+        for (int y = y0; y < h; y += step)
+            for (int x = 0; x < w; ++x)
+                for (int s = 0; s < spp; ++s) {
+                    const glm::dvec3 v(reference_path_sample(cs, cam, w, h, x, y, uint32_t(s), depth, 0u));
+                    st.sum[size_t(y * w + x)] += v;
+                    st.sum2[size_t(y * w + x)] += v * v;
+                }
+    };
+    std::thread t(rows, 1, 2);
+    rows(0, 2);
+    t.join();
+    return st;
+}
+
+// A closed sphere of albedo a glowing Le on its inside, seen from within: every path sees
+// Le, then a Le, a^2 Le, ...: Le (1 - a^(D+1)) / (1 - a) with D scattering vertices.
+TEST(PathIntegrator, WhiteFurnaceWithRussianRoulette) {
+    for (const auto& [albedo, depth] : {std::pair<float, int>{0.5f, 64}, {0.8f, 64}, {0.8f, 3}}) {
+        Scene s;
+        s.name = "furnace";
+        s.add_material(Material{});
+        Material wall;
+        wall.colour = glm::vec3(albedo);
+        wall.kd = 1.0f;
+        wall.emission = glm::vec3(1.0f, 0.5f, 2.0f);
+        wall.emission_two_sided = true;
+        Sphere sp;
+        sp.centre = Point3(0.0);
+        sp.radius = 2.0;
+        sp.material = s.add_material(wall);
+        s.spheres.push_back(sp);
+        s.camera.from = glm::vec3(0.3f, -0.2f, 0.1f);
+        s.camera.at = glm::vec3(0.0f, 0.0f, -1.0f);
+        s.camera.fov_deg = 90.0f;
+        const CompiledScene cs = compile_scene(s);
+        const Stats st = render_stats(cs, 4, 4, 2048, depth);
+        glm::dvec3 mean(0.0), var(0.0);
+        for (int y = 0; y < 4; ++y)
+            for (int x = 0; x < 4; ++x) {
+                mean += st.mean(x, y) / 16.0;
+                var += st.var_of_mean(x, y) / 256.0;
+            }
+        const double a = albedo;
+        const double k = (1.0 - std::pow(a, depth + 1)) / (1.0 - a);
+        SCOPED_TRACE("albedo " + std::to_string(a) + " depth " + std::to_string(depth));
+        for (int c = 0; c < 3; ++c) {
+            const double want = double(wall.emission[c]) * k, se = std::sqrt(var[c]);
+            EXPECT_NEAR(mean[c], want, 4.5 * se + 1e-6 * want) << "channel " << c << " se " << se;
+            EXPECT_LT(se, 0.01 * want);
+        }
+    }
+}
+
+// CornellBox-Original (Kd diffuse walls, a Ke light, one-sided) at 16x16: our integrator
+// and the independent one agree in every 4x4 region and channel within k combined
+// standard errors, k for 48 comparisons at a family-wise false-failure rate of 1e-3.
+TEST(PathIntegrator, CornellBoxAgreesWithTheIndependentPathTracer) {
+    const std::string dir = std::string(SRT_SHARED_DATA) + "/scenes/cornell-box/";
+    const std::string obj = dir + "CornellBox-Original.obj";
+    if (!std::ifstream(obj)) GTEST_SKIP() << obj << " not present";
+    const Scene scene = load_scene(obj);
+    const CompiledScene cs = compile_scene(scene);
+    const int w = 16, h = 16, depth = 8;
+    const Stats ours = render_stats(cs, w, h, 2048, depth);
+
+    // The oracle reads the geometry itself and takes Kd and Ke from the MTL as we map them.
+    std::map<std::string, pathref::Material> mats;
+    {
+        std::ifstream f(dir + "CornellBox-Original.mtl");
+        std::string line, cur;
+        while (std::getline(f, line)) {
+            std::istringstream ls(line);
+            std::string key;
+            if (!(ls >> key)) continue;
+            if (key == "newmtl") ls >> cur;
+            double r, g, b;
+            if ((key == "Kd" || key == "Ke") && (ls >> r >> g >> b))
+                (key == "Kd" ? mats[cur].albedo : mats[cur].emission) = pathref::Rgb{r, g, b};
+        }
+    }
+    pathref::Scene ref;
+    pathref::add_obj(ref, pathref::load_obj(obj), mats);
+    pathref::Camera cam;
+    cam.from = {scene.camera.from.x, scene.camera.from.y, scene.camera.from.z};
+    cam.at = {scene.camera.at.x, scene.camera.at.y, scene.camera.at.z};
+    cam.up = {scene.camera.up.x, scene.camera.up.y, scene.camera.up.z};
+    cam.hfov_deg = scene.camera.fov_deg;
+    cam.width = w;
+    cam.height = h;
+    pathref::RenderOptions o;
+    o.spp = 4096;
+    o.max_depth = depth;
+    o.seed = 7;
+    const pathref::Image theirs = pathref::render(ref, cam, o);
+
+    const double k = pathref::bonferroni_k(48, 1e-3);
+    double worst = 0.0;
+    for (int ry = 0; ry < 4; ++ry)
+        for (int rx = 0; rx < 4; ++rx) {
+            glm::dvec3 m(0.0), v(0.0);
+            for (int y = ry * 4; y < ry * 4 + 4; ++y)
+                for (int x = rx * 4; x < rx * 4 + 4; ++x) {
+                    m += ours.mean(x, y) / 16.0;
+                    v += ours.var_of_mean(x, y) / 256.0;
+                }
+            const pathref::Estimate t = pathref::region_stats(theirs, rx * 4, ry * 4, 4, 4);
+            const double tm[3] = {t.mean.r, t.mean.g, t.mean.b}, ts[3] = {t.se.r, t.se.g, t.se.b};
+            for (int c = 0; c < 3; ++c) {
+                const double se = std::sqrt(v[c] + ts[c] * ts[c]);
+                const double z = std::fabs(m[c] - tm[c]) / se;
+                worst = std::max(worst, z);
+                EXPECT_LT(z, k) << "region " << rx << "," << ry << " channel " << c << ": ours " << m[c] << ", theirs "
+                                << tm[c] << ", se " << se;
+                if (tm[c] > 0.05) EXPECT_LT(se, 0.05 * tm[c]) << "region " << rx << "," << ry << ": too noisy to tell";
+            }
+        }
+    std::printf("[cornell] worst |ours - theirs| / se over 48 region channels: %.2f (k = %.2f)\n", worst, k);
+}
+
+}  // namespace
