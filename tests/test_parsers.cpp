@@ -106,6 +106,20 @@ const BadCase kBadCases[] = {
     {"json_camera_fov.json", "bad/json_camera_fov.json:3:23: camera 'fov' must be in (0, 180) degrees"},
     {"json_material_ka_negative.json", "bad/json_material_ka_negative.json:3:52: 'ka' must be >= 0"},
     {"json_ambient_negative.json", "bad/json_ambient_negative.json:3:16: 'ambient' components must be >= 0"},
+    // the material terms beyond Whitted's, and the integrator a scene suggests
+    {"json_mat_emission_negative.json", "bad/json_mat_emission_negative.json:3:37: material 'm' 'emission' components must be >= 0"},
+    {"json_mat_two_sided_number.json", "bad/json_mat_two_sided_number.json:3:70: material 'm' 'emission_two_sided' must be true or false, not a number"},
+    {"json_mat_roughness_range.json", "bad/json_mat_roughness_range.json:3:49: 'roughness' must be in [0, 1]"},
+    {"json_mat_glossy_range.json", "bad/json_mat_glossy_range.json:3:35: 'glossy' must be in [0, 1]"},
+    {"json_mat_glossy_with_kr.json", "bad/json_mat_glossy_with_kr.json:3:46: 'glossy' is for a material without 'kr' (a rough mirror is 'kr' with 'roughness')"},
+    {"json_mat_ior_zero.json", "bad/json_mat_ior_zero.json:3:32: 'ior' must be in (0, 10]"},
+    {"json_mat_ior_huge.json", "bad/json_mat_ior_huge.json:3:32: 'ior' must be in (0, 10]"},
+    {"json_mat_absorption_without_ior.json", "bad/json_mat_absorption_without_ior.json:3:39: 'absorption' needs 'ior': only a dielectric absorbs inside"},
+    {"json_mat_absorption_negative.json", "bad/json_mat_absorption_negative.json:3:51: material 'm' 'absorption' components must be >= 0"},
+    {"json_mat_kt_without_ior.json", "bad/json_mat_kt_without_ior.json:3:42: 'kt' needs 'ior': it weights a dielectric's refracted ray"},
+    {"json_mat_kt_range.json", "bad/json_mat_kt_range.json:3:43: 'kt' must be in [0, 1]"},
+    {"json_render_integrator.json", "bad/json_render_integrator.json:3:43: render 'integrator' must be \"whitted\" or \"path\", not \"paht\" (did you mean 'path'?)"},
+    {"json_render_integrator_number.json", "bad/json_render_integrator_number.json:3:30: render 'integrator' must be a string, not a number"},
     // PLY (scene/load_ply.cpp): file:line in the header and ASCII data, a byte offset in binary data
     {"ply_bad_count.ply", "bad/ply_bad_count.ply:3: element count '-3' is not a count"},
     {"ply_bad_format.ply", "bad/ply_bad_format.ply:2: unknown format 'binary_middle_endian'"},
@@ -410,6 +424,87 @@ TEST(ParserJson, MinimalFileGetsDefaults) {
     EXPECT_EQ(s.primitive_count(), 0u);
     EXPECT_EQ(s.width, 0);
     EXPECT_EQ(s.depth, 0);
+    EXPECT_FALSE(s.integrator.has_value());
+}
+
+// The material terms beyond Whitted's (docs/scene-format.md, "Materials"), field by
+// field, next to Whitted's own, which they leave as given; and the scene's integrator.
+TEST(ParserJson, MaterialModel) {
+    testing::internal::CaptureStderr();
+    const Scene s = load_scene(good("json_materials.json"));
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+    ASSERT_TRUE(s.integrator.has_value());
+    EXPECT_EQ(*s.integrator, Integrator::Path);
+    EXPECT_EQ(s.width, 64);
+    ASSERT_EQ(s.materials.size(), 10u);
+    auto mat = [&](const std::string& name) -> const Material& {
+        for (const Material& m : s.materials)
+            if (m.name == name) return m;
+        ADD_FAILURE() << "no material " << name;
+        return s.materials[0];
+    };
+    const Material& lamp = mat("lamp");
+    EXPECT_VEC3_EQ(lamp.emission, glm::vec3(17, 12, 4));
+    EXPECT_FALSE(lamp.emission_two_sided);
+    EXPECT_TRUE(lamp.emits());
+    EXPECT_EQ(lamp.kd, 1.0f);
+    const Material& panel = mat("panel");
+    EXPECT_VEC3_EQ(panel.emission, glm::vec3(0.5f, 0.25f, 0.0f));
+    EXPECT_TRUE(panel.emission_two_sided);
+    EXPECT_VEC3_EQ(panel.colour, glm::vec3(0.2f));
+    const Material& brushed = mat("brushed");
+    EXPECT_VEC3_EQ(brushed.kr, glm::vec3(0.9f, 0.6f, 0.3f));
+    EXPECT_EQ(brushed.roughness, 0.3f);
+    EXPECT_EQ(brushed.kd, 0.0f);
+    EXPECT_VEC3_EQ(brushed.glossy, glm::vec3(0.0f));
+    const Material& plastic = mat("plastic");
+    EXPECT_VEC3_EQ(plastic.glossy, glm::vec3(0.04f));  // a number is grey, as for kr
+    EXPECT_EQ(plastic.roughness, 0.5f);
+    EXPECT_VEC3_EQ(plastic.kr, glm::vec3(0.0f));
+    EXPECT_EQ(plastic.kd, 1.0f);
+    const Material& satin = mat("satin");
+    EXPECT_VEC3_EQ(satin.glossy, glm::vec3(0.1f, 0.2f, 0.3f));
+    EXPECT_EQ(satin.roughness, 0.75f);
+    EXPECT_VEC3_EQ(satin.colour, glm::vec3(0.8f));  // the default colour
+    const Material& glass = mat("glass");
+    EXPECT_TRUE(glass.is_dielectric());
+    EXPECT_EQ(glass.ior, 1.5f);
+    EXPECT_VEC3_EQ(glass.absorption, glm::vec3(0.5f, 0.25f, 0.0f));
+    EXPECT_EQ(glass.kt, 0.0f);  // Fresnel's weights
+    EXPECT_EQ(glass.kd, 0.0f);
+    EXPECT_FALSE(glass.emits());
+    const Material& water = mat("water");
+    EXPECT_EQ(water.ior, 1.33f);
+    EXPECT_VEC3_EQ(water.absorption, glm::vec3(0.0f));
+    const Material& whitted = mat("whitted-glass");
+    EXPECT_EQ(whitted.ior, 1.5f);
+    EXPECT_EQ(whitted.kt, 0.8f);
+    EXPECT_VEC3_EQ(whitted.kr, glm::vec3(0.1f));
+    EXPECT_EQ(whitted.kd, 0.1f);
+    const Material& plain = mat("plain");  // every new term at its default
+    EXPECT_VEC3_EQ(plain.emission, glm::vec3(0.0f));
+    EXPECT_FALSE(plain.emission_two_sided);
+    EXPECT_VEC3_EQ(plain.glossy, glm::vec3(0.0f));
+    EXPECT_EQ(plain.roughness, 0.0f);
+    EXPECT_EQ(plain.ior, 0.0f);
+    EXPECT_EQ(plain.kt, 0.0f);
+    EXPECT_VEC3_EQ(plain.absorption, glm::vec3(0.0f));
+    EXPECT_FALSE(plain.is_dielectric());
+    // A JSON scene's lights are its own: an emitter adds none.
+    ASSERT_EQ(s.lights.size(), 1u);
+    EXPECT_FALSE(s.lights[0].from_emission);
+}
+
+TEST(ParserJson, IntegratorWhitted) {
+    const std::string path = ::testing::TempDir() + "/srt_integrator_whitted.json";
+    {
+        std::ofstream out(path);
+        out << "{\"camera\": {\"from\": [0, 0, 5], \"at\": [0, 0, 0]}, \"render\": {\"integrator\": \"whitted\"}}\n";
+    }
+    const Scene s = load_json_scene(path);
+    fs::remove(path);
+    ASSERT_TRUE(s.integrator.has_value());
+    EXPECT_EQ(*s.integrator, Integrator::Whitted);
 }
 
 TEST(ParserJson, UnknownKeysWarnWithSuggestion) {
@@ -422,6 +517,14 @@ TEST(ParserJson, UnknownKeysWarnWithSuggestion) {
         << err;
     EXPECT_NE(err.find("json_unknown_keys.json:4:46: warning: unknown key 'kdd'"), std::string::npos) << err;
     EXPECT_NE(err.find("(did you mean 'kd'?)"), std::string::npos) << err;
+    // The material terms beyond Whitted's and the render settings are candidates too.
+    for (const char* w : {"json_unknown_keys.json:5:25: warning: unknown key 'iro' in material 'g' (did you mean 'ior'?)",
+                          "json_unknown_keys.json:5:37: warning: unknown key 'absorbtion' in material 'g' (did you mean 'absorption'?)",
+                          "json_unknown_keys.json:5:68: warning: unknown key 'emision' in material 'g' (did you mean 'emission'?)",
+                          "json_unknown_keys.json:5:90: warning: unknown key 'roughnes' in material 'g' (did you mean 'roughness'?)",
+                          "json_unknown_keys.json:6:16: warning: unknown key 'integrater' in 'render' (did you mean 'integrator'?)"})
+        EXPECT_NE(err.find(w), std::string::npos) << w << "\n" << err;
+    EXPECT_FALSE(s.integrator.has_value());
 }
 
 TEST(ParserScenes, DefaultJsonEqualsBuiltin) {
