@@ -263,6 +263,10 @@ const BadCase kBadCases[] = {
     {"nff_resolution_huge.nff", "bad/nff_resolution_huge.nff:7: resolution must be 2..32768 in each direction"},
     {"nff_truncated_mid_polygon.nff", "bad/nff_truncated_mid_polygon.nff:9: file ends after 2 of 3 polygon vertices"},
     {"nff_polygon_count_overflow.nff", "bad/nff_polygon_count_overflow.nff:9: polygon vertex count 4000000000 is unreasonably large"},
+    {"nff_f_t_negative.nff", "bad/nff_f_t_negative.nff:8: 'f' T (transmittance) must be in [0, 1], not -0.5"},
+    {"nff_f_t_above_one.nff", "bad/nff_f_t_above_one.nff:8: 'f' T (transmittance) must be in [0, 1], not 1.5"},
+    {"nff_f_t_without_ior.nff", "bad/nff_f_t_without_ior.nff:8: 'f' with T > 0 needs an index of refraction in (0, 10], not 0"},
+    {"nff_f_ior_huge.nff", "bad/nff_f_ior_huge.nff:8: 'f' with T > 0 needs an index of refraction in (0, 10], not 20"},
     // dispatch
     {"unknown_extension.txt", "bad/unknown_extension.txt: unknown scene file extension '.txt'"},
 };
@@ -768,6 +772,47 @@ TEST(ParserNff, PatchNormalsAsObjVn) {
     EXPECT_VEC3_NEAR(p.n2, glm::normalize(glm::vec3(-0.2f, 0.1f, 1)), 1e-6f);
     for (const Triangle& t : nff.triangles)
         if (!t.smooth) EXPECT_VEC3_EQ(t.n1, glm::vec3(0.0f));
+}
+
+// f's T and ior: T > 0 makes a dielectric of that index with T the constant weight on its
+// refracted ray (Whitted 1980); T 0 is opaque whatever ior says. Kd, Ks and the colour
+// stay Whitted's, Shine is still a note, and T and ior are no longer "ignored".
+TEST(ParserNff, TransmissionAndIor) {
+    const Scene s = load_scene(good("glass.nff"));
+    // default; T 0.9 ior 1.5 (twice: shared); T 1 ior 1.33; T 0.5 ior 1.5; opaque (ior
+    // 1.5 and 0 alike: shared).
+    ASSERT_EQ(s.materials.size(), 5u);
+    ASSERT_EQ(s.spheres.size(), 6u);
+    const Material& glass = s.materials[s.spheres[0].material];
+    EXPECT_EQ(glass.kt, 0.9f);
+    EXPECT_EQ(glass.ior, 1.5f);
+    EXPECT_TRUE(glass.is_dielectric());
+    EXPECT_VEC3_EQ(glass.colour, glm::vec3(1.0f));
+    EXPECT_EQ(glass.kd, 0.1f);
+    EXPECT_VEC3_EQ(glass.kr, glm::vec3(0.1f));
+    EXPECT_VEC3_EQ(glass.absorption, glm::vec3(0.0f));
+    EXPECT_VEC3_EQ(glass.emission, glm::vec3(0.0f));
+    const Material& water = s.materials[s.spheres[1].material];
+    EXPECT_EQ(water.kt, 1.0f);
+    EXPECT_EQ(water.ior, 1.33f);
+    EXPECT_VEC3_EQ(water.colour, glm::vec3(0.8f, 0.9f, 1.0f));
+    EXPECT_EQ(water.kd, 0.0f);
+    EXPECT_VEC3_EQ(water.kr, glm::vec3(0.05f));
+    const Material& half = s.materials[s.spheres[2].material];
+    EXPECT_NE(s.spheres[2].material, s.spheres[0].material);  // T differs: not shared
+    EXPECT_EQ(half.kt, 0.5f);
+    EXPECT_EQ(half.ior, 1.5f);
+    const Material& opaque = s.materials[s.spheres[3].material];
+    EXPECT_EQ(s.spheres[4].material, s.spheres[3].material);
+    EXPECT_EQ(opaque.kt, 0.0f);
+    EXPECT_EQ(opaque.ior, 0.0f);
+    EXPECT_FALSE(opaque.is_dielectric());
+    EXPECT_EQ(opaque.kd, 0.8f);
+    EXPECT_VEC3_EQ(opaque.kr, glm::vec3(0.2f));
+    EXPECT_EQ(s.spheres[5].material, s.spheres[0].material);
+    EXPECT_TRUE(has_note(s, "Shine"));
+    EXPECT_FALSE(has_note(s, "T (transmittance)"));
+    EXPECT_FALSE(has_note(s, "index of refraction"));
 }
 
 TEST(ParserScenes, ExtensionIsCaseInsensitive) {
