@@ -157,6 +157,13 @@ const BadCase kBadCases[] = {
     {"gltf_no_asset.gltf", "bad/gltf_no_asset.gltf: not a valid glTF 2.0 file: \"asset\" object not found in .gltf or not an object type"},
     {"gltf_no_position.gltf", "bad/gltf_no_position.gltf: /meshes/0/primitives/0: has no POSITION attribute"},
     {"gltf_node_cycle.gltf", "bad/gltf_node_cycle.gltf: /nodes/0: the node hierarchy has a cycle"},
+    // materials: emission and the KHR_materials_* extensions
+    {"gltf_mat_emissive_negative.gltf", "bad/gltf_mat_emissive_negative.gltf: /materials/0/emissiveFactor: components must be >= 0"},
+    {"gltf_mat_emissive_strength.gltf", "bad/gltf_mat_emissive_strength.gltf: /materials/0/extensions/KHR_materials_emissive_strength/emissiveStrength: must be a number >= 0"},
+    {"gltf_mat_ior_range.gltf", "bad/gltf_mat_ior_range.gltf: /materials/0/extensions/KHR_materials_ior/ior: must be a number in [1, 10], or 0"},
+    {"gltf_mat_transmission_range.gltf", "bad/gltf_mat_transmission_range.gltf: /materials/0/extensions/KHR_materials_transmission/transmissionFactor: must be a number in [0, 1]"},
+    {"gltf_mat_attenuation_distance.gltf", "bad/gltf_mat_attenuation_distance.gltf: /materials/0/extensions/KHR_materials_volume/attenuationDistance: must be a number > 0"},
+    {"gltf_mat_attenuation_color.gltf", "bad/gltf_mat_attenuation_color.gltf: /materials/0/extensions/KHR_materials_volume/attenuationColor: must be an array of 3 numbers in [0, 1]"},
     // textures (scene/texture_file.h, core/image_decode.h)
     {"gltf_tex_required_extension.gltf", "bad/gltf_tex_required_extension.gltf: /extensionsRequired/0: the file requires the extension 'KHR_draco_mesh_compression', which stencilrt does not support"},
     {"gltf_tex_bad_png.gltf", "bad/gltf_tex_bad_png.gltf: /images/0: corrupt PNG: "},

@@ -34,7 +34,8 @@ size_t append_ply_mesh(Scene& scene, const std::string& path, const glm::mat4& x
 
 // glTF 2.0, .gltf (embedded or external buffers) or .glb (scene/load_gltf.cpp): its
 // meshes by their node transforms, its first camera, its KHR_lights_punctual lights and
-// its materials; without a camera, framed as a mesh; without lights, a white light.
+// its materials; without a camera, framed as a mesh; without lights, a point light at
+// each emissive primitive (as OBJ's Ke), or a white light when none emits.
 Scene load_gltf_scene(const std::string& path);
 // Its triangles only (a JSON 'mesh'): materials from the file unless `material` is set.
 size_t append_gltf_mesh(Scene& scene, const std::string& path, const glm::mat4& xform,
