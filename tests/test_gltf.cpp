@@ -164,6 +164,235 @@ TEST(Gltf, CameraLightsAndMaterialsMapAsDocumented) {
     EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
+// Materials beyond Whitted's terms (docs/scene-format.md, "Materials"): the quad once per
+// material, side by side, and a lamp (an emissive quad) placed twice, above and below.
+// The file requires every material extension it uses.
+json materials_gltf() {
+    json g = quad_gltf(false);
+    const json ext_names = {"KHR_materials_transmission", "KHR_materials_ior", "KHR_materials_volume",
+                            "KHR_materials_emissive_strength"};
+    g["extensionsUsed"] = ext_names;
+    g["extensionsRequired"] = ext_names;
+    auto pbr = [](double metal, double rough) {
+        return json{{"baseColorFactor", {0.9, 0.8, 0.7, 1}}, {"metallicFactor", metal}, {"roughnessFactor", rough}};
+    };
+    json mats = json::array();
+    mats.push_back({{"name", "glass"}, {"pbrMetallicRoughness", pbr(0, 0.1)},
+                    {"extensions", {{"KHR_materials_transmission", {{"transmissionFactor", 1}}},
+                                    {"KHR_materials_ior", {{"ior", 1.33}}},
+                                    {"KHR_materials_volume", {{"thicknessFactor", 0.1}, {"attenuationColor", {0.5, 0.25, 1}},
+                                                              {"attenuationDistance", 2}}}}}});
+    mats.push_back({{"name", "rough-metal"}, {"pbrMetallicRoughness", pbr(1, 0.4)}});
+    mats.push_back({{"name", "plastic"}, {"pbrMetallicRoughness", pbr(0, 0.6)}});
+    mats.push_back({{"name", "gem"}, {"pbrMetallicRoughness", pbr(0.2, 0)}, {"extensions", {{"KHR_materials_ior", {{"ior", 2.4}}}}}});
+    mats.push_back({{"name", "thin-glass"}, {"pbrMetallicRoughness", pbr(0, 0)},
+                    {"extensions", {{"KHR_materials_transmission", {{"transmissionFactor", 0.5}}}}}});
+    mats.push_back({{"name", "clear-volume"}, {"pbrMetallicRoughness", pbr(0, 0)},
+                    {"extensions", {{"KHR_materials_transmission", {{"transmissionFactor", 1}}},
+                                    {"KHR_materials_volume", {{"attenuationColor", {0.5, 0.5, 0.5}}}}}}});
+    mats.push_back({{"name", "lamp"}, {"pbrMetallicRoughness", pbr(0, 1)}, {"emissiveFactor", {1, 0.5, 0.25}},
+                    {"doubleSided", true},
+                    {"extensions", {{"KHR_materials_emissive_strength", {{"emissiveStrength", 8}}}}}});
+    g["materials"] = mats;
+    const json prim = g["meshes"][0]["primitives"][0];
+    json prims = json::array();
+    for (int i = 0; i < 6; ++i) {
+        json p = prim;
+        p["material"] = i;
+        prims.push_back(p);
+    }
+    g["meshes"][0]["primitives"] = prims;
+    json lamp = prim;
+    lamp["material"] = 6;
+    g["meshes"].push_back({{"primitives", {lamp}}});
+    g["nodes"][0].erase("translation");
+    g["nodes"].push_back({{"mesh", 1}, {"translation", {0, 3, 0}}});
+    g["nodes"].push_back({{"mesh", 1}, {"translation", {0, -3, 0}}});
+    g["scenes"][0]["nodes"] = {0, 1, 2};
+    return g;
+}
+
+const Material& material_named(const Scene& s, const std::string& name) {
+    for (const Material& m : s.materials)
+        if (m.name == name) return m;
+    ADD_FAILURE() << "no material " << name;
+    return s.materials[0];
+}
+
+TEST(Gltf, MaterialExtensionsMapAsDocumented) {
+    TempDir dir;
+    write_text(dir / "m.gltf", materials_gltf().dump(1));
+    const Scene s = load_scene(dir / "m.gltf");  // requiring the four extensions is fine
+    EXPECT_EQ(s.triangles.size(), 16u);
+    const glm::vec3 base(0.9f, 0.8f, 0.7f);
+
+    const Material& glass = material_named(s, "glass");
+    EXPECT_TRUE(glass.is_dielectric());
+    EXPECT_FLOAT_EQ(glass.ior, 1.33f);
+    // attenuationColor after attenuationDistance 2: sigma_a = -ln(colour) / 2.
+    EXPECT_NEAR(glass.absorption.x, std::log(2.0) / 2.0, 1e-6);
+    EXPECT_NEAR(glass.absorption.y, std::log(4.0) / 2.0, 1e-6);
+    EXPECT_EQ(glass.absorption.z, 0.0f);
+    EXPECT_FLOAT_EQ(glass.roughness, 0.1f);
+    EXPECT_EQ(glass.glossy, glm::vec3(0.0f));  // the dielectric reflects by Fresnel itself
+    EXPECT_EQ(glass.kt, 0.0f);
+    EXPECT_EQ(glass.kd, 1.0f);                  // Whitted's mapping, as without the extensions
+    EXPECT_EQ(glass.kr, glm::vec3(0.0f));
+    EXPECT_EQ(glass.colour, base);
+
+    const Material& metal = material_named(s, "rough-metal");
+    EXPECT_FLOAT_EQ(metal.roughness, 0.4f);
+    EXPECT_EQ(metal.glossy, glm::vec3(0.0f));
+    EXPECT_FALSE(metal.is_dielectric());
+    EXPECT_FLOAT_EQ(metal.kr.x, 0.9f * 0.36f);  // m (1 - r)^2 x colour
+    EXPECT_FLOAT_EQ(metal.kd, 0.64f);
+
+    const Material& plastic = material_named(s, "plastic");
+    EXPECT_FLOAT_EQ(plastic.roughness, 0.6f);
+    EXPECT_FLOAT_EQ(plastic.glossy.x, 0.04f);  // F0 of the core specification's ior 1.5
+    EXPECT_EQ(plastic.glossy.x, plastic.glossy.z);
+    EXPECT_EQ(plastic.kr, glm::vec3(0.0f));
+    EXPECT_EQ(plastic.kd, 1.0f);
+
+    const Material& gem = material_named(s, "gem");
+    EXPECT_FALSE(gem.is_dielectric());  // an index without transmission: opaque
+    EXPECT_NEAR(gem.glossy.y, (1.4 / 3.4) * (1.4 / 3.4), 1e-6);
+    EXPECT_EQ(gem.roughness, 0.0f);
+    EXPECT_FLOAT_EQ(gem.kr.x, 0.2f * 0.9f);
+    EXPECT_FLOAT_EQ(gem.kd, 0.8f);
+
+    const Material& thin = material_named(s, "thin-glass");
+    EXPECT_EQ(thin.ior, 1.5f);  // KHR_materials_ior's default
+    EXPECT_EQ(thin.absorption, glm::vec3(0.0f));
+    const Material& clear = material_named(s, "clear-volume");
+    EXPECT_EQ(clear.ior, 1.5f);
+    EXPECT_EQ(clear.absorption, glm::vec3(0.0f));  // no attenuationDistance: infinite
+
+    const Material& lamp = material_named(s, "lamp");
+    EXPECT_EQ(lamp.emission, glm::vec3(8.0f, 4.0f, 2.0f));  // emissiveFactor x emissiveStrength
+    EXPECT_TRUE(lamp.emission_two_sided);                   // doubleSided
+    EXPECT_FALSE(glass.emission_two_sided);
+    EXPECT_EQ(glass.emission, glm::vec3(0.0f));
+    EXPECT_FLOAT_EQ(lamp.glossy.x, 0.04f);
+    EXPECT_EQ(lamp.roughness, 1.0f);
+
+    // No lights in the file: a stand-in point light at each emissive primitive, as OBJ's
+    // Ke gets, nudged towards the bounds centre (the origin), scaled to a peak of 1.
+    ASSERT_EQ(s.lights.size(), 2u);
+    EXPECT_FALSE(s.auto_light.has_value());
+    for (const Light& l : s.lights) {
+        EXPECT_TRUE(l.from_emission);
+        EXPECT_EQ(l.type, LightType::Point);
+        EXPECT_FLOAT_EQ(l.colour.x, 1.0f);
+        EXPECT_FLOAT_EQ(l.colour.y, 0.5f);
+        EXPECT_FLOAT_EQ(l.colour.z, 0.25f);
+        EXPECT_NEAR(l.position.x, 0.0, 1e-3);
+        EXPECT_NEAR(l.position.z, 0.25, 1e-2);  // the quad's area-weighted centroid
+    }
+    EXPECT_LT(s.lights[0].position.y, 3.0);
+    EXPECT_GT(s.lights[0].position.y, 2.99);
+    EXPECT_GT(s.lights[1].position.y, -3.0);
+    EXPECT_LT(s.lights[1].position.y, -2.99);
+    bool noted = false;
+    for (const std::string& n : s.notes) noted = noted || n.find("2 point light(s) placed at emissive (emissiveFactor) surfaces, scaled by 1/8") != std::string::npos;
+    EXPECT_TRUE(noted);
+
+    // An extension we still do not render, required, refuses the file by name.
+    json g = materials_gltf();
+    g["extensionsRequired"].push_back("KHR_materials_sheen");
+    write_text(dir / "sheen.gltf", g.dump());
+    try {
+        load_scene(dir / "sheen.gltf");
+        ADD_FAILURE() << "loaded";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("/extensionsRequired/4: the file requires the extension 'KHR_materials_sheen', which stencilrt does not support"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
+// A file with lights of its own keeps them alone: its emitters get no stand-ins.
+TEST(Gltf, PunctualLightsWinOverEmitters) {
+    TempDir dir;
+    json g = quad_gltf(true);
+    g["materials"][0]["emissiveFactor"] = {1, 1, 1};
+    write_text(dir / "q.gltf", g.dump());
+    const Scene s = load_scene(dir / "q.gltf");
+    EXPECT_EQ(s.materials[s.triangles[0].material].emission, glm::vec3(1.0f));
+    ASSERT_EQ(s.lights.size(), 2u);
+    for (const Light& l : s.lights) EXPECT_FALSE(l.from_emission);
+}
+
+// An emissiveTexture is not read: a note says the emission is emissiveFactor's alone.
+TEST(Gltf, EmissiveTextureIsANote) {
+    TempDir dir;
+    json g = quad_gltf(true);
+    g["materials"][0]["emissiveFactor"] = {1, 1, 1};
+    g["materials"][0]["emissiveTexture"] = {{"index", 0}};
+    write_text(dir / "q.gltf", g.dump());
+    const Scene s = load_scene(dir / "q.gltf");
+    EXPECT_EQ(s.materials[s.triangles[0].material].emission, glm::vec3(1.0f));
+    bool noted = false;
+    for (const std::string& n : s.notes) noted = noted || n.find("1 material(s) with an emissiveTexture, which is not supported") != std::string::npos;
+    EXPECT_TRUE(noted);
+}
+
+// What the Whitted model reads of a material does not depend on the extensions and
+// terms it does not read: the lit quad renders the same bits with and without them.
+TEST(Gltf, PathTermsLeaveWhittedAlone) {
+    TempDir dir;
+    json plain = quad_gltf(true);
+    json rich = plain;
+    rich["extensionsUsed"].push_back("KHR_materials_emissive_strength");
+    rich["extensionsUsed"].push_back("KHR_materials_ior");
+    rich["extensionsUsed"].push_back("KHR_materials_transmission");
+    rich["extensionsUsed"].push_back("KHR_materials_volume");
+    rich["materials"][0]["emissiveFactor"] = {0.5, 0.5, 0.5};
+    rich["materials"][0]["doubleSided"] = true;
+    rich["materials"][0]["extensions"] = {{"KHR_materials_emissive_strength", {{"emissiveStrength", 4}}},
+                                          {"KHR_materials_ior", {{"ior", 1.7}}},
+                                          {"KHR_materials_transmission", {{"transmissionFactor", 1}}},
+                                          {"KHR_materials_volume", {{"attenuationColor", {0.5, 0.5, 0.5}}, {"attenuationDistance", 1}}}};
+    write_text(dir / "plain.gltf", plain.dump());
+    write_text(dir / "rich.gltf", rich.dump());
+    const Scene a = load_scene(dir / "plain.gltf"), b = load_scene(dir / "rich.gltf");
+    ASSERT_EQ(a.materials.size(), b.materials.size());
+    for (size_t i = 0; i < a.materials.size(); ++i) {
+        const Material &x = a.materials[i], &y = b.materials[i];
+        EXPECT_EQ(x.colour, y.colour);
+        EXPECT_EQ(x.kd, y.kd);
+        EXPECT_EQ(x.kr, y.kr);
+        EXPECT_EQ(x.ka, y.ka);
+        EXPECT_EQ(x.texture, y.texture);
+        EXPECT_EQ(x.alpha_mask, y.alpha_mask);
+    }
+    EXPECT_TRUE(b.materials[1].is_dielectric());
+    EXPECT_TRUE(b.materials[1].emits());
+    EXPECT_EQ(render_scene(a).rgba, render_scene(b).rgba);
+}
+
+// An emissive glTF written by a tool that is not ours: assimp turns the OBJ's Ke into
+// emissiveFactor, and the lamp lights the scene as it does from the OBJ.
+TEST(Gltf, AssimpsEmissiveGltfGetsTheObjsLight) {
+    if (std::system("command -v assimp >/dev/null 2>&1") != 0) GTEST_SKIP() << "assimp (Debian assimp-utils) not installed";
+    TempDir dir;
+    write_text(dir / "lamp.obj",
+               "mtllib lamp.mtl\nv -2 0 -2\nv 2 0 -2\nv 2 0 2\nv -2 0 2\nv -0.5 2 -0.5\nv 0.5 2 -0.5\nv 0.5 2 0.5\n"
+               "v -0.5 2 0.5\nusemtl floor\nf 1 2 3\nf 1 3 4\nusemtl lamp\nf 5 8 7\nf 5 7 6\n");
+    write_text(dir / "lamp.mtl", "newmtl floor\nKd 0.7 0.7 0.7\nillum 2\nnewmtl lamp\nKd 0.8 0.8 0.8\nKe 4 3 2\nillum 2\n");
+    ASSERT_EQ(std::system(("assimp export '" + (dir / "lamp.obj") + "' '" + (dir / "lamp.gltf") + "' -f gltf2 >/dev/null 2>&1").c_str()), 0);
+    const Scene g = load_scene(dir / "lamp.gltf");
+    const Scene o = load_scene(dir / "lamp.obj");
+    EXPECT_EQ(material_named(g, "lamp").emission, glm::vec3(4.0f, 3.0f, 2.0f));
+    ASSERT_EQ(o.lights.size(), 1u);
+    ASSERT_EQ(g.lights.size(), 1u);
+    EXPECT_TRUE(g.lights[0].from_emission);
+    EXPECT_EQ(g.lights[0].colour, o.lights[0].colour);
+    EXPECT_NEAR(g.lights[0].position.x, o.lights[0].position.x, 1e-5);
+    EXPECT_NEAR(g.lights[0].position.y, o.lights[0].position.y, 1e-5);
+    EXPECT_NEAR(g.lights[0].position.z, o.lights[0].position.z, 1e-5);
+}
+
 // A GLB whose chunk lengths do not fit the file is an InputError naming the file and
 // the chunk, never a read past the end (the fuzzer's finding, kept in its corpus as
 // tests/fuzz/corpus/gltf/bin-chunk-past-end.glb: a BIN chunk of 48 bytes with 44 left).

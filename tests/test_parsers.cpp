@@ -106,6 +106,20 @@ const BadCase kBadCases[] = {
     {"json_camera_fov.json", "bad/json_camera_fov.json:3:23: camera 'fov' must be in (0, 180) degrees"},
     {"json_material_ka_negative.json", "bad/json_material_ka_negative.json:3:52: 'ka' must be >= 0"},
     {"json_ambient_negative.json", "bad/json_ambient_negative.json:3:16: 'ambient' components must be >= 0"},
+    // the material terms beyond Whitted's, and the integrator a scene suggests
+    {"json_mat_emission_negative.json", "bad/json_mat_emission_negative.json:3:37: material 'm' 'emission' components must be >= 0"},
+    {"json_mat_two_sided_number.json", "bad/json_mat_two_sided_number.json:3:70: material 'm' 'emission_two_sided' must be true or false, not a number"},
+    {"json_mat_roughness_range.json", "bad/json_mat_roughness_range.json:3:49: 'roughness' must be in [0, 1]"},
+    {"json_mat_glossy_range.json", "bad/json_mat_glossy_range.json:3:35: 'glossy' must be in [0, 1]"},
+    {"json_mat_glossy_with_kr.json", "bad/json_mat_glossy_with_kr.json:3:46: 'glossy' is for a material without 'kr' (a rough mirror is 'kr' with 'roughness')"},
+    {"json_mat_ior_zero.json", "bad/json_mat_ior_zero.json:3:32: 'ior' must be in (0, 10]"},
+    {"json_mat_ior_huge.json", "bad/json_mat_ior_huge.json:3:32: 'ior' must be in (0, 10]"},
+    {"json_mat_absorption_without_ior.json", "bad/json_mat_absorption_without_ior.json:3:39: 'absorption' needs 'ior': only a dielectric absorbs inside"},
+    {"json_mat_absorption_negative.json", "bad/json_mat_absorption_negative.json:3:51: material 'm' 'absorption' components must be >= 0"},
+    {"json_mat_kt_without_ior.json", "bad/json_mat_kt_without_ior.json:3:42: 'kt' needs 'ior': it weights a dielectric's refracted ray"},
+    {"json_mat_kt_range.json", "bad/json_mat_kt_range.json:3:43: 'kt' must be in [0, 1]"},
+    {"json_render_integrator.json", "bad/json_render_integrator.json:3:43: render 'integrator' must be \"whitted\" or \"path\", not \"paht\" (did you mean 'path'?)"},
+    {"json_render_integrator_number.json", "bad/json_render_integrator_number.json:3:30: render 'integrator' must be a string, not a number"},
     // PLY (scene/load_ply.cpp): file:line in the header and ASCII data, a byte offset in binary data
     {"ply_bad_count.ply", "bad/ply_bad_count.ply:3: element count '-3' is not a count"},
     {"ply_bad_format.ply", "bad/ply_bad_format.ply:2: unknown format 'binary_middle_endian'"},
@@ -143,6 +157,13 @@ const BadCase kBadCases[] = {
     {"gltf_no_asset.gltf", "bad/gltf_no_asset.gltf: not a valid glTF 2.0 file: \"asset\" object not found in .gltf or not an object type"},
     {"gltf_no_position.gltf", "bad/gltf_no_position.gltf: /meshes/0/primitives/0: has no POSITION attribute"},
     {"gltf_node_cycle.gltf", "bad/gltf_node_cycle.gltf: /nodes/0: the node hierarchy has a cycle"},
+    // materials: emission and the KHR_materials_* extensions
+    {"gltf_mat_emissive_negative.gltf", "bad/gltf_mat_emissive_negative.gltf: /materials/0/emissiveFactor: components must be >= 0"},
+    {"gltf_mat_emissive_strength.gltf", "bad/gltf_mat_emissive_strength.gltf: /materials/0/extensions/KHR_materials_emissive_strength/emissiveStrength: must be a number >= 0"},
+    {"gltf_mat_ior_range.gltf", "bad/gltf_mat_ior_range.gltf: /materials/0/extensions/KHR_materials_ior/ior: must be a number in [1, 10], or 0"},
+    {"gltf_mat_transmission_range.gltf", "bad/gltf_mat_transmission_range.gltf: /materials/0/extensions/KHR_materials_transmission/transmissionFactor: must be a number in [0, 1]"},
+    {"gltf_mat_attenuation_distance.gltf", "bad/gltf_mat_attenuation_distance.gltf: /materials/0/extensions/KHR_materials_volume/attenuationDistance: must be a number > 0"},
+    {"gltf_mat_attenuation_color.gltf", "bad/gltf_mat_attenuation_color.gltf: /materials/0/extensions/KHR_materials_volume/attenuationColor: must be an array of 3 numbers in [0, 1]"},
     // textures (scene/texture_file.h, core/image_decode.h)
     {"gltf_tex_required_extension.gltf", "bad/gltf_tex_required_extension.gltf: /extensionsRequired/0: the file requires the extension 'KHR_draco_mesh_compression', which stencilrt does not support"},
     {"gltf_tex_bad_png.gltf", "bad/gltf_tex_bad_png.gltf: /images/0: corrupt PNG: "},
@@ -249,6 +270,10 @@ const BadCase kBadCases[] = {
     {"nff_resolution_huge.nff", "bad/nff_resolution_huge.nff:7: resolution must be 2..32768 in each direction"},
     {"nff_truncated_mid_polygon.nff", "bad/nff_truncated_mid_polygon.nff:9: file ends after 2 of 3 polygon vertices"},
     {"nff_polygon_count_overflow.nff", "bad/nff_polygon_count_overflow.nff:9: polygon vertex count 4000000000 is unreasonably large"},
+    {"nff_f_t_negative.nff", "bad/nff_f_t_negative.nff:8: 'f' T (transmittance) must be in [0, 1], not -0.5"},
+    {"nff_f_t_above_one.nff", "bad/nff_f_t_above_one.nff:8: 'f' T (transmittance) must be in [0, 1], not 1.5"},
+    {"nff_f_t_without_ior.nff", "bad/nff_f_t_without_ior.nff:8: 'f' with T > 0 needs an index of refraction in (0, 10], not 0"},
+    {"nff_f_ior_huge.nff", "bad/nff_f_ior_huge.nff:8: 'f' with T > 0 needs an index of refraction in (0, 10], not 20"},
     // dispatch
     {"unknown_extension.txt", "bad/unknown_extension.txt: unknown scene file extension '.txt'"},
 };
@@ -410,6 +435,87 @@ TEST(ParserJson, MinimalFileGetsDefaults) {
     EXPECT_EQ(s.primitive_count(), 0u);
     EXPECT_EQ(s.width, 0);
     EXPECT_EQ(s.depth, 0);
+    EXPECT_FALSE(s.integrator.has_value());
+}
+
+// The material terms beyond Whitted's (docs/scene-format.md, "Materials"), field by
+// field, next to Whitted's own, which they leave as given; and the scene's integrator.
+TEST(ParserJson, MaterialModel) {
+    testing::internal::CaptureStderr();
+    const Scene s = load_scene(good("json_materials.json"));
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+    ASSERT_TRUE(s.integrator.has_value());
+    EXPECT_EQ(*s.integrator, Integrator::Path);
+    EXPECT_EQ(s.width, 64);
+    ASSERT_EQ(s.materials.size(), 10u);
+    auto mat = [&](const std::string& name) -> const Material& {
+        for (const Material& m : s.materials)
+            if (m.name == name) return m;
+        ADD_FAILURE() << "no material " << name;
+        return s.materials[0];
+    };
+    const Material& lamp = mat("lamp");
+    EXPECT_VEC3_EQ(lamp.emission, glm::vec3(17, 12, 4));
+    EXPECT_FALSE(lamp.emission_two_sided);
+    EXPECT_TRUE(lamp.emits());
+    EXPECT_EQ(lamp.kd, 1.0f);
+    const Material& panel = mat("panel");
+    EXPECT_VEC3_EQ(panel.emission, glm::vec3(0.5f, 0.25f, 0.0f));
+    EXPECT_TRUE(panel.emission_two_sided);
+    EXPECT_VEC3_EQ(panel.colour, glm::vec3(0.2f));
+    const Material& brushed = mat("brushed");
+    EXPECT_VEC3_EQ(brushed.kr, glm::vec3(0.9f, 0.6f, 0.3f));
+    EXPECT_EQ(brushed.roughness, 0.3f);
+    EXPECT_EQ(brushed.kd, 0.0f);
+    EXPECT_VEC3_EQ(brushed.glossy, glm::vec3(0.0f));
+    const Material& plastic = mat("plastic");
+    EXPECT_VEC3_EQ(plastic.glossy, glm::vec3(0.04f));  // a number is grey, as for kr
+    EXPECT_EQ(plastic.roughness, 0.5f);
+    EXPECT_VEC3_EQ(plastic.kr, glm::vec3(0.0f));
+    EXPECT_EQ(plastic.kd, 1.0f);
+    const Material& satin = mat("satin");
+    EXPECT_VEC3_EQ(satin.glossy, glm::vec3(0.1f, 0.2f, 0.3f));
+    EXPECT_EQ(satin.roughness, 0.75f);
+    EXPECT_VEC3_EQ(satin.colour, glm::vec3(0.8f));  // the default colour
+    const Material& glass = mat("glass");
+    EXPECT_TRUE(glass.is_dielectric());
+    EXPECT_EQ(glass.ior, 1.5f);
+    EXPECT_VEC3_EQ(glass.absorption, glm::vec3(0.5f, 0.25f, 0.0f));
+    EXPECT_EQ(glass.kt, 0.0f);  // Fresnel's weights
+    EXPECT_EQ(glass.kd, 0.0f);
+    EXPECT_FALSE(glass.emits());
+    const Material& water = mat("water");
+    EXPECT_EQ(water.ior, 1.33f);
+    EXPECT_VEC3_EQ(water.absorption, glm::vec3(0.0f));
+    const Material& whitted = mat("whitted-glass");
+    EXPECT_EQ(whitted.ior, 1.5f);
+    EXPECT_EQ(whitted.kt, 0.8f);
+    EXPECT_VEC3_EQ(whitted.kr, glm::vec3(0.1f));
+    EXPECT_EQ(whitted.kd, 0.1f);
+    const Material& plain = mat("plain");  // every new term at its default
+    EXPECT_VEC3_EQ(plain.emission, glm::vec3(0.0f));
+    EXPECT_FALSE(plain.emission_two_sided);
+    EXPECT_VEC3_EQ(plain.glossy, glm::vec3(0.0f));
+    EXPECT_EQ(plain.roughness, 0.0f);
+    EXPECT_EQ(plain.ior, 0.0f);
+    EXPECT_EQ(plain.kt, 0.0f);
+    EXPECT_VEC3_EQ(plain.absorption, glm::vec3(0.0f));
+    EXPECT_FALSE(plain.is_dielectric());
+    // A JSON scene's lights are its own: an emitter adds none.
+    ASSERT_EQ(s.lights.size(), 1u);
+    EXPECT_FALSE(s.lights[0].from_emission);
+}
+
+TEST(ParserJson, IntegratorWhitted) {
+    const std::string path = ::testing::TempDir() + "/srt_integrator_whitted.json";
+    {
+        std::ofstream out(path);
+        out << "{\"camera\": {\"from\": [0, 0, 5], \"at\": [0, 0, 0]}, \"render\": {\"integrator\": \"whitted\"}}\n";
+    }
+    const Scene s = load_json_scene(path);
+    fs::remove(path);
+    ASSERT_TRUE(s.integrator.has_value());
+    EXPECT_EQ(*s.integrator, Integrator::Whitted);
 }
 
 TEST(ParserJson, UnknownKeysWarnWithSuggestion) {
@@ -422,6 +528,14 @@ TEST(ParserJson, UnknownKeysWarnWithSuggestion) {
         << err;
     EXPECT_NE(err.find("json_unknown_keys.json:4:46: warning: unknown key 'kdd'"), std::string::npos) << err;
     EXPECT_NE(err.find("(did you mean 'kd'?)"), std::string::npos) << err;
+    // The material terms beyond Whitted's and the render settings are candidates too.
+    for (const char* w : {"json_unknown_keys.json:5:25: warning: unknown key 'iro' in material 'g' (did you mean 'ior'?)",
+                          "json_unknown_keys.json:5:37: warning: unknown key 'absorbtion' in material 'g' (did you mean 'absorption'?)",
+                          "json_unknown_keys.json:5:68: warning: unknown key 'emision' in material 'g' (did you mean 'emission'?)",
+                          "json_unknown_keys.json:5:90: warning: unknown key 'roughnes' in material 'g' (did you mean 'roughness'?)",
+                          "json_unknown_keys.json:6:16: warning: unknown key 'integrater' in 'render' (did you mean 'integrator'?)"})
+        EXPECT_NE(err.find(w), std::string::npos) << w << "\n" << err;
+    EXPECT_FALSE(s.integrator.has_value());
 }
 
 TEST(ParserScenes, DefaultJsonEqualsBuiltin) {
@@ -665,6 +779,47 @@ TEST(ParserNff, PatchNormalsAsObjVn) {
     EXPECT_VEC3_NEAR(p.n2, glm::normalize(glm::vec3(-0.2f, 0.1f, 1)), 1e-6f);
     for (const Triangle& t : nff.triangles)
         if (!t.smooth) EXPECT_VEC3_EQ(t.n1, glm::vec3(0.0f));
+}
+
+// f's T and ior: T > 0 makes a dielectric of that index with T the constant weight on its
+// refracted ray (Whitted 1980); T 0 is opaque whatever ior says. Kd, Ks and the colour
+// stay Whitted's, Shine is still a note, and T and ior are no longer "ignored".
+TEST(ParserNff, TransmissionAndIor) {
+    const Scene s = load_scene(good("glass.nff"));
+    // default; T 0.9 ior 1.5 (twice: shared); T 1 ior 1.33; T 0.5 ior 1.5; opaque (ior
+    // 1.5 and 0 alike: shared).
+    ASSERT_EQ(s.materials.size(), 5u);
+    ASSERT_EQ(s.spheres.size(), 6u);
+    const Material& glass = s.materials[s.spheres[0].material];
+    EXPECT_EQ(glass.kt, 0.9f);
+    EXPECT_EQ(glass.ior, 1.5f);
+    EXPECT_TRUE(glass.is_dielectric());
+    EXPECT_VEC3_EQ(glass.colour, glm::vec3(1.0f));
+    EXPECT_EQ(glass.kd, 0.1f);
+    EXPECT_VEC3_EQ(glass.kr, glm::vec3(0.1f));
+    EXPECT_VEC3_EQ(glass.absorption, glm::vec3(0.0f));
+    EXPECT_VEC3_EQ(glass.emission, glm::vec3(0.0f));
+    const Material& water = s.materials[s.spheres[1].material];
+    EXPECT_EQ(water.kt, 1.0f);
+    EXPECT_EQ(water.ior, 1.33f);
+    EXPECT_VEC3_EQ(water.colour, glm::vec3(0.8f, 0.9f, 1.0f));
+    EXPECT_EQ(water.kd, 0.0f);
+    EXPECT_VEC3_EQ(water.kr, glm::vec3(0.05f));
+    const Material& half = s.materials[s.spheres[2].material];
+    EXPECT_NE(s.spheres[2].material, s.spheres[0].material);  // T differs: not shared
+    EXPECT_EQ(half.kt, 0.5f);
+    EXPECT_EQ(half.ior, 1.5f);
+    const Material& opaque = s.materials[s.spheres[3].material];
+    EXPECT_EQ(s.spheres[4].material, s.spheres[3].material);
+    EXPECT_EQ(opaque.kt, 0.0f);
+    EXPECT_EQ(opaque.ior, 0.0f);
+    EXPECT_FALSE(opaque.is_dielectric());
+    EXPECT_EQ(opaque.kd, 0.8f);
+    EXPECT_VEC3_EQ(opaque.kr, glm::vec3(0.2f));
+    EXPECT_EQ(s.spheres[5].material, s.spheres[0].material);
+    EXPECT_TRUE(has_note(s, "Shine"));
+    EXPECT_FALSE(has_note(s, "T (transmittance)"));
+    EXPECT_FALSE(has_note(s, "index of refraction"));
 }
 
 TEST(ParserScenes, ExtensionIsCaseInsensitive) {

@@ -1,6 +1,8 @@
 // gltf_materials.cpp - a glTF file's materials as ours (scene/gltf_model.h): the base
 // colour and its texture (with the sampler's wrap modes and KHR_texture_transform), the
-// metallic-roughness pair as a mirror, and alphaMode MASK as an alpha cut-out.
+// metallic-roughness pair as a mirror, and alphaMode MASK as an alpha cut-out; for the
+// path integrator, the roughness, a dielectric's specular lobe, the emission
+// (KHR_materials_emissive_strength), and glass (KHR_materials_transmission, _ior, _volume).
 #include "scene/gltf_model.h"
 
 #include "scene/texture_file.h"
@@ -93,10 +95,89 @@ TexturePlacement placement(const std::string& path, const std::string& ptr, cons
     return pl;
 }
 
+// A material extension's object, or nullptr when the material does not have it.
+const tinygltf::Value* extension(const tinygltf::Material& mat, const char* name) {
+    const auto it = mat.extensions.find(name);
+    return it == mat.extensions.end() ? nullptr : &it->second;
+}
+
+// A number of an extension's object, `dflt` when absent: a finite one in [lo, hi].
+double ext_number(const std::string& path, const std::string& eptr, const tinygltf::Value& x, const char* key,
+                  double dflt, double lo, double hi, const char* range) {
+    if (!x.Has(key)) return dflt;
+    const tinygltf::Value& v = x.Get(key);
+    const double d = v.IsNumber() ? v.GetNumberAsDouble() : NAN;
+    if (!(d >= lo && d <= hi)) fail(path, eptr + "/" + key, std::string("must be a number ") + range);
+    return d;
+}
+
+// The light-transport terms the Whitted model does not read (docs/scene-format.md,
+// "Materials"), from the core material and its KHR_materials_* extensions. Whitted's
+// colour, kd and kr are left as add_materials made them.
+void path_terms(const std::string& path, const std::string& mptr, const tinygltf::Material& gm, double metal,
+                double rough, Material& mat) {
+    mat.roughness = float(rough);
+    // Emission: emissiveFactor times KHR_materials_emissive_strength, from the front face
+    // unless the material is double-sided.
+    glm::dvec3 emissive(0.0);
+    for (int c = 0; c < 3 && size_t(c) < gm.emissiveFactor.size(); ++c) emissive[c] = gm.emissiveFactor[size_t(c)];
+    if (!(emissive.x >= 0.0 && emissive.y >= 0.0 && emissive.z >= 0.0))
+        fail(path, mptr + "/emissiveFactor", "components must be >= 0");
+    if (const tinygltf::Value* x = extension(gm, "KHR_materials_emissive_strength"))
+        emissive *= ext_number(path, mptr + "/extensions/KHR_materials_emissive_strength", *x, "emissiveStrength", 1.0,
+                               0.0, 1e30, ">= 0");
+    mat.emission = glm::vec3(emissive);
+    if (!std::isfinite(mat.emission.x + mat.emission.y + mat.emission.z))
+        fail(path, mptr + "/emissiveFactor", "times emissiveStrength is too large for a float");
+    mat.emission_two_sided = gm.doubleSided;
+    // KHR_materials_ior: 1.5 is the core specification's own index; 0 is the extension's
+    // "Fresnel reflectance 1" (for specular-glossiness files). Ours stop at 10, as MTL's Ni.
+    double ior = 1.5;
+    if (const tinygltf::Value* x = extension(gm, "KHR_materials_ior")) {
+        const std::string eptr = mptr + "/extensions/KHR_materials_ior";
+        ior = ext_number(path, eptr, *x, "ior", 1.5, 0.0, 10.0, "in [1, 10], or 0");
+        if (ior > 0.0 && ior < 1.0) fail(path, eptr + "/ior", "must be a number in [1, 10], or 0");
+    }
+    double transmission = 0.0;
+    if (const tinygltf::Value* x = extension(gm, "KHR_materials_transmission"))
+        transmission = ext_number(path, mptr + "/extensions/KHR_materials_transmission", *x, "transmissionFactor", 0.0,
+                                  0.0, 1.0, "in [0, 1]");
+    if (transmission > 0.0 && ior > 0.0) {
+        // Glass: the path integrator's smooth dielectric. The factor is not a weight: our
+        // model has no partly transmitting surface.
+        mat.ior = float(ior);
+        if (const tinygltf::Value* x = extension(gm, "KHR_materials_volume")) {
+            // Light left after attenuationDistance inside is attenuationColor: Beer-Lambert's
+            // sigma_a = -ln(colour) / distance; no distance (infinite) absorbs nothing.
+            const std::string eptr = mptr + "/extensions/KHR_materials_volume";
+            const double dist = ext_number(path, eptr, *x, "attenuationDistance", HUGE_VAL, 0.0, HUGE_VAL, "> 0");
+            if (!(dist > 0.0)) fail(path, eptr + "/attenuationDistance", "must be a number > 0");
+            glm::dvec3 colour(1.0);
+            if (x->Has("attenuationColor")) {
+                const tinygltf::Value& a = x->Get("attenuationColor");
+                bool ok = a.IsArray() && a.ArrayLen() == 3;
+                for (int c = 0; ok && c < 3; ++c) {
+                    ok = a.Get(c).IsNumber() && a.Get(c).GetNumberAsDouble() >= 0.0 && a.Get(c).GetNumberAsDouble() <= 1.0;
+                    if (ok) colour[c] = a.Get(c).GetNumberAsDouble();
+                }
+                if (!ok) fail(path, eptr + "/attenuationColor", "must be an array of 3 numbers in [0, 1]");
+            }
+            if (std::isfinite(dist))
+                for (int c = 0; c < 3; ++c) mat.absorption[c] = float(-std::log(std::max(colour[c], 1e-6)) / dist);
+        }
+    } else if (metal < 0.5) {
+        // A dielectric's specular reflection at normal incidence: the core specification's
+        // F0 = ((ior - 1) / (ior + 1))^2, 0.04 at its index of 1.5.
+        const double f0 = (ior - 1.0) * (ior - 1.0) / ((ior + 1.0) * (ior + 1.0));
+        mat.glossy = glm::vec3(float(f0));
+    }
+}
+
 }  // namespace
 
 // baseColorFactor -> colour (times the base colour texture); metallic m and roughness r ->
-// a mirror of weight m (1 - r)^2 tinted by the base colour, kd = 1 - that weight.
+// a mirror of weight m (1 - r)^2 tinted by the base colour, kd = 1 - that weight. The
+// rest (roughness, glossy, emission, glass) as path_terms says.
 Materials add_materials(Scene& scene, const tinygltf::Model& m, const std::string& path) {
     Materials out;
     out.ids.assign(m.materials.size(), 0);
@@ -113,6 +194,8 @@ Materials add_materials(Scene& scene, const tinygltf::Model& m, const std::strin
         const float mirror = float(metal * (1.0 - rough) * (1.0 - rough));
         mat.kr = mirror * mat.colour;
         mat.kd = 1.0f - mirror;
+        path_terms(path, mptr, m.materials[i], metal, rough, mat);
+        if (m.materials[i].emissiveTexture.index >= 0) ++out.emissive_textured;
         if (p.baseColorTexture.index >= 0) {
             mat.texture = gltf_texture(scene, m, path, p.baseColorTexture.index);
             out.placements[i] = placement(path, mptr + "/pbrMetallicRoughness/baseColorTexture", p.baseColorTexture);

@@ -125,7 +125,10 @@ tinygltf::Model load_model(const std::string& path, const std::string& reference
 }
 
 
-bool supported_extension(const std::string& e) { return e == "KHR_lights_punctual" || e == "KHR_texture_transform"; }
+bool supported_extension(const std::string& e) {
+    return e == "KHR_lights_punctual" || e == "KHR_texture_transform" || e == "KHR_materials_emissive_strength" ||
+           e == "KHR_materials_transmission" || e == "KHR_materials_ior" || e == "KHR_materials_volume";
+}
 
 void fail(const std::string& path, const std::string& pointer, const std::string& msg) {
     throw InputError(path, 0, pointer.empty() ? msg : pointer + ": " + msg);

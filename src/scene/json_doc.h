@@ -144,6 +144,10 @@ struct Node {
         return d;
     }
     double number_double() const { return double_of(*v, what); }
+    bool boolean() const {
+        if (!v->is_boolean()) fail(what + " must be true or false, not " + type_name(*v));
+        return v->get<bool>();
+    }
     int integer(int lo, int hi) const {
         if (!v->is_number_integer()) fail(what + " must be an integer, not " + type_name(*v));
         const double d = v->get<double>();

@@ -63,10 +63,48 @@ void read_alpha(const Node& a, Material& mat, const std::string& name, Scene& sc
     }
 }
 
+// The fields beyond Whitted's terms (docs/scene-format.md, "Materials"): emission,
+// roughness, a glossy lobe, and a dielectric's index, absorption and constant
+// transmission weight.
+void read_path_terms(const Node& m, Material& mat, const std::string& name) {
+    const std::string what = "material '" + name + "' ";
+    if (Node e = m.member("emission", what + "'emission'")) mat.emission = e.colour();
+    if (Node t = m.member("emission_two_sided", what + "'emission_two_sided'")) mat.emission_two_sided = t.boolean();
+    if (Node r = m.member("roughness", what + "'roughness'")) {
+        mat.roughness = r.number();
+        if (!(mat.roughness >= 0.0f && mat.roughness <= 1.0f)) r.fail("'roughness' must be in [0, 1]");
+    }
+    if (Node g = m.member("glossy", what + "'glossy'")) {
+        mat.glossy = g.v->is_number() ? glm::vec3(g.number()) : g.vec3();
+        for (int i = 0; i < 3; ++i)
+            if (!(mat.glossy[i] >= 0.0f && mat.glossy[i] <= 1.0f)) g.fail("'glossy' must be in [0, 1]");
+        // Both would be the one specular lobe the path integrator gives a surface: kr is
+        // it wherever kr is not 0, and a glossy beside it would be dropped unseen.
+        if (mat.is_mirror()) g.fail("'glossy' is for a material without 'kr' (a rough mirror is 'kr' with 'roughness')");
+    }
+    Node ior = m.member("ior", what + "'ior'");
+    if (ior) {
+        mat.ior = ior.number();
+        // 10 is beyond any real dielectric (diamond 2.42, germanium 4): larger is a typo.
+        if (!(mat.ior > 0.0f && mat.ior <= 10.0f)) ior.fail("'ior' must be in (0, 10]");
+    }
+    if (Node a = m.member("absorption", what + "'absorption'")) {
+        if (!ior) a.fail("'absorption' needs 'ior': only a dielectric absorbs inside");
+        mat.absorption = a.colour();
+    }
+    if (Node kt = m.member("kt", what + "'kt'")) {
+        if (!ior) kt.fail("'kt' needs 'ior': it weights a dielectric's refracted ray");
+        mat.kt = kt.number();
+        if (!(mat.kt >= 0.0f && mat.kt <= 1.0f)) kt.fail("'kt' must be in [0, 1]");
+    }
+}
+
 }  // namespace
 
 Material read_json_material(const Node& m, const std::string& name, Scene& scene) {
-    m.check_keys({"colour", "kd", "kr", "ka", "texture", "alpha"}, "material '" + name + "'");
+    m.check_keys({"colour", "kd", "kr", "ka", "texture", "alpha", "emission", "emission_two_sided", "roughness", "glossy",
+                  "ior", "absorption", "kt"},
+                 "material '" + name + "'");
     Material mat;
     mat.name = name;
     if (Node c = m.member("colour", "material '" + name + "' 'colour'")) mat.colour = c.colour();
@@ -87,6 +125,7 @@ Material read_json_material(const Node& m, const std::string& name, Scene& scene
     if (Node t = m.member("texture", "material '" + name + "' 'texture'"))
         mat.texture = read_texture(t, TextureUse::Colour, "material '" + name + "' 'texture'", scene);
     if (Node a = m.member("alpha", "material '" + name + "' 'alpha'")) read_alpha(a, mat, name, scene);
+    read_path_terms(m, mat, name);
     return mat;
 }
 

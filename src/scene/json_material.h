@@ -9,8 +9,10 @@
 
 namespace srt {
 
-// Material `name` from its object `m`: colour, kd, kr, ka, and its textures ("texture",
-// "alpha"), which it adds to `scene`. Errors are the object's file:line:col.
+// Material `name` from its object `m`: colour, kd, kr, ka, its textures ("texture",
+// "alpha"), which it adds to `scene`, and the terms beyond Whitted's (emission,
+// emission_two_sided, roughness, glossy, ior, absorption, kt). Errors are the object's
+// file:line:col.
 Material read_json_material(const json_doc::Node& m, const std::string& name, Scene& scene);
 
 }  // namespace srt

@@ -34,7 +34,8 @@ size_t append_ply_mesh(Scene& scene, const std::string& path, const glm::mat4& x
 
 // glTF 2.0, .gltf (embedded or external buffers) or .glb (scene/load_gltf.cpp): its
 // meshes by their node transforms, its first camera, its KHR_lights_punctual lights and
-// its materials; without a camera, framed as a mesh; without lights, a white light.
+// its materials; without a camera, framed as a mesh; without lights, a point light at
+// each emissive primitive (as OBJ's Ke), or a white light when none emits.
 Scene load_gltf_scene(const std::string& path);
 // Its triangles only (a JSON 'mesh'): materials from the file unless `material` is set.
 size_t append_gltf_mesh(Scene& scene, const std::string& path, const glm::mat4& xform,
@@ -45,6 +46,25 @@ size_t append_gltf_mesh(Scene& scene, const std::string& path, const glm::mat4& 
 // degrees, a 16:9 image), and, when it has no lights, a white point light above and
 // behind the camera (with a note). Shared by the OBJ, PLY and glTF loaders.
 void frame_mesh_scene(Scene& scene, const std::string& path);
+
+// The emissive surfaces of a mesh loaded on its own, one group per emitter (an OBJ usemtl
+// run, a glTF primitive under one node), summed for the point light that stands in for
+// each under the Whitted model. Shared by the OBJ and glTF loaders.
+struct EmitterGroup {
+    glm::vec3 emission{0.0f};         // the material's; 0: not an emitter
+    double area = 0.0;
+    glm::dvec3 weighted_centre{0.0};  // sum of area x centroid
+    glm::dvec3 normal_sum{0.0};       // sum of area x unit normal (half the cross products)
+    void add(const Point3& a, const Point3& b, const Point3& c);  // one (non-degenerate) triangle
+};
+
+// One point light (from_emission) per group that emits and has area: at its area-weighted
+// centroid, moved 0.1% of the bounding radius along its average normal towards the
+// bounds centre (so the emitter does not shadow it), coloured by its emission; when any
+// channel exceeds 1 these lights are all scaled by one factor so the brightest is 1. A
+// note says how many, naming the emission's source `what` ("Ke"). Returns how many.
+size_t add_emitter_lights(Scene& scene, const std::vector<EmitterGroup>& groups, const std::string& path,
+                          const std::string& what);
 
 // A mesh file's checks, shared by the OBJ, PLY and glTF loaders: a device or FIFO
 // (/dev/zero) is refused unread, and a missing or unreadable file is reported where it

@@ -13,7 +13,10 @@
 //            point lights (a note says so); colours scaled together so the brightest
 //            channel times intensity is 1 (no falloff in our model);
 //   material baseColorFactor -> colour; metallic m and roughness r -> a mirror of
-//            weight m (1 - r)^2 tinted by the base colour, kd = 1 - that weight.
+//            weight m (1 - r)^2 tinted by the base colour, kd = 1 - that weight; for the
+//            path integrator the roughness, emission and glass (gltf_materials.cpp);
+//   emitters in a file without lights: a point light at each emissive primitive, as
+//            OBJ's Ke (add_emitter_lights).
 #include "scene/load.h"
 
 #include "core/error.h"
@@ -34,8 +37,10 @@ constexpr size_t kMaxNodeDepth = 100000;
 
 }  // namespace
 
+// `emitters`, when given, gets one group per placed primitive of an emissive material.
 size_t append_gltf(Scene& scene, const std::string& path, const glm::mat4& xform, std::optional<uint32_t> material,
-                   const std::string& referenced_from, int ref_line, bool take_camera_and_lights) {
+                   const std::string& referenced_from, int ref_line, bool take_camera_and_lights,
+                   std::vector<EmitterGroup>* emitters) {
     const tinygltf::Model m = load_model(path, referenced_from, ref_line);
 
     // Extensions: a required one we do not render refuses the file (the specification
@@ -127,6 +132,12 @@ size_t append_gltf(Scene& scene, const std::string& path, const glm::mat4& xform
                                  uv_it->first + " has " + std::to_string(uvs.count) + " entries, POSITION " + std::to_string(pos.count));
                     }
                 }
+                EmitterGroup* emitter = nullptr;
+                if (emitters && pm.emits()) {
+                    emitters->push_back(EmitterGroup{});
+                    emitter = &emitters->back();
+                    emitter->emission = pm.emission;
+                }
                 for (size_t t = 0; t < idx.size(); t += 3) {
                     Triangle tri;
                     Point3* v[3] = {&tri.v0, &tri.v1, &tri.v2};
@@ -161,6 +172,7 @@ size_t append_gltf(Scene& scene, const std::string& path, const glm::mat4& xform
                     tri.smooth = ok;
                     if (!ok) tri.n0 = tri.n1 = tri.n2 = glm::vec3(0.0f);
                     tri.material = mat_id;
+                    if (emitter) emitter->add(tri.v0, tri.v1, tri.v2);
                     scene.triangles.push_back(tri);
                     ++added;
                 }
@@ -254,6 +266,9 @@ size_t append_gltf(Scene& scene, const std::string& path, const glm::mat4& xform
         scene.notes.push_back(path + ": " + std::to_string(lights.size()) + " KHR_lights_punctual light(s), scaled so the brightest channel is 1");
     }
     if (mats.blended) scene.notes.push_back(path + ": " + std::to_string(mats.blended) + " material(s) with alphaMode BLEND rendered opaque");
+    if (mats.emissive_textured)
+        scene.notes.push_back(path + ": " + std::to_string(mats.emissive_textured) +
+                              " material(s) with an emissiveTexture, which is not supported: their emission is emissiveFactor alone");
     if (spot_note) scene.notes.push_back(path + ": spot lights are rendered as point lights (no cone)");
     if (skipped_modes) scene.notes.push_back(path + ": skipped " + std::to_string(skipped_modes) + " primitive(s) that are not triangles");
     if (degenerate) scene.notes.push_back(path + ": dropped " + std::to_string(degenerate) + " degenerate triangle(s)");
@@ -263,7 +278,7 @@ size_t append_gltf(Scene& scene, const std::string& path, const glm::mat4& xform
 
 size_t append_gltf_mesh(Scene& scene, const std::string& path, const glm::mat4& xform, std::optional<uint32_t> material,
                         const std::string& referenced_from, int ref_line) {
-    return append_gltf(scene, path, xform, material, referenced_from, ref_line, false);
+    return append_gltf(scene, path, xform, material, referenced_from, ref_line, false, nullptr);
 }
 
 Scene load_gltf_scene(const std::string& path) {
@@ -273,8 +288,11 @@ Scene load_gltf_scene(const std::string& path) {
     grey.name = "default";
     scene.add_material(grey);
     const Camera before = scene.camera;
-    append_gltf(scene, path, glm::mat4(1.0f), std::nullopt, "", 0, true);
+    std::vector<EmitterGroup> emitters;
+    append_gltf(scene, path, glm::mat4(1.0f), std::nullopt, "", 0, true, &emitters);
     if (scene.triangles.empty()) throw InputError(path, 0, "glTF file has no triangles in its default scene");
+    // A file without lights of its own is lit by its emissive surfaces, as an OBJ by its Ke.
+    if (scene.lights.empty()) add_emitter_lights(scene, emitters, path, "emissiveFactor");
     const bool own_camera = !(scene.camera.from == before.from && scene.camera.at == before.at);
     if (own_camera) {
         if (scene.lights.empty()) {

@@ -204,10 +204,16 @@ private:
     }
     void read_render(const Node& n) {
         n.object("an object");
-        n.check_keys({"width", "height", "depth"}, "'render'");
+        n.check_keys({"width", "height", "depth", "integrator"}, "'render'");
         if (Node w = n.member("width", "render 'width'")) scene_.width = w.integer(1, kMaxImageSide);
         if (Node h = n.member("height", "render 'height'")) scene_.height = h.integer(1, kMaxImageSide);
         if (Node d = n.member("depth", "render 'depth'")) scene_.depth = d.integer(1, kMaxDepthLimit);
+        if (Node i = n.member("integrator", "render 'integrator'")) {
+            const std::string v = i.str();
+            if (v == "whitted") scene_.integrator = Integrator::Whitted;
+            else if (v == "path") scene_.integrator = Integrator::Path;
+            else i.fail("render 'integrator' must be \"whitted\" or \"path\", not \"" + v + "\"" + suggestion(v, {"whitted", "path"}));
+        }
     }
 
     void read_materials(const Node& n) {
@@ -342,10 +348,7 @@ private:
         } else if (type == "mesh") {
             n.check_keys({"type", "file", "transform", "material", "smooth", "uv"}, "mesh");
             bool smooth = false;
-            if (Node sm = n.member("smooth", "mesh 'smooth'")) {
-                if (!sm.v->is_boolean()) sm.fail(std::string("mesh 'smooth' must be true or false, not ") + type_name(*sm.v));
-                smooth = sm.v->get<bool>();
-            }
+            if (Node sm = n.member("smooth", "mesh 'smooth'")) smooth = sm.boolean();
             const size_t first = scene_.triangles.size();
             Node f = n.require("file", "mesh");
             const std::string file = resolve_path(n.doc->file, f.str());

@@ -3,8 +3,10 @@
 // See /work/shared/data/spd/NFF.TXT and docs/scene-format.md. The classic meaning:
 // - `angle` runs from the centre of the first pixel to the centre of the last, so the
 //   edge-to-edge horizontal fov is 2*atan(tan(angle/2) * N/(N-1)), N = x resolution;
-// - `f r g b Kd Ks Shine T ior`: diffuse Kd*colour, mirror reflectance Ks (grey);
-//   Shine/T/ior have no part in a mirror-only Whitted model and are reported as ignored;
+// - `f r g b Kd Ks Shine T ior`: diffuse Kd*colour, mirror reflectance Ks (grey); T > 0
+//   makes it a dielectric of index ior, its refracted ray weighted by T (Whitted 1980's
+//   constant transmission, Material::kt); Shine, a Phong highlight, is reported as
+//   ignored;
 // - `l x y z` without a colour: grey 1/sqrt(number of lights), the SPD exporters' rule;
 // - `p`/`pp`: polygons, fan-triangulated; the vertex normals of `pp` make its triangles
 //   smooth, read as OBJ `vn` is (load_obj.cpp): normalised, and a zero one (or one whose
@@ -167,10 +169,10 @@ Scene load_nff_scene(const std::string& path) {
     scene.add_material(grey);
 
     uint32_t current_material = 0;
-    std::map<std::array<float, 5>, uint32_t> material_ids;  // f lines repeat; share materials
+    std::map<std::array<float, 7>, uint32_t> material_ids;  // f lines repeat; share materials
     std::vector<bool> light_has_colour;
     bool have_view = false;
-    bool noted_shine = false, noted_t = false, noted_ior = false;
+    bool noted_shine = false;
     bool noted_negative_radius = false;
     size_t dropped = 0;
     std::vector<std::string> t;
@@ -252,18 +254,13 @@ Scene load_nff_scene(const std::string& path) {
                                       ": NFF Shine (Phong highlight) ignored: mirror-only Whitted model");
                 noted_shine = true;
             }
-            if (v[6] != 0.0f && !noted_t) {
-                scene.notes.push_back(path + ":" + std::to_string(r.line()) +
-                                      ": NFF T (transmittance) ignored: no refraction in this model");
-                noted_t = true;
-            }
-            // ior 1 (vacuum) and 0 (unset, as SPD writes it) mean no refraction either way.
-            if (v[7] != 0.0f && v[7] != 1.0f && !noted_ior) {
-                scene.notes.push_back(path + ":" + std::to_string(r.line()) +
-                                      ": NFF index of refraction ignored: no refraction in this model");
-                noted_ior = true;
-            }
-            const std::array<float, 5> key{v[0], v[1], v[2], v[3], v[4]};
+            // T is "the fraction of contribution of the transmitting ray" (NFF.TXT); an
+            // opaque surface (T 0) has no use for its ior, which SPD writes as 0 or 1.
+            if (!(v[6] >= 0.0f && v[6] <= 1.0f)) r.fail("'f' T (transmittance) must be in [0, 1], not " + t[7]);
+            const float kt = v[6], ior = kt > 0.0f ? v[7] : 0.0f;
+            if (kt > 0.0f && !(ior > 0.0f && ior <= 10.0f))
+                r.fail("'f' with T > 0 needs an index of refraction in (0, 10], not " + t[8]);
+            const std::array<float, 7> key{v[0], v[1], v[2], v[3], v[4], kt, ior};
             auto it = material_ids.find(key);
             if (it != material_ids.end()) {
                 current_material = it->second;
@@ -273,6 +270,8 @@ Scene load_nff_scene(const std::string& path) {
                 m.colour = {v[0], v[1], v[2]};
                 m.kd = v[3];
                 m.kr = glm::vec3(v[4]);
+                m.kt = kt;
+                m.ior = ior;
                 current_material = scene.add_material(m);
                 material_ids.emplace(key, current_material);
             }

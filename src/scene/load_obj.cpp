@@ -199,17 +199,12 @@ ObjMesh read_obj(const std::string& path, const std::string& ref_file, int ref_l
     return mesh;
 }
 
-struct GroupAccum {
-    double area = 0.0;
-    glm::dvec3 weighted_centre{0.0};
-    glm::dvec3 normal_sum{0.0};
-};
-
+// `groups`, when given, gets one EmitterGroup per usemtl run, whatever its material.
 size_t append_mesh(Scene& scene, const ObjMesh& mesh, const std::string& path,
                    const glm::mat4& xform, std::optional<uint32_t> material_override,
-                   std::vector<GroupAccum>* groups) {
+                   std::vector<EmitterGroup>* groups) {
     std::vector<int64_t> scene_mtl(mesh.lib.mtls.size(), -1);
-    if (groups) groups->assign(mesh.group_mtl.size(), GroupAccum{});
+    if (groups) groups->assign(mesh.group_mtl.size(), EmitterGroup{});
     size_t added = 0, degenerate = 0;
     const size_t ntri = mesh.tri_group.size();
     scene.triangles.reserve(scene.triangles.size() + ntri);
@@ -247,12 +242,7 @@ size_t append_mesh(Scene& scene, const ObjMesh& mesh, const std::string& path,
             tri.uv1 = map_uv(e, mesh.corner_uvs[3 * i + 1]);
             tri.uv2 = map_uv(e, mesh.corner_uvs[3 * i + 2]);
         }
-        if (groups) {
-            GroupAccum& g = (*groups)[group];
-            g.area += 0.5 * area2;
-            g.weighted_centre += (0.5 * area2) * (a + b + c) / 3.0;
-            g.normal_sum += 0.5 * cr;
-        }
+        if (groups) (*groups)[group].add(a, b, c);
         if (mesh.tri_smooth[i]) {
             glm::vec3* out[3] = {&tri.n0, &tri.n1, &tri.n2};
             bool ok = true;
@@ -282,16 +272,23 @@ struct MeshFraming {
     float radius;
 };
 
+// The centre of the scene's finite bounds and the length of their half extents.
+MeshFraming bounds_sphere(const Scene& scene, glm::vec3& half) {
+    const Bounds3 b = finite_bounds(scene);
+    half = glm::max(glm::vec3(0.5 * (b.hi - b.lo)), glm::vec3(1e-6f));
+    return {glm::vec3(0.5 * (b.lo + b.hi)), glm::length(half)};
+}
+
 // Frame the bounding box from the +z side: its front face must fit both the 50 degree
 // horizontal fov and the vertical fov of a 16:9 image.
 MeshFraming frame_camera(Scene& scene) {
-    const Bounds3 b = finite_bounds(scene);
-    const glm::vec3 centre(0.5 * (b.lo + b.hi));
-    const glm::vec3 half = glm::max(glm::vec3(0.5 * (b.hi - b.lo)), glm::vec3(1e-6f));
+    glm::vec3 half;
+    const MeshFraming bs = bounds_sphere(scene, half);
+    const glm::vec3 centre = bs.centre;
     const double hfov = 50.0;
     const double half_h = 0.5 * hfov * 3.14159265358979323846 / 180.0;
     const double half_v = std::atan(std::tan(half_h) * 9.0 / 16.0);
-    const float radius = glm::length(half);
+    const float radius = bs.radius;
     const float dist = 1.1f * static_cast<float>(std::max(double(half.x) / std::tan(half_h),
                                                           double(half.y) / std::tan(half_v))) + half.z;
     scene.camera.from = centre + glm::vec3(0.0f, 0.0f, dist);
@@ -311,6 +308,56 @@ void add_default_light(Scene& scene, float radius, const std::string& why) {
 }
 
 }  // namespace
+
+void EmitterGroup::add(const Point3& a, const Point3& b, const Point3& c) {
+    const glm::dvec3 cr = glm::cross(b - a, c - a);
+    const double area2 = glm::length(cr);
+    area += 0.5 * area2;
+    weighted_centre += (0.5 * area2) * (a + b + c) / 3.0;
+    normal_sum += 0.5 * cr;
+}
+
+size_t add_emitter_lights(Scene& scene, const std::vector<EmitterGroup>& groups, const std::string& path,
+                          const std::string& what) {
+    glm::vec3 half;
+    const MeshFraming bs = bounds_sphere(scene, half);
+    const glm::vec3 centre = bs.centre;
+    const float radius = bs.radius;
+    const size_t first = scene.lights.size();
+    for (const EmitterGroup& g : groups) {
+        const bool emits = g.emission.x > 0.0f || g.emission.y > 0.0f || g.emission.z > 0.0f;
+        if (!emits || g.area <= 0.0) continue;
+        const glm::dvec3 c = g.weighted_centre / g.area;
+        glm::dvec3 n = g.normal_sum;
+        const double nl = glm::length(n);
+        n = nl > 0.0 ? n / nl : glm::dvec3(0.0, -1.0, 0.0);
+        // Winding is arbitrary: "into the scene" is the side facing the bounds centre.
+        if (glm::dot(n, glm::dvec3(centre) - c) < 0.0) n = -n;
+        // Just off the emitter so that the emitting surface itself does not shadow the light.
+        Light l;
+        l.type = LightType::Point;
+        l.position = c + n * (1e-3 * radius);
+        l.colour = g.emission;
+        l.from_emission = true;
+        scene.lights.push_back(l);
+    }
+    const size_t added = scene.lights.size() - first;
+    if (added == 0) return 0;
+    // Emission is an area light's radiance (McGuire's Cornell boxes use Ke 17 12 4); as a
+    // point light with no falloff it would wash everything out. Scale these lights
+    // together so the brightest channel is 1, keeping their colours and ratios.
+    float peak = 0.0f;
+    for (size_t i = first; i < scene.lights.size(); ++i) {
+        const glm::vec3& c = scene.lights[i].colour;
+        peak = std::max(peak, std::max(c.x, std::max(c.y, c.z)));
+    }
+    if (peak > 1.0f)
+        for (size_t i = first; i < scene.lights.size(); ++i) scene.lights[i].colour /= peak;
+    scene.notes.push_back(path + ": " + std::to_string(added) + " point light(s) placed at emissive (" + what +
+                          ") surfaces" +
+                          (peak > 1.0f ? ", scaled by 1/" + short_number(peak) + " so the brightest channel is 1" : ""));
+    return added;
+}
 
 void frame_mesh_scene(Scene& scene, const std::string& path) {
     const MeshFraming fr = frame_camera(scene);
@@ -333,45 +380,17 @@ Scene load_obj_scene(const std::string& path) {
     Material grey;
     grey.name = "default";
     scene.add_material(grey);
-    std::vector<GroupAccum> groups;
+    std::vector<EmitterGroup> groups;
     append_mesh(scene, mesh, path, glm::mat4(1.0f), std::nullopt, &groups);
     if (scene.triangles.empty()) throw InputError(path, 0, "OBJ file has no (non-degenerate) faces");
 
     const MeshFraming fr = frame_camera(scene);
-    const glm::vec3 centre = fr.centre;
-    const float radius = fr.radius;
-
     for (size_t g = 0; g < groups.size(); ++g) {
         const int mi = mesh.group_mtl[g];
-        if (mi < 0 || !mesh.lib.mtls[mi].emissive() || groups[g].area <= 0.0) continue;
-        const glm::dvec3 c = groups[g].weighted_centre / groups[g].area;
-        glm::dvec3 n = groups[g].normal_sum;
-        const double nl = glm::length(n);
-        n = nl > 0.0 ? n / nl : glm::dvec3(0.0, -1.0, 0.0);
-        // Winding is arbitrary: "into the scene" is the side facing the bounds centre.
-        if (glm::dot(n, glm::dvec3(centre) - c) < 0.0) n = -n;
-        // Just off the emitter so that the emitting surface itself does not shadow the light.
-        Light l;
-        l.type = LightType::Point;
-        l.position = c + n * (1e-3 * radius);
-        l.colour = mesh.lib.mtls[mi].ke;
-        l.from_emission = true;
-        scene.lights.push_back(l);
+        if (mi >= 0) groups[g].emission = mesh.lib.mtls[size_t(mi)].ke;
     }
-    if (scene.lights.empty()) {
-        add_default_light(scene, radius, path + ": no emissive (Ke) material");
-    } else {
-        // Ke is an area light's radiance (McGuire's Cornell boxes use Ke 17 12 4); as a
-        // point light with no falloff it would wash everything out. Scale all lights
-        // together so the brightest channel is 1, keeping their colours and ratios.
-        float peak = 0.0f;
-        for (const Light& l : scene.lights) peak = std::max(peak, std::max(l.colour.x, std::max(l.colour.y, l.colour.z)));
-        if (peak > 1.0f)
-            for (Light& l : scene.lights) l.colour /= peak;
-        scene.notes.push_back(path + ": " + std::to_string(scene.lights.size()) +
-                              " point light(s) placed at emissive (Ke) surfaces" +
-                              (peak > 1.0f ? ", scaled by 1/" + short_number(peak) + " so the brightest channel is 1" : ""));
-    }
+    if (add_emitter_lights(scene, groups, path, "Ke") == 0)
+        add_default_light(scene, fr.radius, path + ": no emissive (Ke) material");
     validate(scene);
     return scene;
 }

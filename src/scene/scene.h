@@ -172,6 +172,10 @@ struct CameraPath {
 
 const char* to_string(CameraPath::Interpolation i);
 
+// The light transport a frame is rendered with: Whitted's model (above), or the path
+// integrator, which reads the material fields beyond Whitted's terms.
+enum class Integrator : uint8_t { Whitted, Path };
+
 struct Scene {
     std::string name;     // for reports: file path or "builtin:default"
     Camera camera;
@@ -196,6 +200,7 @@ struct Scene {
     std::optional<AutoLight> auto_light;
     // Render settings a scene file may suggest; command-line flags override them.
     int width = 0, height = 0, depth = 0;  // 0 = not set by the scene
+    std::optional<Integrator> integrator;  // a scene's suggestion; the command line's --integrator will win
     CameraPath animation;                  // empty: a still camera
     std::vector<std::string> notes;        // loader remarks worth printing (e.g. NFF fields ignored)
 
