@@ -41,8 +41,8 @@ SRT_HD_INLINE BsdfParams surface_bsdf(const SceneView& s, const Surface& sf) {
     }
     b.diffuse = sf.colour * sf.kd;
     const f4 g = load_f4(&s.materials[sf.material].glossy);
-    const bool mirror = sf.kr.x > 0.0f || sf.kr.y > 0.0f || sf.kr.z > 0.0f;
-    b.specular = mirror ? sf.kr : glm::vec3(g.x, g.y, g.z);
+    const bool glossy = g.x > 0.0f || g.y > 0.0f || g.z > 0.0f;
+    b.specular = glossy ? glm::vec3(g.x, g.y, g.z) : sf.kr;
     // A roughness without a lobe to be rough (MTL walls: Ks 0 with an Ns) means nothing.
     b.alpha = luminance(b.specular) > 0.0f ? g.w * g.w : 0.0f;
     return b;

@@ -139,7 +139,7 @@ Material scene_material(Scene& scene, const MtlEntry& e) {
         m.ior = e.ni;
         // Tf is what is left of light after one unit of length inside: sigma_a = -ln(Tf).
         for (int c = 0; c < 3; ++c) m.absorption[c] = float(-std::log(std::clamp(double(e.tf[c]), 1e-6, 1.0)));
-    } else if (e.ns >= 0.0f) {
+    } else if (e.ns >= 0.0f && (e.illum == 2 || e.illum < 0)) {  // illum 0 and 1 have no highlight
         m.glossy = e.ks;
     }
     // Blinn-Phong's exponent to a microfacet slope: alpha = sqrt(2 / (Ns + 2)) (Walter et

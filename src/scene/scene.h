@@ -75,7 +75,7 @@ struct Material {
     // lobe; and glass, which both integrators trace.
     glm::vec3 emission{0.0f, 0.0f, 0.0f};  // radiance leaving the surface
     bool emission_two_sided = false;       // else only from its front: a triangle's counter-clockwise side, a sphere's outside
-    glm::vec3 glossy{0.0f, 0.0f, 0.0f};    // a glossy lobe's reflectance where kr is 0 (MTL illum 2's Ks): the path integrator's only
+    glm::vec3 glossy{0.0f, 0.0f, 0.0f};    // the path integrator's specular lobe where given (MTL illum 2's Ks, glTF's F0), else kr's
     float roughness = 0.0f;                // of the kr (or glossy) lobe: GGX alpha = roughness^2; 0 = a perfect mirror
     float ior = 0.0f;                      // > 0: a dielectric (glass, water), n inside / n outside
     float kt = 0.0f;                       // NFF's T: a constant weight on the refracted ray (Whitted 1980); 0: Fresnel's
