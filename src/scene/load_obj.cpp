@@ -278,15 +278,16 @@ size_t append_mesh(Scene& scene, const ObjMesh& mesh, const std::string& path,
 }
 
 struct MeshFraming {
-    glm::vec3 centre;
+    Point3 centre;
     float radius;
 };
 
 // Frame the bounding box from the +z side: its front face must fit both the 50 degree
-// horizontal fov and the vertical fov of a 16:9 image.
+// horizontal fov and the vertical fov of a 16:9 image. The camera is placed in double,
+// as the mesh is: a mesh moved far from the origin gets the same camera, moved with it.
 MeshFraming frame_camera(Scene& scene) {
     const Bounds3 b = finite_bounds(scene);
-    const glm::vec3 centre(0.5 * (b.lo + b.hi));
+    const Point3 centre = 0.5 * (b.lo + b.hi);
     const glm::vec3 half = glm::max(glm::vec3(0.5 * (b.hi - b.lo)), glm::vec3(1e-6f));
     const double hfov = 50.0;
     const double half_h = 0.5 * hfov * 3.14159265358979323846 / 180.0;
@@ -294,7 +295,7 @@ MeshFraming frame_camera(Scene& scene) {
     const float radius = glm::length(half);
     const float dist = 1.1f * static_cast<float>(std::max(double(half.x) / std::tan(half_h),
                                                           double(half.y) / std::tan(half_v))) + half.z;
-    scene.camera.from = centre + glm::vec3(0.0f, 0.0f, dist);
+    scene.camera.from = centre + Point3(0.0, 0.0, dist);
     scene.camera.at = centre;
     scene.camera.up = glm::vec3(0.0f, 1.0f, 0.0f);
     scene.camera.fov_deg = static_cast<float>(hfov);
@@ -338,7 +339,7 @@ Scene load_obj_scene(const std::string& path) {
     if (scene.triangles.empty()) throw InputError(path, 0, "OBJ file has no (non-degenerate) faces");
 
     const MeshFraming fr = frame_camera(scene);
-    const glm::vec3 centre = fr.centre;
+    const Point3 centre = fr.centre;
     const float radius = fr.radius;
 
     for (size_t g = 0; g < groups.size(); ++g) {
