@@ -142,8 +142,8 @@ TEST(Gltf, CameraLightsAndMaterialsMapAsDocumented) {
     TempDir dir;
     write_text(dir / "q.gltf", quad_gltf(true).dump(1));
     const Scene s = load_scene(dir / "q.gltf");
-    EXPECT_EQ(s.camera.from, glm::vec3(0, 0, 4));
-    EXPECT_EQ(s.camera.at, glm::vec3(0, 0, 3));
+    EXPECT_EQ(s.camera.from, Point3(0, 0, 4));
+    EXPECT_EQ(s.camera.at, Point3(0, 0, 3));
     // yfov 0.8 at aspect 2: horizontal 2 atan(2 tan 0.4) = 80.87 degrees.
     EXPECT_NEAR(s.camera.fov_deg, 2.0 * std::atan(2.0 * std::tan(0.4)) * 180.0 / 3.14159265358979, 1e-3);
     ASSERT_EQ(s.lights.size(), 2u);

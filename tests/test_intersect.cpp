@@ -268,7 +268,7 @@ void check_layout_against_brute_force(const Scene& scene, AccelLayout accel, int
             o = in_box(0.1f);
             d = random_dir();
         }
-        o -= cs.render_origin;  // the compiled scene is in rendering space (scene_gpu.h)
+        o -= glm::vec3(cs.render_origin);  // the compiled scene is in rendering space (scene_gpu.h)
         const Hit bvh = intersect_closest(s, o, d, kInf);
         const Hit ref = brute_closest(s, o, d);
         ASSERT_EQ(bvh.id >= 0, ref.id >= 0) << "ray " << r;
@@ -357,7 +357,7 @@ TEST(Bvh, CloserPrimBreaksTiesByLowerOriginalId) {
         const SceneView v = cs.view();
         uint32_t at[3];  // at[i]: the position of original triangle i
         for (uint32_t k = 0; k < 3; ++k) at[prim_key(v.prims, int32_t(k))] = k;
-        const glm::vec3 o = glm::vec3(0.1f, 0.2f, 3.0f) - cs.render_origin, d(0, 0, -1);
+        const glm::vec3 o = glm::vec3(0.1f, 0.2f, 3.0f) - glm::vec3(cs.render_origin), d(0, 0, -1);
         float t = 0.0f;
         ASSERT_TRUE(hit_prim_as_traversal(v, at[1], o, d, kInf, t));
         Hit h{t, int32_t(at[2])};
@@ -403,7 +403,7 @@ TEST(Bvh, TiesGoToTheLowestIdInBothLayouts) {
             for (int j = 0; j < 16; ++j)
                 for (float off : {0.3f, 0.5f, 0.7f}) {
                     const glm::vec3 target(float(i) + off, float(j) + 1.0f - off * 0.9f, 0.0f);
-                    const glm::vec3 o = target - 5.0f * d - cs.render_origin;
+                    const glm::vec3 o = target - 5.0f * d - glm::vec3(cs.render_origin);
                     const Hit h = intersect_closest(v, o, d, kInf);
                     const Hit ref = brute_closest(v, o, d);
                     ASSERT_GE(ref.id, 0);
@@ -432,16 +432,16 @@ TEST(Bvh, DegenerateInputsKeepTheDepthBound) {
     for (int i = 0; i < 5000; ++i) s.triangles.push_back({{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, 0});
     const CompiledScene cs4 = compile_scene(s, AccelLayout::Bvh4);  // its stack bound holds too
     EXPECT_LE(cs4.bvh4_stats.max_stack, uint32_t(kBvh4StackSize));
-    EXPECT_EQ(intersect_closest(cs4.view(), glm::vec3(0.25f, 0.25f, 1.0f) - cs4.render_origin, {0, 0, -1}, kInf).t, 1.0f);
+    EXPECT_EQ(intersect_closest(cs4.view(), glm::vec3(0.25f, 0.25f, 1.0f) - glm::vec3(cs4.render_origin), {0, 0, -1}, kInf).t, 1.0f);
     const CompiledScene cs8 = compile_scene(s, AccelLayout::Bvh8);  // and the BVH8's
     EXPECT_LT(cs8.bvh8_stats.max_depth, uint32_t(kBvh8StackSize));
-    const Hit h8 = intersect_closest(cs8.view(), glm::vec3(0.25f, 0.25f, 1.0f) - cs8.render_origin, {0, 0, -1}, kInf);
+    const Hit h8 = intersect_closest(cs8.view(), glm::vec3(0.25f, 0.25f, 1.0f) - glm::vec3(cs8.render_origin), {0, 0, -1}, kInf);
     EXPECT_EQ(h8.t, 1.0f);
     EXPECT_EQ(prim_key(cs8.view().prims, h8.id), 0u);  // of 5,000 at the same distance, the first
     const CompiledScene cs = compile_scene(s);
     EXPECT_LT(cs.bvh_stats.max_depth, uint32_t(kBvhStackSize - 1));
     EXPECT_LE(cs.bvh_stats.max_leaf_size, uint32_t(kMaxLeafPrims));
-    const glm::vec3 o = glm::vec3(0.25f, 0.25f, 1.0f) - cs.render_origin;  // rendering space
+    const glm::vec3 o = glm::vec3(0.25f, 0.25f, 1.0f) - glm::vec3(cs.render_origin);  // rendering space
     const Hit h = intersect_closest(cs.view(), o, {0, 0, -1}, kInf);
     EXPECT_GE(h.id, 0);
     EXPECT_FLOAT_EQ(h.t, 1.0f);

@@ -104,6 +104,8 @@ const BadCase kBadCases[] = {
     {"json_unknown_light_type.json", "bad/json_unknown_light_type.json:4:18: unknown light type 'spot'"},
     {"json_camera_missing.json", "bad/json_camera_missing.json:1:1: the scene is missing 'camera'"},
     {"json_camera_fov.json", "bad/json_camera_fov.json:3:23: camera 'fov' must be in (0, 180) degrees"},
+    // from and at are double, the view direction between them float
+    {"json_camera_too_far.json", "bad/json_camera_too_far.json:2:15: camera 'at' is too far from 'from'"},
     {"json_material_ka_negative.json", "bad/json_material_ka_negative.json:3:52: 'ka' must be >= 0"},
     {"json_ambient_negative.json", "bad/json_ambient_negative.json:3:16: 'ambient' components must be >= 0"},
     // the material terms beyond Whitted's, and the integrator a scene suggests

@@ -137,10 +137,13 @@ TEST(StatsJson, ASequenceRecordsEveryFrame) {
     }
     EXPECT_EQ(d["summary"]["rays_traced"].get<uint64_t>(), rays);
     EXPECT_EQ(d["summary"]["frames"], 4);
-    // Frame 6's camera is the path's.
+    // Frame 6's camera is the path's, to the last digit of its doubles.
     const Scene s = load_scene(kOrbit);
     const Camera c = s.animation.frame(6);
-    EXPECT_FLOAT_EQ(d["frames"][1]["camera"]["from"][0].get<float>(), c.from.x);
+    for (int k = 0; k < 3; ++k) {
+        EXPECT_EQ(d["frames"][1]["camera"]["from"][k].get<double>(), c.from[k]) << k;
+        EXPECT_EQ(d["frames"][1]["camera"]["at"][k].get<double>(), c.at[k]) << k;
+    }
 }
 
 TEST(StatsJson, SharesItsCounterKeysWithBench) {

@@ -45,6 +45,7 @@ std::string rate_text(double per_s) {
     return b;
 }
 
+// from and at are doubles, written with the digits that read back the same.
 ojson camera_json(const Camera& c) {
     return {{"from", {c.from.x, c.from.y, c.from.z}},
             {"at", {c.at.x, c.at.y, c.at.z}},

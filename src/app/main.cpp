@@ -16,8 +16,10 @@
 namespace srt::app {
 namespace {
 
-// Three numbers x,y,z, each rounded once from its text to T: the camera is float, a
-// light's position double (the viewer's `C` prints it with 17 digits).
+// Three numbers x,y,z, each rounded once from its text to T: positions (the camera's
+// from and at, a light's position) double, as the scene keeps them, so that the
+// viewer's `C`, which prints them with 17 digits, gives back the same camera; directions
+// and colours float.
 template <class T>
 glm::vec<3, T> parse_xyz(const std::string& flag, const std::string& text) {
     std::vector<T> v;
@@ -91,8 +93,8 @@ std::string texture_line(const Scene& scene, const CompiledScene& compiled) {
 
 Scene load_with_overrides(const SceneOptions& o) {
     Scene s = o.scene.empty() ? builtin_default_scene() : load_scene(o.scene);
-    if (!o.from_text.empty()) s.camera.from = parse_vec3("--camera-from", o.from_text);
-    if (!o.at_text.empty()) s.camera.at = parse_vec3("--camera-at", o.at_text);
+    if (!o.from_text.empty()) s.camera.from = parse_xyz<double>("--camera-from", o.from_text);
+    if (!o.at_text.empty()) s.camera.at = parse_xyz<double>("--camera-at", o.at_text);
     if (!o.up_text.empty()) s.camera.up = parse_vec3("--camera-up", o.up_text);
     if (o.fov) s.camera.fov_deg = *o.fov;
     place_auto_light(s);  // a light the loader made up for the file's camera follows the one used

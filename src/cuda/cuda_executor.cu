@@ -491,7 +491,7 @@ private:
     cudaStream_t stream_ = nullptr;
     SceneView view_;
     FrameContext last_frame_;        // for read_linear
-    glm::vec3 render_origin_{0.0f};  // CompiledScene::render_origin of the scene uploaded
+    Point3 render_origin_{0.0};  // CompiledScene::render_origin of the scene uploaded
     DeviceBuffer<BvhNode> nodes_;
     DeviceBuffer<Bvh4Node> nodes4_;
     DeviceBuffer<Bvh8Node> nodes8_;

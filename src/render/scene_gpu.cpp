@@ -16,14 +16,14 @@ f4 make_f4(const glm::vec3& v, float w) { return f4{v.x, v.y, v.z, w}; }
 glm::dvec3 dvec(const glm::vec3& v) { return glm::dvec3(v.x, v.y, v.z); }
 
 // World position -> rendering space: subtracted in double, rounded once.
-glm::vec3 relative_to(const Point3& p, const glm::vec3& origin) { return glm::vec3(p - dvec(origin)); }
+glm::vec3 relative_to(const Point3& p, const Point3& origin) { return glm::vec3(p - origin); }
 
 // The point that anchors a plane (and its checker and texture) in rendering space: moved
 // along the plane to near the camera's foot on it, by whole periods of its pattern (2
 // checker squares, one texture copy, or a period of both when one divides the other) so
 // that the pattern does not move; not at all when the two periods have none in common.
-glm::vec3 plane_anchor(const Plane& pl, bool textured, const glm::vec3& n, const glm::vec3& u, const glm::vec3& origin) {
-    const glm::dvec3 q = pl.point - dvec(origin), dn = dvec(n), du = dvec(u);
+glm::vec3 plane_anchor(const Plane& pl, bool textured, const glm::vec3& n, const glm::vec3& u, const Point3& origin) {
+    const glm::dvec3 q = pl.point - origin, dn = dvec(n), du = dvec(u);
     const glm::dvec3 dv = glm::cross(dn, du);
     double su = -glm::dot(q, du), sv = -glm::dot(q, dv);  // from q to the foot, along u and v
     double period = 0.0;  // 0: any shift keeps the pattern
@@ -50,10 +50,13 @@ double uv_per_length(const Triangle& t) {
 }
 }  // namespace
 
-CameraGpu make_camera(const Camera& c, int width, int height, const glm::vec3& render_origin) {
+CameraGpu make_camera(const Camera& c, int width, int height, const Point3& render_origin) {
     CameraGpu g;
-    g.origin = relative_to(dvec(c.from), render_origin);
-    g.forward = unit(c.at - c.from);
+    g.origin = relative_to(c.from, render_origin);
+    // at - from in double, rounded once (Camera::direction): near 1e4 a difference in
+    // float would keep only the digits the two share. For a camera of floats it is the
+    // float difference to the bit (the difference of two floats is exact in double).
+    g.forward = unit(c.direction());
     const glm::vec3 right_unit = unit(glm::cross(g.forward, c.up));
     const glm::vec3 up_unit = glm::cross(right_unit, g.forward);
     const double tan_half = std::tan(double(c.fov_deg) * 0.5 * 3.14159265358979323846 / 180.0);
@@ -181,7 +184,7 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel) {
             // so that hit points can be found on the sphere the scene gave, in double
             // (accel/hit_point.h): for a ground sphere of radius 1000 the float centre is
             // up to 3e-5 off, more than the gaps at contacts.
-            const glm::vec3 centre_lo(s.centre - dvec(cs.render_origin) - dvec(centres[src]));
+            const glm::vec3 centre_lo(s.centre - cs.render_origin - dvec(centres[src]));
             const float r_lo = float(s.radius - double(r));
             // A scene with a sphere large against its distance from the camera, whose float
             // hit points would err by more than those of the things around it, computes

@@ -58,7 +58,7 @@ struct CompiledScene {
     bool precise_spheres = false;  // some sphere is computed in double (accel/bvh.h sphere_needs_double)
     bool ray_cones = false;        // the textures have mip chains (SceneView::ray_cones)
     Camera camera;                  // world space, as the scene gave it
-    glm::vec3 render_origin{0.0f};  // world position of rendering space's origin (the camera's)
+    Point3 render_origin{0.0};      // world position of rendering space's origin: the camera's, in double
     BvhBuildStats bvh_stats;
     Bvh4Stats bvh4_stats;  // AccelLayout::Bvh4 only
     Bvh8Stats bvh8_stats;  // AccelLayout::Bvh8 only
@@ -72,7 +72,9 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel = AccelLayout:
 // The light table of a compiled scene (its emitters and the selection distribution): its
 // primitives in BVH order and rendering space, the scene's materials and lights.
 void compile_light_table(const Scene& scene, CompiledScene& cs);
-// The camera in rendering space: its position relative to `render_origin`.
-CameraGpu make_camera(const Camera& c, int width, int height, const glm::vec3& render_origin);
+// The camera in rendering space: its position relative to `render_origin`, subtracted
+// in double and rounded once. A frame's camera (a camera path's, the viewer's) need not
+// be the one the scene was compiled for; it keeps its precision all the same.
+CameraGpu make_camera(const Camera& c, int width, int height, const Point3& render_origin);
 
 }  // namespace srt

@@ -11,8 +11,8 @@ namespace srt {
 Scene builtin_default_scene() {
     Scene s;
     s.name = "builtin:default";
-    s.camera.from = {0.0f, 2.6f, 10.5f};
-    s.camera.at = {0.0f, 1.2f, 0.0f};
+    s.camera.from = {0.0, 2.6, 10.5};
+    s.camera.at = {0.0, 1.2, 0.0};
     s.camera.up = {0.0f, 1.0f, 0.0f};
     s.camera.fov_deg = 62.0f;
     s.background = {0.35f, 0.45f, 0.65f};

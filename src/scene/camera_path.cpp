@@ -13,7 +13,7 @@ struct Sample {  // one key's camera as numbers to interpolate
     double fov;
 };
 Sample sample_of(const Camera& c) {
-    return {glm::dvec3(c.from), glm::dvec3(c.at), glm::dvec3(c.up), double(c.fov_deg)};
+    return {c.from, c.at, glm::dvec3(c.up), double(c.fov_deg)};
 }
 Sample mix(const Sample& a, const Sample& b, double wa, double wb) {
     return {wa * a.from + wb * b.from, wa * a.at + wb * b.at, wa * a.up + wb * b.up, wa * a.fov + wb * b.fov};
@@ -72,8 +72,8 @@ Camera CameraPath::at_time(double t) const {
         s = lerp_at(b1, t1, b2, t2, t);
     }
     Camera c;
-    c.from = glm::vec3(s.from);
-    c.at = glm::vec3(s.at);
+    c.from = s.from;  // positions stay double (scene.h)
+    c.at = s.at;
     const double ul = glm::length(s.up);
     c.up = ul > 0.0 ? glm::vec3(s.up / ul) : keys[i].camera.up;
     c.fov_deg = float(std::clamp(s.fov, 0.01, 179.0));

@@ -183,8 +183,8 @@ size_t append_gltf(Scene& scene, const std::string& path, const glm::mat4& xform
             const tinygltf::Camera& cam = m.cameras[size_t(node.camera)];
             if (cam.type == "perspective") {
                 const glm::dmat4 w = glm::dmat4(xform) * world;
-                scene.camera.from = glm::vec3(w * glm::dvec4(0, 0, 0, 1));
-                scene.camera.at = glm::vec3(w * glm::dvec4(0, 0, -1, 1));
+                scene.camera.from = Point3(w * glm::dvec4(0, 0, 0, 1));
+                scene.camera.at = Point3(w * glm::dvec4(0, 0, -1, 1));
                 scene.camera.up = glm::vec3(glm::normalize(glm::dmat3(w) * glm::dvec3(0, 1, 0)));
                 const double aspect = cam.perspective.aspectRatio > 0 ? cam.perspective.aspectRatio : 16.0 / 9.0;
                 const double yfov = cam.perspective.yfov;
@@ -298,7 +298,7 @@ Scene load_gltf_scene(const std::string& path) {
         if (scene.lights.empty()) {
             // No lights in the file: a white light at the camera.
             Light l;
-            l.position = Point3(scene.camera.from);
+            l.position = scene.camera.from;
             scene.lights.push_back(l);
             scene.notes.push_back(path + ": no KHR_lights_punctual lights; added a white light at the camera");
         }

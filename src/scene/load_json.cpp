@@ -142,15 +142,16 @@ private:
         n.object("an object");
         n.check_keys({"from", "at", "up", "fov"}, "'camera'");
         Camera& c = scene_.camera;
-        c.from = n.require("from", "'camera'").vec3();
-        c.at = n.require("at", "'camera'").vec3();
+        c.from = n.require("from", "'camera'").point();
+        c.at = n.require("at", "'camera'").point();
         if (Node up = n.member("up", "camera 'up'")) c.up = up.vec3();
         if (Node fov = n.member("fov", "camera 'fov'")) {
             c.fov_deg = fov.number();
             if (!(c.fov_deg > 0.0f && c.fov_deg < 180.0f)) fov.fail("camera 'fov' must be in (0, 180) degrees");
         }
-        if (glm::length(c.at - c.from) == 0.0f) n.fail("camera 'from' equals 'at'");
-        if (glm::length(glm::cross(c.at - c.from, c.up)) == 0.0f)
+        if (glm::length(c.direction()) == 0.0f) n.fail("camera 'from' equals 'at'");
+        if (!std::isfinite(glm::length(c.direction()))) n.fail("camera 'at' is too far from 'from'");
+        if (glm::length(glm::cross(c.direction(), c.up)) == 0.0f)
             n.fail("camera 'up' is zero or parallel to the view direction");
     }
 
@@ -187,15 +188,16 @@ private:
             if (!path.keys.empty() && !(key.time > path.keys.back().time))
                 t.fail(what + " 'time' " + short_number(key.time) + " is not after the previous key's " +
                        short_number(path.keys.back().time) + " (times must increase)");
-            key.camera.from = e.require("from", what).vec3();
-            key.camera.at = e.require("at", what).vec3();
+            key.camera.from = e.require("from", what).point();
+            key.camera.at = e.require("at", what).point();
             if (Node up = e.member("up", what + " 'up'")) key.camera.up = up.vec3();
             if (Node fov = e.member("fov", what + " 'fov'")) {
                 key.camera.fov_deg = fov.number();
                 if (!(key.camera.fov_deg > 0.0f && key.camera.fov_deg < 180.0f)) fov.fail(what + " 'fov' must be in (0, 180) degrees");
             }
-            if (glm::length(key.camera.at - key.camera.from) == 0.0f) e.fail(what + ": 'from' equals 'at'");
-            if (glm::length(glm::cross(key.camera.at - key.camera.from, key.camera.up)) == 0.0f)
+            if (glm::length(key.camera.direction()) == 0.0f) e.fail(what + ": 'from' equals 'at'");
+            if (!std::isfinite(glm::length(key.camera.direction()))) e.fail(what + ": 'at' is too far from 'from'");
+            if (glm::length(glm::cross(key.camera.direction(), key.camera.up)) == 0.0f)
                 e.fail(what + ": 'up' is zero or parallel to the view direction");
             path.keys.push_back(key);
         }

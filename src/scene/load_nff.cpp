@@ -196,10 +196,10 @@ Scene load_nff_scene(const std::string& path) {
                 const std::string k = key;
                 if (k == "from" || k == "at" || k == "up") {
                     r.expect_count(t, 4, k);
-                    const glm::vec3 v = r.vec3(t, 1, key);
+                    const Point3 v = r.point(t, 1, key);
                     if (k == "from") scene.camera.from = v;
                     else if (k == "at") scene.camera.at = v;
-                    else scene.camera.up = v;
+                    else scene.camera.up = glm::vec3(v);
                 } else if (k == "angle") {
                     r.expect_count(t, 2, k);
                     angle = r.number(t, 1, "angle");
@@ -215,9 +215,9 @@ Scene load_nff_scene(const std::string& path) {
                         r.fail("resolution must be 2..32768 in each direction");
                 }
             }
-            if (glm::length(scene.camera.at - scene.camera.from) == 0.0f)
+            if (glm::length(scene.camera.direction()) == 0.0f)
                 r.fail("viewpoint 'from' equals 'at'");
-            if (glm::length(glm::cross(scene.camera.at - scene.camera.from, scene.camera.up)) == 0.0f)
+            if (glm::length(glm::cross(scene.camera.direction(), scene.camera.up)) == 0.0f)
                 r.fail("viewpoint 'up' is zero or parallel to the view direction");
             // Pixel-centre to pixel-centre angle -> edge-to-edge horizontal fov.
             const double n = static_cast<double>(xres);

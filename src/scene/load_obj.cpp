@@ -268,7 +268,7 @@ size_t append_mesh(Scene& scene, const ObjMesh& mesh, const std::string& path,
 }
 
 struct MeshFraming {
-    glm::vec3 centre;
+    Point3 centre;
     float radius;
 };
 
@@ -276,22 +276,23 @@ struct MeshFraming {
 MeshFraming bounds_sphere(const Scene& scene, glm::vec3& half) {
     const Bounds3 b = finite_bounds(scene);
     half = glm::max(glm::vec3(0.5 * (b.hi - b.lo)), glm::vec3(1e-6f));
-    return {glm::vec3(0.5 * (b.lo + b.hi)), glm::length(half)};
+    return {0.5 * (b.lo + b.hi), glm::length(half)};
 }
 
 // Frame the bounding box from the +z side: its front face must fit both the 50 degree
-// horizontal fov and the vertical fov of a 16:9 image.
+// horizontal fov and the vertical fov of a 16:9 image. The camera is placed in double,
+// as the mesh is: a mesh moved far from the origin gets the same camera, moved with it.
 MeshFraming frame_camera(Scene& scene) {
     glm::vec3 half;
     const MeshFraming bs = bounds_sphere(scene, half);
-    const glm::vec3 centre = bs.centre;
+    const Point3 centre = bs.centre;
     const double hfov = 50.0;
     const double half_h = 0.5 * hfov * 3.14159265358979323846 / 180.0;
     const double half_v = std::atan(std::tan(half_h) * 9.0 / 16.0);
     const float radius = bs.radius;
     const float dist = 1.1f * static_cast<float>(std::max(double(half.x) / std::tan(half_h),
                                                           double(half.y) / std::tan(half_v))) + half.z;
-    scene.camera.from = centre + glm::vec3(0.0f, 0.0f, dist);
+    scene.camera.from = centre + Point3(0.0, 0.0, dist);
     scene.camera.at = centre;
     scene.camera.up = glm::vec3(0.0f, 1.0f, 0.0f);
     scene.camera.fov_deg = static_cast<float>(hfov);
@@ -321,7 +322,7 @@ size_t add_emitter_lights(Scene& scene, const std::vector<EmitterGroup>& groups,
                           const std::string& what) {
     glm::vec3 half;
     const MeshFraming bs = bounds_sphere(scene, half);
-    const glm::vec3 centre = bs.centre;
+    const glm::vec3 centre(bs.centre);
     const float radius = bs.radius;
     const size_t first = scene.lights.size();
     for (const EmitterGroup& g : groups) {

@@ -123,8 +123,10 @@ void validate(const Scene& s) {
     }
     const Camera& c = s.camera;
     require(finite(c.from) && finite(c.at) && finite(c.up), s, "camera is not finite");
-    require(glm::length(c.at - c.from) > 0.0f, s, "camera 'from' equals 'at'");
-    require(glm::length(glm::cross(c.at - c.from, c.up)) > 0.0f, s,
+    // from and at are double; the view direction between them is rendered in float.
+    require(finite(c.direction()), s, "camera 'at' is too far from 'from'");
+    require(glm::length(c.direction()) > 0.0f, s, "camera 'from' equals 'at'");
+    require(glm::length(glm::cross(c.direction(), c.up)) > 0.0f, s,
             "camera 'up' is parallel to the view direction");
     require(c.fov_deg > 0.0f && c.fov_deg < 180.0f, s, "camera fov must be in (0, 180) degrees");
     require(finite(s.background), s, "background is not finite");

@@ -137,11 +137,18 @@ struct Light {
 
 // A pinhole camera. `fov_deg` is the HORIZONTAL field of view, edge to edge of the
 // image (POV-Ray's `angle`). Rays pass through pixel centres; row 0 is the top row.
+// `from` and `at` are positions, double like the scene's: the camera becomes the origin
+// of rendering space (render/scene_gpu.h), and a camera rounded to float at 1e4 would be
+// up to 5e-4 from where the file puts it, so a moved scene would be seen from elsewhere.
 struct Camera {
-    glm::vec3 from{0.0f, 0.0f, 5.0f};
-    glm::vec3 at{0.0f, 0.0f, 0.0f};
-    glm::vec3 up{0.0f, 1.0f, 0.0f};
+    Point3 from{0.0, 0.0, 5.0};
+    Point3 at{0.0, 0.0, 0.0};
+    glm::vec3 up{0.0f, 1.0f, 0.0f};  // a direction
     float fov_deg = 60.0f;
+
+    // at - from, subtracted in double and rounded once: the view direction (not unit)
+    // that make_camera normalises, and the one the loaders check against `up`.
+    glm::vec3 direction() const { return glm::vec3(at - from); }
 };
 
 // A camera that moves (camera_path.cpp).

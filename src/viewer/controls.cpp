@@ -55,7 +55,8 @@ std::string shell_word(const std::string& s) {
     for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
     return q + "'";
 }
-// Nine significant digits give a float back exactly, seventeen a double.
+// Nine significant digits give a float back exactly, seventeen a double: the camera's
+// from and at (double, as `render` reads them) and the light's position take 17.
 std::string xyz(double x, double y, double z, int digits) {
     char b[128];
     std::snprintf(b, sizeof b, "%.*g,%.*g,%.*g", digits, x, digits, y, digits, z);
@@ -75,8 +76,8 @@ std::string Viewer::camera_command() const {
     char b[160];
     std::snprintf(b, sizeof b, " -W %d -H %d --depth %d", rs_.width, rs_.height, rs_.depth);
     cmd += b;
-    cmd += " --camera-from=" + xyz(c.from.x, c.from.y, c.from.z, 9);
-    cmd += " --camera-at=" + xyz(c.at.x, c.at.y, c.at.z, 9);
+    cmd += " --camera-from=" + xyz(c.from.x, c.from.y, c.from.z, 17);
+    cmd += " --camera-at=" + xyz(c.at.x, c.at.y, c.at.z, 17);
     cmd += " --camera-up=" + xyz(c.up.x, c.up.y, c.up.z, 9);
     std::snprintf(b, sizeof b, " --fov %.9g", double(c.fov_deg));
     cmd += b;

@@ -440,7 +440,7 @@ TEST(Gpu, CameraChangeReplaysTheGraph) {
     const CompiledScene cs = compile_scene(scene);
     g->set_scene(cs);
     Camera moved = scene.camera;
-    moved.from = moved.from + glm::vec3(1.5f, 0.25f, -2.0f);
+    moved.from = moved.from + Point3(1.5, 0.25, -2.0);
     const RenderSettings rs = settings(320, 200, 8);
     Image first, second, again;
     g->render(scene.camera, rs, first);

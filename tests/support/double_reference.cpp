@@ -189,8 +189,8 @@ Image render_double_reference(const Scene& s, int width, int height, int depth) 
         const glm::vec3 h = std::fabs(n.z) < 0.9f ? glm::vec3(0, 0, 1) : glm::vec3(1, 0, 0);
         tr.plane_u.push_back(norm(dv(glm::normalize(glm::cross(n, h)))));
     }
-    const V from = dv(s.camera.from);
-    const V fwd = norm(dv(s.camera.at) - from);
+    const V from = s.camera.from;
+    const V fwd = norm(s.camera.at - from);
     const V right = norm(glm::cross(fwd, dv(s.camera.up)));
     const V up = glm::cross(right, fwd);
     const double half = std::tan(double(s.camera.fov_deg) * 0.5 * 3.14159265358979323846 / 180.0);

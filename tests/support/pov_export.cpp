@@ -85,9 +85,9 @@ std::string to_pov(const Scene& s, int width, int height, int depth) {
     // right = forward x sky and up = the part of sky orthogonal to forward, ours exactly.
     // `angle` is the horizontal field of view edge to edge, as our fov_deg is.
     const Camera& c = s.camera;
-    o << "camera {\n  perspective\n  location " << vec(c.from) << "\n  right <"
+    o << "camera {\n  perspective\n  location " << dvec(c.from) << "\n  right <"
       << dnum(-double(width) / double(height)) << ", 0, 0>\n  up <0, 1, 0>\n  sky " << vec(c.up)
-      << "\n  angle " << num(c.fov_deg) << "\n  look_at " << vec(c.at) << "\n}\n";
+      << "\n  angle " << num(c.fov_deg) << "\n  look_at " << dvec(c.at) << "\n}\n";
 
     // Materials as textures (pigment + finish), one #declare each.
     for (size_t i = 0; i < s.materials.size(); ++i) {
@@ -99,7 +99,7 @@ std::string to_pov(const Scene& s, int width, int height, int depth) {
     // Parallel lights sit far outside everything finite: POV-Ray ends their shadow
     // rays at the plane through the light's location, ours go on forever.
     Bounds3 b = finite_bounds(s);
-    b.grow(Point3(c.from));
+    b.grow(c.from);
     const glm::dvec3 centre = (glm::dvec3(b.lo) + glm::dvec3(b.hi)) * 0.5;
     const double extent = std::max(1.0, double(glm::length(b.hi - b.lo)));
     const double far = 1000.0 * extent;

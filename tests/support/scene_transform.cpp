@@ -3,13 +3,16 @@
 
 namespace srt {
 
-Scene transformed(const Scene& s, float scale, const glm::vec3& translate) {
+Scene transformed(const Scene& s, float scale, const Point3& translate) {
     // In double, as the scene keeps positions: the transform itself rounds nothing.
-    const auto move = [&](const Point3& p) { return double(scale) * p + Point3(translate); };
-    const auto move_f = [&](const glm::vec3& p) { return glm::vec3(move(Point3(p))); };
+    const auto move = [&](const Point3& p) { return double(scale) * p + translate; };
     Scene t = s;
-    t.camera.from = move_f(s.camera.from);
-    t.camera.at = move_f(s.camera.at);
+    t.camera.from = move(s.camera.from);
+    t.camera.at = move(s.camera.at);
+    for (CameraKey& k : t.animation.keys) {
+        k.camera.from = move(k.camera.from);
+        k.camera.at = move(k.camera.at);
+    }
     for (Sphere& sp : t.spheres) {
         sp.centre = move(sp.centre);
         sp.radius *= scale;

@@ -8,9 +8,10 @@
 
 namespace srt {
 
-// Every position p becomes scale * p + translate: the camera (from, at), spheres (and
-// their radii), planes (and their checker size), triangles and point lights. Directions
-// (camera up, plane normals, directional lights) and materials stay as they are.
-Scene transformed(const Scene& s, float scale, const glm::vec3& translate);
+// Every position p becomes scale * p + translate, in double: the camera (from, at) and
+// the animation's keys, spheres (and their radii), planes (and their checker size),
+// triangles and point lights. Directions (camera up, plane normals, directional lights)
+// and materials stay as they are.
+Scene transformed(const Scene& s, float scale, const Point3& translate);
 
 }  // namespace srt

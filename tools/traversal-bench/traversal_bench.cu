@@ -162,6 +162,17 @@ bool parse_vec(const char* flag, const char* s, glm::vec3& v) {
     v = glm::vec3(x, y, z);
     return true;
 }
+// A position (the camera's from and at, a light's), read in double as the scene keeps it.
+bool parse_vec(const char* flag, const char* s, Point3& v) {
+    double x, y, z;
+    char end;
+    if (!s || std::sscanf(s, "%lf,%lf,%lf%c", &x, &y, &z, &end) != 3) {
+        std::fprintf(stderr, "traversal_bench: %s wants X,Y,Z, got '%s'\n", flag, s ? s : "");
+        return false;
+    }
+    v = Point3(x, y, z);
+    return true;
+}
 
 // Each layout's kernel times, and its hits against the BVH2's.
 void compare_layouts(const Scene& scene, const char* name) {
@@ -234,7 +245,7 @@ int main(int argc, char** argv) {
         else if (f == "--at") ok = parse_vec("--at", v, scene.camera.at);
         else if (f == "--up") ok = parse_vec("--up", v, scene.camera.up);
         else if (f == "--light") {  // one point light instead of the scene's, as render's --light
-            glm::vec3 p;
+            Point3 p;
             ok = parse_vec("--light", v, p);
             scene.lights.assign(1, Light{});
             scene.lights[0].position = p;
