@@ -40,6 +40,14 @@ std::string load_error(const std::string& path) {
     return "";
 }
 
+// The scene's material of that name (material 0, and a failure, when there is none).
+const Material& material_named(const Scene& s, const std::string& name) {
+    for (const Material& m : s.materials)
+        if (m.name == name) return m;
+    ADD_FAILURE() << "no material " << name;
+    return s.materials[0];
+}
+
 bool has_note(const Scene& s, const std::string& part) {
     for (const std::string& n : s.notes)
         if (n.find(part) != std::string::npos) return true;
@@ -450,12 +458,7 @@ TEST(ParserJson, MaterialModel) {
     EXPECT_EQ(*s.integrator, Integrator::Path);
     EXPECT_EQ(s.width, 64);
     ASSERT_EQ(s.materials.size(), 10u);
-    auto mat = [&](const std::string& name) -> const Material& {
-        for (const Material& m : s.materials)
-            if (m.name == name) return m;
-        ADD_FAILURE() << "no material " << name;
-        return s.materials[0];
-    };
+    auto mat = [&](const std::string& name) -> const Material& { return material_named(s, name); };
     const Material& lamp = mat("lamp");
     EXPECT_VEC3_EQ(lamp.emission, glm::vec3(17, 12, 4));
     EXPECT_FALSE(lamp.emission_two_sided);
@@ -618,12 +621,7 @@ TEST(ParserScenes, AllOurScenesLoad) {
 // point light marked as such for the path integrator to drop.
 TEST(ParserObj, MtlMaterialModel) {
     const Scene s = load_scene(good("materials.obj"));
-    auto mat = [&](const std::string& name) -> const Material& {
-        for (const Material& m : s.materials)
-            if (m.name == name) return m;
-        ADD_FAILURE() << "no material " << name;
-        return s.materials[0];
-    };
+    auto mat = [&](const std::string& name) -> const Material& { return material_named(s, name); };
     const Material& lamp = mat("lamp");
     EXPECT_VEC3_EQ(lamp.emission, glm::vec3(17.0f, 12.0f, 4.0f));
     EXPECT_FALSE(lamp.emission_two_sided);
