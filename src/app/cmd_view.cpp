@@ -37,11 +37,7 @@ int cmd_view(const SceneOptions& so, const FrameOptions& fo, const CLI::App& cmd
     // Checked before the window opens, not after N frames of rendering.
     if (!vo.screenshot.empty()) {
         if (vo.frames == 0) throw InputError("--screenshot needs --frames N (the frame to save is the last one)");
-        namespace fs = std::filesystem;
-        std::error_code ec;
-        const fs::path parent = fs::absolute(vo.screenshot, ec).parent_path();
-        if (!fs::is_directory(parent, ec))
-            throw InputError("--screenshot " + vo.screenshot + ": directory '" + parent.string() + "' does not exist");
+        check_output_path(vo.screenshot, so.scene, "--screenshot", "screenshot");
     }
 
     const Scene scene = load_with_overrides(so);

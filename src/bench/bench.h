@@ -117,7 +117,6 @@ private:
 // ---------------------------------------------------------------------------
 // What the record says about the machine, the build and the scene (bench/machine.cpp)
 // ---------------------------------------------------------------------------
-std::string shell_quote(const std::string& s);
 std::string cpu_model();
 std::string utc_now();
 // FNV-1a 64 of the scene file's bytes (included meshes are not folded in).

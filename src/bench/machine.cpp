@@ -39,12 +39,6 @@ namespace srt::bench {
 // ---------------------------------------------------------------------------
 // What the record says about the machine, the build and the scene
 // ---------------------------------------------------------------------------
-std::string shell_quote(const std::string& s) {
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
-
 std::string cpu_model() {
     std::ifstream in("/proc/cpuinfo");
     std::string line;

@@ -4,6 +4,7 @@
 #include "bench/dead_bounce.h"
 #include "core/error.h"
 #include "core/output_file.h"
+#include "core/shell_quote.h"
 #include "render/scene_gpu.h"
 #include "render/stencil.h"
 #include "render/tuning_cache.h"

@@ -2,6 +2,8 @@
 // them through the same handlers (docs/viewer.md).
 #include "viewer/viewer_impl.h"
 
+#include "core/shell_quote.h"
+
 namespace srt::viewer::detail {
 
 DeadRayMode next_mode(DeadRayMode m) {
@@ -47,14 +49,6 @@ void Viewer::on_key(int key, int action) {
 }
 
 namespace {
-std::string shell_word(const std::string& s) {
-    if (s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=.,/:@%") ==
-        std::string::npos)
-        return s;
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
 // Nine significant digits give a float back exactly, seventeen a double: the camera's
 // from and at (double, as `render` reads them) and the light's position take 17.
 std::string xyz(double x, double y, double z, int digits) {
