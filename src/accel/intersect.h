@@ -40,11 +40,17 @@ constexpr int kPreciseSpheres = 16;
 constexpr int kAlphaMasks = 32;
 constexpr int kTextures = 64;
 constexpr int kRayCones = 128;
+// Not the traversal's: the integrator whose shading a kernel runs (render/stages.h
+// with_variant). Traversal-only code strips it (whitted_variant), so that intersect
+// kernels are not compiled twice.
+constexpr int kPathTracing = 256;
 constexpr int bvh_of(int variant) { return variant & 15; }
 constexpr bool precise_spheres_of(int variant) { return (variant & kPreciseSpheres) != 0; }
 constexpr bool alpha_masks_of(int variant) { return (variant & kAlphaMasks) != 0; }
 constexpr bool textures_of(int variant) { return (variant & kTextures) != 0; }
 constexpr bool ray_cones_of(int variant) { return (variant & kRayCones) != 0; }
+constexpr bool path_tracing_of(int variant) { return (variant & kPathTracing) != 0; }
+constexpr int whitted_variant(int variant) { return variant & ~kPathTracing; }
 
 // The original id of primitive k (the scene's order, PrimGpu::p2.w), which no layout
 // changes.
@@ -544,6 +550,22 @@ SRT_HD_INLINE decltype(auto) with_texture_flags(const SceneView& s, Fn&& fn) {
 template <class Fn>
 SRT_HD_INLINE decltype(auto) with_bvh_width(const SceneView& s, Fn&& fn) {
     return s.precise_spheres ? with_texture_flags<kPreciseSpheres>(s, fn) : with_texture_flags<0>(s, fn);
+}
+
+// The same for the path integrator's kernels (kPathTracing). Fewer texture variants: a
+// scene with textures runs the code for their ray cones too, whichever its filter (a
+// cone picks level 0 of an image without a mip chain, as the bilinear code does), so
+// that the path integrator adds 18 instantiations of a kernel, not 24.
+template <int kPrecise, class Fn>
+SRT_HD_INLINE decltype(auto) with_path_texture_flags(const SceneView& s, Fn&& fn) {
+    if (s.alpha_masks) return with_width_flags<kPrecise | kTextures | kRayCones | kAlphaMasks>(s, fn);
+    if (s.textures) return with_width_flags<kPrecise | kTextures | kRayCones>(s, fn);
+    return with_width_flags<kPrecise>(s, fn);
+}
+template <class Fn>
+SRT_HD_INLINE decltype(auto) with_path_variant(const SceneView& s, Fn&& fn) {
+    return s.precise_spheres ? with_path_texture_flags<kPreciseSpheres | kPathTracing>(s, fn)
+                             : with_path_texture_flags<kPathTracing>(s, fn);
 }
 
 template <int kWidth>

@@ -187,7 +187,7 @@ public:
         const bool use_graph = settings.launch == LaunchMode::Graph && !probe_;
         const bool timing = counting && !use_graph;
         if (counting) {
-            counters_.allocate(size_t(settings.depth), "stats counters");
+            counters_.allocate(size_t(trace_levels(settings)), "stats counters");
             CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, counters_.bytes(), stream_));
             reached_.allocate(size_t(settings.spp), "bounces reached");
             CUDA_CHECK(cudaMemsetAsync(reached_.get(), 0, reached_.bytes(), stream_));
@@ -254,6 +254,8 @@ private:
         uint64_t scene_generation;
         int width, height, depth, spp, warp_width, band_y, band_h;
         DeadRayMode mode;
+        Integrator integrator;
+        uint32_t seed;
         bool counting;
         LaunchConfig launch;
         const void* buffers[8];
@@ -270,6 +272,8 @@ private:
         k.spp = s.spp;
         k.warp_width = s.warp_width;
         k.mode = s.mode;
+        k.integrator = s.integrator;
+        k.seed = s.seed;
         k.counting = counting;
         k.launch = sizes_.config();
         const void* b[8] = {device_rgba,    origin_.get(),   stencil_.get(),  flags_.get(),
@@ -320,7 +324,7 @@ private:
         FrameControl c{};
         CUDA_CHECK(cudaMemcpy(&c, ctrl_.get(), sizeof c, cudaMemcpyDeviceToHost));
         stats = FrameStats{};
-        stats.bounces.resize(size_t(settings.depth));
+        stats.bounces.resize(size_t(trace_levels(settings)));
         for (size_t k = 0; k < host.size(); ++k) {
             BounceStats& b = stats.bounces[k];
             b.live_rays += host[k].live_rays;
@@ -390,16 +394,19 @@ private:
             CUDA_CHECK(cudaFuncGetAttributes(&a, kernel));
             need = std::max(need, a.localSizeBytes);
         };
-        with_bvh_width(view, [&](auto w) {
+        // Either integrator may render the scene: both sets of kernels.
+        const auto kernels = [&](auto w) {
             constexpr int W = decltype(w)::value;
             frame(reinterpret_cast<const void*>(cuda::k_stencil_path_tail<cuda::TraceOp<W>>));
             frame(reinterpret_cast<const void*>(cuda::k_megakernel<cuda::TraceOp<W>>));
             frame(reinterpret_cast<const void*>(cuda::k_regenerate<cuda::TraceOp<W>>));
-            frame(reinterpret_cast<const void*>(
-                cuda::k_stencil_sparse_bounce<cuda::IntersectOp<W>, cuda::ShadeOp<W>, cuda::ReflectOp<W>>));
-            frame(reinterpret_cast<const void*>(cuda::k_stencil_write<cuda::IntersectOp<W>>));
+            frame(reinterpret_cast<const void*>(cuda::k_stencil_sparse_bounce<cuda::IntersectOp<whitted_variant(W)>,
+                                                                              cuda::ShadeOp<W>, cuda::ReflectOp<W>>));
+            frame(reinterpret_cast<const void*>(cuda::k_stencil_write<cuda::IntersectOp<whitted_variant(W)>>));
             frame(reinterpret_cast<const void*>(cuda::k_stencil_read<cuda::ShadeOp<W>>));
-        });
+        };
+        with_bvh_width(view, kernels);
+        with_path_variant(view, kernels);
         size_t current = 0;
         CUDA_CHECK(cudaDeviceGetLimit(&current, cudaLimitStackSize));
         if (need > current) CUDA_CHECK(cudaDeviceSetLimit(cudaLimitStackSize, need));

@@ -168,12 +168,13 @@ struct FrameLauncher {
     // sparse bounce; not under the probe, which wants the words after every bounce.
     uint32_t tail_words() const { return stencil() && (hybrid || !graph()) && !ex.probe_ ? ex.tail_words() : 0u; }
     void sparse_bounce(const FrameContext& f) {
-        with_bvh_width(f.scene, [&](auto w) {
+        with_variant(f, [&](auto w) {
             constexpr int W = decltype(w)::value;
-            const auto kernel = cuda::k_stencil_sparse_bounce<cuda::IntersectOp<W>, cuda::ShadeOp<W>, cuda::ReflectOp<W>>;
+            using Intersect = cuda::IntersectOp<whitted_variant(W)>;
+            const auto kernel = cuda::k_stencil_sparse_bounce<Intersect, cuda::ShadeOp<W>, cuda::ReflectOp<W>>;
             const auto [grid, b] = filling(kernel, ex.sizes_.config().intersect);
             launch(kIntersect, grid, b, kernel, f, ex.stencil_.get(), ex.list_[0].get(), ex.list_[1].get(),
-                   cuda::IntersectOp<W>{}, cuda::ShadeOp<W>{}, cuda::ReflectOp<W>{ctrl()}, counters(), ctrl());
+                   Intersect{}, cuda::ShadeOp<W>{ctrl()}, cuda::ReflectOp<W>{ctrl()}, counters(), ctrl());
         });
     }
     // The rest of the sample in one launch, once few words live: each warp follows a
@@ -182,7 +183,7 @@ struct FrameLauncher {
     // uneven paths (measured on the H100, default scene at 1080p, depth 8: 0.417 ms against
     // 0.432 with a GPU-filling grid that loops over the list).
     void tail(const FrameContext& f) {
-        with_bvh_width(f.scene, [&](auto w) {
+        with_variant(f, [&](auto w) {
             constexpr int W = decltype(w)::value;
             const auto kernel = cuda::k_stencil_path_tail<cuda::TraceOp<W>>;
             const auto [grid, b] = per_ray(kernel, cuda::kPathBlock, f.ray_count);
@@ -193,7 +194,7 @@ struct FrameLauncher {
     // The path modes: one kernel runs the whole frame (cuda/path_kernels.cuh).
     void trace_paths(const FrameContext& f, DeadRayMode mode) {
         uint32_t* reached = counting ? ex.reached_.get() : nullptr;
-        with_bvh_width(f.scene, [&](auto w) {
+        with_variant(f, [&](auto w) {
             constexpr int W = decltype(w)::value;
             if (mode == DeadRayMode::Megakernel) {
                 const auto kernel = cuda::k_megakernel<cuda::TraceOp<W>>;
@@ -284,6 +285,7 @@ struct FrameLauncher {
                 break;  // run_frame calls trace_paths instead
         }
     }
+    // The same kernels for both integrators (traversal has no integrator).
     void intersect(const FrameContext& f, int) {
         with_bvh_width(f.scene, [&](auto w) {
             write_stage(kIntersect, ex.sizes_.config().intersect, f, cuda::IntersectOp<decltype(w)::value>{}, counters(),
@@ -292,11 +294,11 @@ struct FrameLauncher {
     }
     // Reads live set 1; clears live set 0's size, which reflect refills.
     void shade(const FrameContext& f, int) {
-        with_bvh_width(f.scene, [&](auto w) { shade_w<decltype(w)::value>(f); });
+        with_variant(f, [&](auto w) { shade_w<decltype(w)::value>(f); });
     }
     template <int W>
     void shade_w(const FrameContext& f) {
-        const cuda::ShadeOp<W> op{};
+        const cuda::ShadeOp<W> op{ctrl()};
         const int block = ex.sizes_.config().shade;
         switch (settings.mode) {
             case DeadRayMode::Stencil: {
@@ -326,7 +328,7 @@ struct FrameLauncher {
         }
     }
     void reflect(const FrameContext& f, int) {
-        with_bvh_width(f.scene, [&](auto w) {
+        with_variant(f, [&](auto w) {
             write_stage(kReflect, ex.sizes_.config().reflect, f, cuda::ReflectOp<decltype(w)::value>{ctrl()}, nullptr,
                         1, 0);
         });

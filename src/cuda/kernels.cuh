@@ -109,17 +109,28 @@ struct IntersectOp {
     static constexpr uint32_t kSharedBytesPerThread = traversal_shared_bytes<kWidth>();
     __device__ bool operator()(const FrameContext& f, uint32_t i) const { return stage_intersect<kWidth>(f, i); }
 };
+// The path integrator's shade and reflect key their random numbers by the sample, which
+// a captured graph's FrameContext does not know: they read it from FrameControl.
+template <int kWidth>
+__device__ __forceinline__ FrameContext with_sample(const FrameContext& f, const FrameControl* ctrl) {
+    FrameContext g = f;
+    if constexpr (path_tracing_of(kWidth)) g.sample = ctrl->sample;
+    return g;
+}
 template <int kWidth>
 struct ReflectOp {
     const FrameControl* ctrl;
     __device__ bool operator()(const FrameContext& f, uint32_t i) const {
-        return stage_reflect<kWidth>(f, i, int(ctrl->bounce));
+        return stage_reflect<kWidth>(with_sample<kWidth>(f, ctrl), i, int(ctrl->bounce));
     }
 };
 template <int kWidth>
 struct ShadeOp {
     static constexpr uint32_t kSharedBytesPerThread = traversal_shared_bytes<kWidth>();
-    __device__ uint32_t operator()(const FrameContext& f, uint32_t i) const { return stage_shade<kWidth>(f, i); }
+    const FrameControl* ctrl;
+    __device__ uint32_t operator()(const FrameContext& f, uint32_t i) const {
+        return stage_shade<kWidth>(with_sample<kWidth>(f, ctrl), i, int(ctrl->bounce));
+    }
 };
 
 // The dynamic shared memory per thread that kernel `k` needs: the most that any of its

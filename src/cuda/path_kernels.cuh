@@ -36,8 +36,8 @@ struct PathCounters {
 template <int kWidth>
 struct TraceOp {
     static constexpr uint32_t kSharedBytesPerThread = traversal_shared_bytes<kWidth>();
-    __device__ bool operator()(const FrameContext& f, PathRay& r, int bounce, uint32_t& shadow) const {
-        return trace_bounce<kWidth>(f, r, bounce, shadow);
+    __device__ bool operator()(const FrameContext& f, PathRay& r, uint32_t i, int bounce, uint32_t& shadow) const {
+        return trace_bounce<kWidth>(f, r, i, bounce, shadow);
     }
 };
 
@@ -79,7 +79,7 @@ __global__ void __launch_bounds__(kPathBlock, kPathMinBlocks) k_megakernel(Frame
             count_entry(c, live);
             if (c && lane_id() == 0) count_reached(reached, s - first, b);
             uint32_t shadow = 0;
-            if (alive) alive = trace(f, r, b, shadow);
+            if (alive) alive = trace(f, r, i, b, shadow);
             count_shadow(c, shadow);
         }
     }
@@ -144,7 +144,7 @@ __global__ void __launch_bounds__(kPathBlock, kPathMinBlocks) k_regenerate(Frame
             if (alive) count_reached(reached, sample - first, bounce);
         }
         uint32_t shadow = 0;
-        if (alive) alive = trace(f, r, bounce, shadow);
+        if (alive) alive = trace(f, r, ray, bounce, shadow);
         if (counters && shadow) atomicAdd(&counters[bounce].shadow_rays, (unsigned long long)shadow);
         ++bounce;
         if (has && !alive) {  // the path ended: the pixel's next sample, or the pixel is done
@@ -168,6 +168,7 @@ template <class Trace>
 __global__ void __launch_bounds__(kPathBlock, kPathMinBlocks) k_stencil_path_tail(FrameContext f, Trace trace, uint32_t* __restrict__ stencil, const uint32_t* list0,
                                     const uint32_t* list1, BounceCounters* counters, FrameControl* ctrl) {
     if (!ctrl->tail) return;
+    f.sample = ctrl->sample;  // (the path integrator keys its random numbers by it)
     const uint32_t p = ctrl->parity;
     const int from = int(ctrl->bounce);
     int to = from;  // warp-uniform: the bounces this warp's words ran to
@@ -184,7 +185,7 @@ __global__ void __launch_bounds__(kPathBlock, kPathMinBlocks) k_stencil_path_tai
             BounceCounters* c = counters ? counters + b : nullptr;
             count_entry(c, live);
             uint32_t shadow = 0;
-            if (alive) alive = trace(f, r, b, shadow);
+            if (alive) alive = trace(f, r, i, b, shadow);
             count_shadow(c, shadow);
         }
         if (live_in) store3(f.rays.radiance, i, r.rad);

@@ -198,8 +198,8 @@ private:
         }
         void shade(const FrameContext& f, int bounce) {
             double t = 0.0;
-            const uint64_t n = with_bvh_width(f.scene, [&](auto w) {
-                return read_stage(2, f, [&](uint32_t i) { return stage_shade<decltype(w)::value>(f, i); }, &t);
+            const uint64_t n = with_variant(f, [&](auto w) {
+                return read_stage(2, f, [&](uint32_t i) { return stage_shade<decltype(w)::value>(f, i, bounce); }, &t);
             });
             shadow_rays += n;
             if (BounceStats* b = bounce_stats(bounce)) {
@@ -208,7 +208,7 @@ private:
             }
         }
         void reflect(const FrameContext& f, int bounce) {
-            with_bvh_width(f.scene, [&](auto w) {
+            with_variant(f, [&](auto w) {
                 write_stage(3, f, false, [&](uint32_t i) { return stage_reflect<decltype(w)::value>(f, i, bounce); });
             });
             if (ex.probe_) ex.probe_(int(f.sample), bounce, ex.stencil_);
@@ -228,7 +228,7 @@ private:
             std::vector<BounceStats> bounces(depth);
             std::vector<uint32_t> reached(spp, 0u);  // per sample: the bounces that had a live ray
             std::mutex merge;
-            with_bvh_width(f.scene, [&](auto width) {
+            with_variant(f, [&](auto width) {
                 constexpr int W = decltype(width)::value;
                 parallel_for(f.ray_count / kWarpSize, 16, ex.threads_, [&](uint32_t wb, uint32_t we) {
                     std::vector<BounceStats> local(depth);
@@ -288,7 +288,7 @@ private:
                     for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
                         if (!alive[lane]) continue;
                         uint32_t n = 0;
-                        alive[lane] = trace_bounce<W>(g, ray[lane], b, n);
+                        alive[lane] = trace_bounce<W>(g, ray[lane], w * kWarpSize + lane, b, n);
                         st.shadow_rays += n;
                     }
                 }

@@ -43,7 +43,9 @@ struct FrameContext {
     uint32_t ray_count = 0;    // tiles_x * tiles_y * 32 (whole warps)
     uint32_t tile_shift = 3;   // log2(tile_w)
     uint32_t tiles_x = 0;      // tiles per image row
-    int max_depth = 1;         // the primary ray is level 1
+    int max_depth = 1;         // bounces at most (settings.h trace_levels); the primary ray's is 0
+    bool path = false;         // the path integrator (else Whitted's): with_variant picks the code
+    uint32_t seed = 0;         // path: the random numbers' seed (render/rng.h)
     uint32_t sample = 0;       // current sample; sample 0 clears the radiance
     float sample_dx = 0.5f, sample_dy = 0.5f;  // sub-pixel position of this sample
     uint32_t spp = 1;          // samples this frame adds

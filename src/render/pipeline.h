@@ -8,8 +8,9 @@
 //     for bounce = 0 .. depth-1, while some ray is alive:
 //       intersect                           (reads + writes the stencil: misses die)
 //       shade: direct light + shadow rays   (reads the stencil)
-//       reflect: mirror bounce              (reads + writes the stencil: non-mirrors die;
-//                                            at the last bounce, every ray: retire)
+//       reflect: mirror bounce, or the path (reads + writes the stencil: non-mirrors die,
+//         integrator's BSDF sample           or paths that end; at the last bounce, every
+//                                            ray: retire)
 //   resolve into pixels
 //
 // The path modes (megakernel, regenerate: settings.h) are the same algorithm turned
@@ -47,7 +48,9 @@ inline void set_samples(FrameContext& f, const RenderSettings& settings) {
 template <class Launcher>
 void run_frame(Launcher& launch, FrameContext& f, const RenderSettings& settings) {
     set_samples(f, settings);
-    f.max_depth = settings.depth;
+    f.max_depth = trace_levels(settings);
+    f.path = settings.integrator == Integrator::Path;
+    f.seed = settings.seed;
     launch.begin_frame(f);
     if (follows_paths(settings.mode)) {
         launch.trace_paths(f, settings.mode);  // every sample, bounce and resolve, per pixel

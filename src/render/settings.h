@@ -1,6 +1,8 @@
 // settings.h - what a frame is asked to be, and what it reports back.
 #pragma once
 
+#include "scene/integrator.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -41,7 +43,11 @@ bool parse_launch_mode(const std::string& s, LaunchMode& out);
 struct RenderSettings {
     int width = 1920;
     int height = 1080;
-    int depth = 8;  // max trace level; the primary ray is level 1
+    // Whitted: the max trace level, the primary ray level 1. Path: the max path length
+    // in scattering vertices (pbrt-v4's maxdepth): depth 1 is direct light.
+    int depth = 8;
+    Integrator integrator = Integrator::Whitted;
+    uint32_t seed = 0;  // path: another seed, another independent image (render/rng.h)
     int spp = 1;    // samples per pixel (1 = pixel centres)
     // Progressive accumulation: this frame adds samples sample_begin .. sample_begin+spp-1
     // to the running sum that sample 0 started, and the image is that sum divided by
@@ -59,6 +65,10 @@ struct RenderSettings {
     int warp_width = 8;  // pixels per warp tile row: 1, 2, 4, 8, 16 or 32 (tile = warp_width x 32/warp_width)
     bool stats = false;  // count live rays/warps and time stages (costs extra work)
 };
+
+// The bounces a frame's loop runs at most, an intersect each. Whitted: `depth`. Path:
+// one more than its scattering vertices, for the emission the last one's ray finds.
+inline int trace_levels(const RenderSettings& s) { return s.integrator == Integrator::Path ? s.depth + 1 : s.depth; }
 
 // Per bounce, counted at the entry of intersect.
 struct BounceStats {

@@ -9,15 +9,20 @@
 //
 //   generate  : camera ray for pixel ray_to_pixel(i)   -> alive = (that pixel is inside the image)
 //   intersect : closest hit; a miss adds background    -> alive = hit something
-//   shade     : Lambert + one shadow ray per light     (liveness unchanged)
-//   reflect   : mirror bounce, weight *= kr            -> alive = kr > 0 and depth left
+//   shade     : Whitted: Lambert + one shadow ray per light; path: absorption and
+//               emission, then one light sample       (liveness unchanged)
+//   reflect   : Whitted: mirror bounce, weight *= kr   -> alive = kr > 0 and depth left;
+//               path: a BSDF sample, Russian roulette  -> alive = the path goes on
 //   resolve   : radiance / spp -> 8-bit sRGB pixel
+// Which integrator a stage runs is a bit of its kernel variant (kPathTracing:
+// with_variant), so the Whitted kernels hold no path code, and the reverse.
 #pragma once
 
 #include "accel/hit_point.h"
 #include "accel/intersect.h"
 #include "core/hd.h"
 #include "render/frame.h"
+#include "render/path_vertex.h"
 #include "render/srgb.h"
 #include "render/surface.h"
 
@@ -122,6 +127,14 @@ struct RaySlot {
     }
     SRT_HD_INLINE void set_weight(const glm::vec3& v) const { store3(b->weight, i, v); }
     SRT_HD_INLINE void set_radiance(const glm::vec3& v) const { store3(b->radiance, i, v); }
+    // The path integrator's weight: the throughput, and in w the last BSDF density.
+    SRT_HD_INLINE PathState path_state() const {
+        const f4 w = b->weight[i];
+        return PathState{xyz(w), w.w};
+    }
+    SRT_HD_INLINE void set_path_state(const PathState& st) const {
+        b->weight[i] = f4{st.throughput.x, st.throughput.y, st.throughput.z, st.prev_pdf};
+    }
     SRT_HD_INLINE void set_hit(float t, int32_t id) const {
         b->hit_t[i] = t;
         b->hit_id[i] = id;
@@ -131,6 +144,7 @@ struct RaySlot {
 struct PathRay {
     glm::vec3 o, d, w, rad;
     Cone c;
+    float pdf = 0.0f;  // path: the last BSDF density (PathState::prev_pdf)
     float t = 0.0f;
     int32_t id = -1;
     SRT_HD_INLINE glm::vec3 origin() const { return o; }
@@ -147,6 +161,11 @@ struct PathRay {
     }
     SRT_HD_INLINE void set_weight(const glm::vec3& v) { w = v; }
     SRT_HD_INLINE void set_radiance(const glm::vec3& v) { rad = v; }
+    SRT_HD_INLINE PathState path_state() const { return PathState{w, pdf}; }
+    SRT_HD_INLINE void set_path_state(const PathState& st) {
+        w = st.throughput;
+        pdf = st.prev_pdf;
+    }
     SRT_HD_INLINE void set_hit(float ht, int32_t hid) {
         t = ht;
         id = hid;
@@ -154,11 +173,12 @@ struct PathRay {
     // The whole ray from its slots (a path tail picks up where the wavefront left it).
     SRT_HD_INLINE static PathRay load(const RayBuffers& b, uint32_t i) {
         PathRay r;
-        const f4 o = b.origin[i], d = b.dir[i];
+        const f4 o = b.origin[i], d = b.dir[i], w = b.weight[i];
         r.o = xyz(o);
         r.d = xyz(d);
         r.c = Cone{o.w, d.w};
-        r.w = load3(b.weight, i);
+        r.w = xyz(w);
+        r.pdf = w.w;
         r.rad = load3(b.radiance, i);
         return r;
     }
@@ -176,7 +196,7 @@ SRT_HD_INLINE bool generate_ray(const FrameContext& f, uint32_t i, R& r) {
     const glm::vec3 d = camera_dir(f.camera, f.width, f.full_height, float(x) + f.sample_dx,
                                    float(y + f.row_offset) + f.sample_dy);
     r.set_ray(f.camera.origin, d, Cone{0.0f, f.camera.pixel_spread});
-    r.set_weight(glm::vec3(1.0f));
+    r.set_path_state(PathState{});  // weight 1 (and no BSDF density: the camera's)
     if (f.sample == 0) r.set_radiance(glm::vec3(0.0f));
     return true;
 }
@@ -222,15 +242,69 @@ SRT_HD_INLINE bool reflect_ray(const Surface& sf, R& r) {
     return true;
 }
 
+// ---------------------------------------------------------------------------
+// The path integrator's shade and reflect (render/path_vertex.h, one vertex)
+// ---------------------------------------------------------------------------
+
+// The random numbers of ray i's vertex at `bounce` (render/rng.h), keyed by its pixel in
+// the whole frame, so that a band draws what the whole frame would.
+SRT_HD_INLINE RngKey path_key(const FrameContext& f, uint32_t i, int bounce) {
+    uint32_t x, y;
+    ray_to_pixel(f, i, x, y);
+    return RngKey{(y + f.row_offset) * f.width + x, f.sample, uint32_t(bounce), f.seed};
+}
+
+// What reaches the hit: the segment's absorption and the surface's emission; then, where
+// the path may go on (`scatter`), one light sample. Returns the shadow rays traced.
+template <int kVariant, class R>
+SRT_HD_INLINE uint32_t path_shade_ray(const FrameContext& f, const Surface& sf, R& r, const RngKey& key,
+                                      bool scatter) {
+    PathState st = r.path_state();
+    const glm::vec3 d = r.dir();
+    glm::vec3 rad = r.radiance() + path_arrive<kVariant>(f.scene, sf, r.hit_id(), d, r.hit_t(), st);
+    uint32_t shadow_rays = 0;
+    if (scatter) {
+        const BsdfParams b = surface_bsdf(f.scene, sf);
+        const Frame frame = Frame::around(sf.ns);
+        rad += path_light<kVariant>(f.scene, sf, b, frame, frame.to_local(-d), rng_uniform4(key, 0u), st, shadow_rays);
+    }
+    r.set_radiance(rad);
+    r.set_path_state(st);  // absorbed on the way in
+    return shadow_rays;
+}
+
+// The next segment, sampled from the BSDF. Its ray carries no cone: a scattered ray's
+// footprint is not a mirror's, and textures are read at their full resolution past the
+// camera ray's hit.
+template <int kVariant, class R>
+SRT_HD_INLINE bool path_scatter_ray(const FrameContext& f, const Surface& sf, R& r, const RngKey& key, int bounce) {
+    PathState st = r.path_state();
+    const BsdfParams b = surface_bsdf(f.scene, sf);
+    const Frame frame = Frame::around(sf.ns);
+    glm::vec3 o, d;
+    if (!path_scatter(sf, b, frame, frame.to_local(-r.dir()), rng_uniform4(key, 1u), bounce, st, o, d)) return false;
+    r.set_ray(o, d, Cone{});
+    r.set_path_state(st);
+    return true;
+}
+
 // One bounce of a path held in registers: intersect, shade and reflect, exactly as the
 // three wavefront stages do them (the surface is found once for both shade and reflect;
-// it is a pure function of the hit). Returns whether the path goes on.
+// it is a pure function of the hit). `i` is the ray's slot (its pixel). Returns whether
+// the path goes on.
 template <int kWidth>
-SRT_HD_INLINE bool trace_bounce(const FrameContext& f, PathRay& r, int bounce, uint32_t& shadow_rays) {
+SRT_HD_INLINE bool trace_bounce(const FrameContext& f, PathRay& r, uint32_t i, int bounce, uint32_t& shadow_rays) {
     if (!intersect_ray<kWidth>(f.scene, r)) return false;
     const Surface sf = ray_surface<kWidth>(f.scene, r);
-    shadow_rays += shade_ray<kWidth>(f.scene, sf, r);
-    return depth_left(f, bounce) && reflect_ray<kWidth>(sf, r);
+    const bool more = depth_left(f, bounce);
+    if constexpr (path_tracing_of(kWidth)) {
+        const RngKey key = path_key(f, i, bounce);
+        shadow_rays += path_shade_ray<kWidth>(f, sf, r, key, more);
+        return more && path_scatter_ray<kWidth>(f, sf, r, key, bounce);
+    } else {
+        shadow_rays += shade_ray<kWidth>(f.scene, sf, r);
+        return more && reflect_ray<kWidth>(sf, r);
+    }
 }
 
 SRT_HD_INLINE uint32_t pack_rgba(const float* thresholds, const glm::vec3& c) {
@@ -259,19 +333,34 @@ SRT_HD_INLINE bool stage_intersect(const FrameContext& f, uint32_t i) {
     return intersect_ray<kWidth>(f.scene, r);
 }
 
-// Returns the number of shadow rays traced.
+// Returns the number of shadow rays traced. `bounce` is 0 for the primary hit.
 template <int kWidth>
-SRT_HD_INLINE uint32_t stage_shade(const FrameContext& f, uint32_t i) {
+SRT_HD_INLINE uint32_t stage_shade(const FrameContext& f, uint32_t i, int bounce) {
     const RaySlot r{&f.rays, i};
-    return shade_ray<kWidth>(f.scene, ray_surface<kWidth>(f.scene, r), r);
+    const Surface sf = ray_surface<kWidth>(f.scene, r);
+    if constexpr (path_tracing_of(kWidth))
+        return path_shade_ray<kWidth>(f, sf, r, path_key(f, i, bounce), depth_left(f, bounce));
+    else
+        return shade_ray<kWidth>(f.scene, sf, r);
 }
 
-// `bounce` is 0 for the primary hit.
 template <int kWidth>
 SRT_HD_INLINE bool stage_reflect(const FrameContext& f, uint32_t i, int bounce) {
     if (!depth_left(f, bounce)) return false;  // beyond the depth limit: black
     const RaySlot r{&f.rays, i};
-    return reflect_ray<kWidth>(ray_surface<kWidth>(f.scene, r), r);
+    const Surface sf = ray_surface<kWidth>(f.scene, r);
+    if constexpr (path_tracing_of(kWidth))
+        return path_scatter_ray<kWidth>(f, sf, r, path_key(f, i, bounce), bounce);
+    else
+        return reflect_ray<kWidth>(sf, r);
+}
+
+// Calls fn(std::integral_constant<int, V>{}) for the frame's kernel variant V: the
+// scene's (accel/intersect.h with_bvh_width) and the integrator's bit.
+template <class Fn>
+SRT_HD_INLINE decltype(auto) with_variant(const FrameContext& f, Fn&& fn) {
+    if (f.path) return with_path_variant(f.scene, fn);
+    return with_bvh_width(f.scene, fn);
 }
 
 SRT_HD_INLINE void stage_resolve(const FrameContext& f, uint32_t pixel) {

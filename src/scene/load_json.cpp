@@ -212,8 +212,8 @@ private:
         if (Node d = n.member("depth", "render 'depth'")) scene_.depth = d.integer(1, kMaxDepthLimit);
         if (Node i = n.member("integrator", "render 'integrator'")) {
             const std::string v = i.str();
-            if (v == "whitted") scene_.integrator = Integrator::Whitted;
-            else if (v == "path") scene_.integrator = Integrator::Path;
+            Integrator chosen;
+            if (parse_integrator(v, chosen)) scene_.integrator = chosen;
             else i.fail("render 'integrator' must be \"whitted\" or \"path\", not \"" + v + "\"" + suggestion(v, {"whitted", "path"}));
         }
     }

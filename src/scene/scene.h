@@ -17,6 +17,8 @@
 // moves it next to the camera and rounds it to float once.
 #pragma once
 
+#include "scene/integrator.h"
+
 #include <glm/glm.hpp>
 
 #include <cstdint>
@@ -178,10 +180,6 @@ struct CameraPath {
 };
 
 const char* to_string(CameraPath::Interpolation i);
-
-// The light transport a frame is rendered with: Whitted's model (above), or the path
-// integrator, which reads the material fields beyond Whitted's terms.
-enum class Integrator : uint8_t { Whitted, Path };
 
 struct Scene {
     std::string name;     // for reports: file path or "builtin:default"
