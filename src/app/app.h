@@ -32,6 +32,8 @@ struct FrameOptions {
     float exposure = 0.0f;  // EV, 8-bit output only
     std::string backend = "auto";
     std::string mode = "stencil";
+    std::string integrator;  // --integrator; empty: the scene's suggestion, else whitted
+    uint32_t seed = 0;
     std::string launch = "graph";
     std::string warp_shape = "8x4";
     std::string devices;  // --devices all|0,1,...: split each frame over these GPUs

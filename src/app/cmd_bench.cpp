@@ -61,6 +61,10 @@ int cmd_bench(int argc, char** argv) {
     cli.add_option("--width,-W", o.width, "Image width in pixels")->check(CLI::Range(1, 16384))->capture_default_str();
     cli.add_option("--height,-H", o.height, "Image height in pixels")->check(CLI::Range(1, 16384))->capture_default_str();
     cli.add_option("--spp", o.spp, "Samples per pixel")->check(CLI::Range(1, 4096))->capture_default_str();
+    cli.add_option("--integrator,-i", o.integrator_text,
+                   "Light transport: whitted or path (default: the scene's render.integrator, else whitted)")
+        ->check(CLI::IsMember({"whitted", "path"}));
+    cli.add_option("--seed", o.seed, "Path integrator: the random numbers' seed")->capture_default_str();
     cli.add_option("--warp-shape", o.warp_shape, "Pixels covered by one warp of 32 rays")
         ->check(CLI::IsMember({"1x32", "2x16", "4x8", "8x4", "16x2", "32x1"}))->capture_default_str();
     cli.add_option("--frames", o.frames, "Timed frames per configuration (CPU backend default: 3)")
@@ -116,6 +120,8 @@ int cmd_bench(int argc, char** argv) {
     const auto t_load = Clock::now();
     const Scene scene = load_with_overrides(so);
     for (const std::string& n : scene.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
+    o.integrator = scene.integrator.value_or(Integrator::Whitted);
+    if (!o.integrator_text.empty()) parse_integrator(o.integrator_text, o.integrator);  // validated by the option
     const double load_ms = ms_since(t_load);
     const auto t_compile = Clock::now();
     const CompiledScene compiled = compile_scene(scene, so.accel_layout());
@@ -196,9 +202,9 @@ int cmd_bench(int argc, char** argv) {
     }
     std::fflush(stdout);
     // What the CPU collapses (modes, launches) is said in the tables; the JSON keeps it as notes.
-    std::printf("frame    %dx%d, %d spp; %d timed frames (+%d warm-up) per configuration, %s; "
+    std::printf("frame    %dx%d, %d spp, %s integrator; %d timed frames (+%d warm-up) per configuration, %s; "
                 "plus one counted frame for rays, bounces and stages\n",
-                o.width, o.height, o.spp, o.frames, o.warmup,
+                o.width, o.height, o.spp, to_string(o.integrator), o.frames, o.warmup,
                 ex->split() ? "host clock around every band and its gather onto part 0's GPU"
                 : gpu       ? "CUDA events around generate..resolve"
                             : "host clock around generate..resolve");
@@ -208,6 +214,8 @@ int cmd_bench(int argc, char** argv) {
     base.width = o.width;
     base.height = o.height;
     base.spp = o.spp;
+    base.integrator = o.integrator;
+    base.seed = o.seed;
     base.warp_width = std::atoi(o.warp_shape.c_str());
     const std::vector<Result> results = run_sweep(o, *ex, scene.camera, base);
 

@@ -119,7 +119,17 @@ void FrameOptions::add_to(CLI::App& cmd, bool with_size) {
         cmd.add_option("--width,-W", width, "Image width in pixels")->check(CLI::Range(1, 16384))->capture_default_str();
         cmd.add_option("--height,-H", height, "Image height in pixels")->check(CLI::Range(1, 16384))->capture_default_str();
     }
-    cmd.add_option("--depth,-d", depth, "Max trace depth (1 = primary rays only)")->check(CLI::Range(1, 64))->capture_default_str();
+    cmd.add_option("--depth,-d", depth, "Max trace depth: whitted, the primary ray is level 1; path, the most "
+                                        "scattering vertices of a path (1 = direct light)")
+        ->check(CLI::Range(1, 64))->capture_default_str();
+    cmd.add_option("--integrator,-i", integrator,
+                   "Light transport: whitted (hard shadows, mirrors, Fresnel-weighted glass; noise-free at one "
+                   "sample) or path (path tracing: area lights, glass, rough metal; converges with --spp). "
+                   "Default: the scene's render.integrator, else whitted")
+        ->check(CLI::IsMember({"whitted", "path"}));
+    cmd.add_option("--seed", seed, "Path integrator: the random numbers' seed (another seed, another "
+                                   "independent image of the same scene)")
+        ->capture_default_str();
     cmd.add_option("--spp", spp, "Samples per pixel")->check(CLI::Range(1, 4096))->capture_default_str();
     cmd.add_option("--exposure", exposure, "Exposure in EV: 8-bit output (PNG, the viewer) shows radiance * 2^EV; EXR and PFM hold the radiance unscaled")
         ->check(float_range(-30.0f, 30.0f))->capture_default_str();
@@ -143,6 +153,9 @@ RenderSettings FrameOptions::settings(const Scene& scene, const CLI::App& cmd) c
     rs.warp_width = std::atoi(warp_shape.c_str());  // "8x4" -> 8 (validated by the option)
     parse_mode(mode, rs.mode);
     parse_launch_mode(launch, rs.launch);
+    rs.integrator = scene.integrator.value_or(Integrator::Whitted);
+    if (!integrator.empty()) parse_integrator(integrator, rs.integrator);  // validated by the option
+    rs.seed = seed;
     return rs;
 }
 

@@ -47,6 +47,9 @@ struct BenchOptions {
     std::string depths_text = "1..8";
     std::string modes_text = "all";
     std::string launches_text = "graph";
+    std::string integrator_text;  // --integrator; empty: the scene's suggestion, else whitted
+    Integrator integrator = Integrator::Whitted;
+    uint32_t seed = 0;
     int frames = 50, warmup = 5;
     std::string backend = "auto";
     std::string devices;  // --devices: split each frame over these GPUs

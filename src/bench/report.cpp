@@ -351,6 +351,8 @@ ojson record_head(const std::string& kind, Executor& ex, const BenchOptions& o) 
     s["width"] = o.width;
     s["height"] = o.height;
     s["spp"] = o.spp;
+    s["integrator"] = to_string(o.integrator);
+    s["seed"] = o.seed;
     s["warp_shape"] = o.warp_shape;
     s["depths"] = o.depths;
     ojson modes = ojson::array();

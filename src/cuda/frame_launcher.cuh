@@ -33,7 +33,11 @@ struct StageTiming {
 // The stage launchers and loops run_frame calls. Every <<<>>> of the renderer is in
 // launch(). While a graph is captured, `stream` is the stream capturing the current
 // loop body, and `loops` hold the WHILE nodes' conditions (0 with stream launches).
-template <class Executor>
+// kPath: the integrator whose kernels it launches. The loops are here; the stage
+// launchers, which instantiate the kernels, are declared here and defined in
+// cuda/frame_launcher_stages.cuh, which only the file that compiles an integrator's
+// kernels includes (cuda/frames_whitted.cu, cuda/frames_path.cu).
+template <class Executor, bool kPath>
 struct FrameLauncher {
     Executor& ex;
     const RenderSettings& settings;
@@ -50,6 +54,21 @@ struct FrameLauncher {
     FrameControl* ctrl() const { return ex.ctrl_.get(); }
     uint32_t* live(int k) const { return &ex.ctrl_.get()->live[k]; }
     BounceCounters* counters() const { return counting ? ex.counters_.get() : nullptr; }
+
+    // Calls fn(std::integral_constant<int, V>{}) for the kernel variant V of the frame's
+    // scene and this launcher's integrator (render/stages.h with_variant).
+    template <class Fn>
+    static void variant(const FrameContext& f, Fn&& fn) {
+        if constexpr (kPath) with_path_variant(f.scene, fn);
+        else with_bvh_width(f.scene, fn);
+    }
+    // The per-thread stack the scene's kernels of this integrator need (local arrays: the
+    // traversal stacks), for the executor to raise the limit to before any capture.
+    static size_t stack_bytes(const SceneView& view);
+    // The same launcher for the Whitted kernels: what both integrators launch alike.
+    FrameLauncher<Executor, false> as_whitted() const {
+        return {ex, settings, counting, timing, stream, loops, root, hybrid, bounce};
+    }
 
     template <class Kernel, class... Args>
     void launch(Stage stage, uint32_t grid, int block, Kernel kernel, Args... args) {
@@ -167,52 +186,16 @@ struct FrameLauncher {
     // The tail's threshold (cuda_executor.cu), or 0: no tail. Stencil only, as the
     // sparse bounce; not under the probe, which wants the words after every bounce.
     uint32_t tail_words() const { return stencil() && (hybrid || !graph()) && !ex.probe_ ? ex.tail_words() : 0u; }
-    void sparse_bounce(const FrameContext& f) {
-        with_variant(f, [&](auto w) {
-            constexpr int W = decltype(w)::value;
-            using Intersect = cuda::IntersectOp<whitted_variant(W)>;
-            const auto kernel = cuda::k_stencil_sparse_bounce<Intersect, cuda::ShadeOp<W>, cuda::ReflectOp<W>>;
-            const auto [grid, b] = filling(kernel, ex.sizes_.config().intersect);
-            launch(kIntersect, grid, b, kernel, f, ex.stencil_.get(), ex.list_[0].get(), ex.list_[1].get(),
-                   Intersect{}, cuda::ShadeOp<W>{ctrl()}, cuda::ReflectOp<W>{ctrl()}, counters(), ctrl());
-        });
-    }
+    void sparse_bounce(const FrameContext& f);
     // The rest of the sample in one launch, once few words live: each warp follows a
     // listed word's paths to their ends (k_stencil_path_tail). One warp per word of the
     // frame, most of which find no entry and leave: the hardware then balances the words'
     // uneven paths (measured on the H100, default scene at 1080p, depth 8: 0.417 ms against
     // 0.432 with a GPU-filling grid that loops over the list).
-    void tail(const FrameContext& f) {
-        with_variant(f, [&](auto w) {
-            constexpr int W = decltype(w)::value;
-            const auto kernel = cuda::k_stencil_path_tail<cuda::TraceOp<W>>;
-            const auto [grid, b] = per_ray(kernel, cuda::kPathBlock, f.ray_count);
-            launch(kIntersect, grid, b, kernel, f, cuda::TraceOp<W>{}, ex.stencil_.get(),
-                   (const uint32_t*)ex.list_[0].get(), (const uint32_t*)ex.list_[1].get(), counters(), ctrl());
-        });
-    }
+    void tail(const FrameContext& f);
     // The path modes: one kernel runs the whole frame (cuda/path_kernels.cuh).
-    void trace_paths(const FrameContext& f, DeadRayMode mode) {
-        uint32_t* reached = counting ? ex.reached_.get() : nullptr;
-        with_variant(f, [&](auto w) {
-            constexpr int W = decltype(w)::value;
-            if (mode == DeadRayMode::Megakernel) {
-                const auto kernel = cuda::k_megakernel<cuda::TraceOp<W>>;
-                const auto [grid, b] = per_ray(kernel, cuda::kPathBlock, f.ray_count);
-                launch(kPaths, grid, b, kernel, f, cuda::TraceOp<W>{}, counters(), reached, (const FrameControl*)ctrl());
-            } else {
-                const auto kernel = cuda::k_regenerate<cuda::TraceOp<W>>;
-                const auto [grid, b] = filling(kernel, cuda::kPathBlock);
-                launch(kPaths, grid, b, kernel, f, cuda::TraceOp<W>{}, counters(),
-                       counting ? ex.path_steps_.get() : nullptr, reached, ctrl());
-            }
-        });
-    }
-    void list_words(const FrameContext& f) {
-        const auto [grid, b] = filling(cuda::k_stencil_list, 256);
-        launch(kReflect, grid, b, cuda::k_stencil_list, (const uint32_t*)ex.stencil_.get(), f.ray_count >> 5,
-               ctrl(), ex.list_[0].get(), ex.list_[1].get());
-    }
+    void trace_paths(const FrameContext& f, DeadRayMode mode);
+    void list_words(const FrameContext& f);
     // Captures `body` into a WHILE node's body on the side stream `side`.
     template <class Body>
     void in_body(cudaStream_t side, cudaGraphConditionalHandle h, Body&& body) {
@@ -224,35 +207,7 @@ struct FrameLauncher {
         stream = outer;
     }
 
-    void generate(const FrameContext& f) {
-        const cuda::GenerateOp op{ctrl()};
-        const int block = ex.sizes_.config().generate;
-        switch (settings.mode) {
-            case DeadRayMode::Stencil: {
-                const auto kernel = cuda::k_stencil_write<cuda::GenerateOp>;
-                const auto [grid, b] = per_ray(kernel, block, f.ray_count);
-                launch(kGenerate, grid, b, kernel, f, ex.stencil_.get(), op, true, (uint32_t*)nullptr,
-                       (BounceCounters*)nullptr, (const FrameControl*)ctrl());
-                break;
-            }
-            case DeadRayMode::Flags: {
-                const auto kernel = cuda::k_flags_write<cuda::GenerateOp>;
-                const auto [grid, b] = per_ray(kernel, block, f.ray_count);
-                launch(kGenerate, grid, b, kernel, f, ex.flags_.get(), op, true, (uint32_t*)nullptr,
-                       (BounceCounters*)nullptr, (const FrameControl*)ctrl());
-                break;
-            }
-            case DeadRayMode::Compact: {
-                const auto kernel = cuda::k_compact_generate<cuda::GenerateOp>;
-                const auto [grid, b] = per_ray(kernel, block, f.ray_count);
-                launch(kGenerate, grid, b, kernel, f, op, ex.list_[0].get(), live(0));
-                break;
-            }
-            case DeadRayMode::Megakernel:
-            case DeadRayMode::Regenerate:
-                break;  // run_frame calls trace_paths instead
-        }
-    }
+    void generate(const FrameContext& f);
     // A stage that changes liveness: reads live set `in`, writes live set `out`.
     template <class Op>
     void write_stage(Stage stage, int block, const FrameContext& f, Op op, BounceCounters* c, int in, int out) {
@@ -286,16 +241,9 @@ struct FrameLauncher {
         }
     }
     // The same kernels for both integrators (traversal has no integrator).
-    void intersect(const FrameContext& f, int) {
-        with_bvh_width(f.scene, [&](auto w) {
-            write_stage(kIntersect, ex.sizes_.config().intersect, f, cuda::IntersectOp<decltype(w)::value>{}, counters(),
-                        0, 1);
-        });
-    }
+    void intersect(const FrameContext& f, int bounce);
     // Reads live set 1; clears live set 0's size, which reflect refills.
-    void shade(const FrameContext& f, int) {
-        with_variant(f, [&](auto w) { shade_w<decltype(w)::value>(f); });
-    }
+    void shade(const FrameContext& f, int bounce);
     template <int W>
     void shade_w(const FrameContext& f) {
         const cuda::ShadeOp<W> op{ctrl()};
@@ -327,12 +275,7 @@ struct FrameLauncher {
                 break;  // run_frame calls trace_paths instead
         }
     }
-    void reflect(const FrameContext& f, int) {
-        with_variant(f, [&](auto w) {
-            write_stage(kReflect, ex.sizes_.config().reflect, f, cuda::ReflectOp<decltype(w)::value>{ctrl()}, nullptr,
-                        1, 0);
-        });
-    }
+    void reflect(const FrameContext& f, int bounce);
     // The last bounce, where the host knows it: every ray ends at the depth limit, so the
     // live set is cleared by a memset rather than a reflect kernel over every ray (at
     // 1080p depth 1: 10 us of a 0.226 ms frame). Not for a later stencil bounce: it may
@@ -340,27 +283,8 @@ struct FrameLauncher {
     // there the reflect kernels (which each check the bounce's kind) run as before.
     // Only the stencil probe sees the live set after the last bounce (the next sample's
     // generate rewrites all of it), so without a probe there is nothing to clear.
-    void retire(const FrameContext& f, int bounce) {
-        if (stencil() && bounce > 0) return reflect(f, bounce);
-        if (!ex.probe_) return;
-        switch (settings.mode) {
-            case DeadRayMode::Stencil:
-                CUDA_CHECK(cudaMemsetAsync(ex.stencil_.get(), 0, size_t(f.ray_count >> 5) * 4u, stream));
-                break;
-            case DeadRayMode::Flags:
-                CUDA_CHECK(cudaMemsetAsync(ex.flags_.get(), 0, size_t(f.ray_count) * 4u, stream));
-                break;
-            case DeadRayMode::Compact:
-                break;  // reflect's list (live[0]) was cleared by shade and stays empty
-            case DeadRayMode::Megakernel:
-            case DeadRayMode::Regenerate:
-                break;  // run_frame calls trace_paths instead
-        }
-    }
-    void resolve(const FrameContext& f) {
-        const auto [grid, b] = per_ray(cuda::k_resolve, ex.sizes_.config().resolve, f.pixel_count);
-        launch(kResolve, grid, b, cuda::k_resolve, f, ctrl());
-    }
+    void retire(const FrameContext& f, int bounce);
+    void resolve(const FrameContext& f);
 };
 
 }  // namespace srt::cuda

@@ -73,10 +73,14 @@ struct BackendUnavailable : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// The per-pixel recursive reference renderer: no wavefront, no stencil, no warps.
-// Used by the tests as the oracle for the wavefront executors.
+// The per-pixel reference renderer: no wavefront, no stencil, no warps. Used by the
+// tests as the oracle for the wavefront executors. Whitted's recurses
+// (render/reference.cpp); the path integrator's (render_reference_path,
+// render/reference_path.cpp) follows each pixel's paths one after another.
 void render_reference(const CompiledScene& scene, const Camera& camera,
                       const RenderSettings& settings, Image& out);
+void render_reference_path(const CompiledScene& scene, const Camera& camera, const RenderSettings& settings,
+                           Image& out);
 
 // The path integrator's reference (render/reference_path.cpp): one sample's radiance for
 // pixel (x, y) of a width x height frame, a path of at most `depth` scattering vertices

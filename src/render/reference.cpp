@@ -45,6 +45,7 @@ struct Tracer {
 
 void render_reference(const CompiledScene& scene, const Camera& camera,
                       const RenderSettings& settings, Image& out) {
+    if (settings.integrator == Integrator::Path) return render_reference_path(scene, camera, settings, out);
     out = Image(settings.width, settings.height);
     const SceneView view = scene.view();
     const CameraGpu cam = make_camera(camera, settings.width, settings.height, scene.render_origin);

@@ -28,9 +28,13 @@ void Viewer::on_key(int key, int action) {
         case GLFW_KEY_RIGHT_BRACKET: rs_.depth = std::min(rs_.depth + 1, 64); break;
         case GLFW_KEY_LEFT_BRACKET: rs_.depth = std::max(rs_.depth - 1, 1); break;
         case GLFW_KEY_M: rs_.mode = next_mode(rs_.mode); break;
+        case GLFW_KEY_I:
+            rs_.integrator = rs_.integrator == Integrator::Whitted ? Integrator::Path : Integrator::Whitted;
+            overlay_bounce_ = std::min(overlay_bounce_, trace_levels(rs_) - 1);
+            break;
         case GLFW_KEY_V:
             // Off -> bounce 0 -> ... -> last bounce -> off.
-            overlay_bounce_ = overlay_bounce_ + 1 >= rs_.depth ? -1 : overlay_bounce_ + 1;
+            overlay_bounce_ = overlay_bounce_ + 1 >= trace_levels(rs_) ? -1 : overlay_bounce_ + 1;
             break;
         case GLFW_KEY_P: screenshot_requested_ = true; break;
         case GLFW_KEY_C: camera_print_requested_ = true; break;
@@ -68,8 +72,10 @@ std::string Viewer::camera_command() const {
     std::string cmd = "stencilrt render";
     if (!options_.scene_path.empty()) cmd += " " + shell_word(options_.scene_path);
     char b[160];
-    std::snprintf(b, sizeof b, " -W %d -H %d --depth %d", rs_.width, rs_.height, rs_.depth);
+    std::snprintf(b, sizeof b, " -W %d -H %d --depth %d --integrator %s", rs_.width, rs_.height, rs_.depth,
+                  to_string(rs_.integrator));
     cmd += b;
+    if (rs_.seed != 0) cmd += " --seed " + std::to_string(rs_.seed);
     cmd += " --camera-from=" + xyz(c.from.x, c.from.y, c.from.z, 17);
     cmd += " --camera-at=" + xyz(c.at.x, c.at.y, c.at.z, 17);
     cmd += " --camera-up=" + xyz(c.up.x, c.up.y, c.up.z, 9);

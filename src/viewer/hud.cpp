@@ -37,8 +37,8 @@ void Viewer::draw_hud() {
                 ImGui::Text("  GPU part %zu: rows %d..%d  %.2f ms (gather %.2f ms)", i, b.y, b.y + b.rows - 1, b.ms,
                             b.gather_ms);
             }
-        ImGui::Text("%dx%d  depth %d  mode %s  spp %d/frame%s", rs_.width, rs_.height, rs_.depth, to_string(rs_.mode),
-                    rs_.spp, compact ? "" : (vsync_ ? "  vsync on" : "  vsync off"));
+        ImGui::Text("%dx%d  %s  depth %d  mode %s  spp %d/frame%s", rs_.width, rs_.height, to_string(rs_.integrator),
+                    rs_.depth, to_string(rs_.mode), rs_.spp, compact ? "" : (vsync_ ? "  vsync on" : "  vsync off"));
         ImGui::Text("samples  %d%s", accumulated_,
                     accumulated_ >= options_.max_samples ? "  (max: still)" : "  (accumulating while still)");
         if (overlay_bounce_ >= 0)
@@ -46,7 +46,7 @@ void Viewer::draw_hud() {
                                probe_sample_, overlay_bounce_,
                                compact ? "" : " (red = dead warp, amber = dead lane)");
         if (compact) {
-            ImGui::TextDisabled("H hide  C camera  V overlay  M mode  [ ] depth");
+            ImGui::TextDisabled("H hide  C camera  V overlay  M mode  I integrator  [ ] depth");
         } else {
             const Camera& c = camera_.camera();
             ImGui::Text("camera   from %.4g,%.4g,%.4g  at %.4g,%.4g,%.4g  fov %.4g  (C prints it)", c.from.x, c.from.y,
@@ -70,7 +70,7 @@ void Viewer::draw_hud() {
                 ImGui::PlotHistogram("live warps", warps.data(), int(warps.size()), 0, label, 0.0f, FLT_MAX, plot);
             }
             ImGui::SliderFloat("exposure (EV)", &rs_.exposure, -8.0f, 8.0f, "%+.2f");
-            ImGui::TextDisabled("WASD/QE move  RMB look  wheel speed (%.3g)  [ ] depth  M mode", camera_.speed());
+            ImGui::TextDisabled("WASD/QE move  RMB look  wheel speed (%.3g)  [ ] depth  M mode  I integrator", camera_.speed());
             ImGui::TextDisabled("- = exposure  V stencil overlay  P screenshot  X save EXR  R reset  F vsync");
             ImGui::TextDisabled("C print camera as a render command  H hide HUD  Esc quit");
         }

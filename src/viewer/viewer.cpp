@@ -136,7 +136,8 @@ void Viewer::render_frame(double dt) {
     camera_.move(dir, float(std::min(dt, 0.25)));  // a stalled frame must not jump far
 
     // Progressive accumulation: a still view adds samples; any change starts a new sum.
-    const AccumKey key{camera_.camera(), rs_.width, rs_.height, rs_.depth, rs_.spp, rs_.warp_width, rs_.mode, rs_.exposure};
+    const AccumKey key{camera_.camera(), rs_.width, rs_.height,    rs_.depth,     rs_.spp,
+                       rs_.warp_width,   rs_.mode,  rs_.integrator, rs_.exposure};
     if (!(key == accum_key_)) {
         accum_key_ = key;
         accumulated_ = 0;
@@ -160,7 +161,7 @@ void Viewer::render_frame(double dt) {
     frame_rs.spp = std::min(rs_.spp, options_.max_samples - accumulated_);
     accumulated_ += frame_rs.spp;
     if (capture) {
-        probe_words_.assign(size_t(rs_.depth), {});
+        probe_words_.assign(size_t(trace_levels(rs_)), {});
         probe_sample_ = frame_rs.sample_begin;
         probe_held_ = true;
         ex_->set_stencil_probe([this](int sample, int bounce, const std::vector<uint32_t>& words) {
@@ -213,7 +214,7 @@ void Viewer::render_frame(double dt) {
 // 128 when only this lane is dead, 0 when the ray lives on. A bounce the executor
 // never ran (every ray already dead) shows as all dead.
 void Viewer::upload_overlay() {
-    overlay_bounce_ = std::min(overlay_bounce_, rs_.depth - 1);
+    overlay_bounce_ = std::min(overlay_bounce_, trace_levels(rs_) - 1);
     const std::vector<uint32_t>* words = nullptr;
     if (size_t(overlay_bounce_) < probe_words_.size() && !probe_words_[size_t(overlay_bounce_)].empty())
         words = &probe_words_[size_t(overlay_bounce_)];

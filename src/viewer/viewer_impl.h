@@ -141,11 +141,13 @@ private:
         Camera camera;
         int width = 0, height = 0, depth = 0, spp = 0, warp_width = 0;
         DeadRayMode mode = DeadRayMode::Stencil;
+        Integrator integrator = Integrator::Whitted;
         float exposure = 0.0f;
         bool operator==(const AccumKey& o) const {
             return camera.from == o.camera.from && camera.at == o.camera.at && camera.up == o.camera.up &&
                    camera.fov_deg == o.camera.fov_deg && width == o.width && height == o.height && depth == o.depth &&
-                   spp == o.spp && warp_width == o.warp_width && mode == o.mode && exposure == o.exposure;
+                   spp == o.spp && warp_width == o.warp_width && mode == o.mode && integrator == o.integrator &&
+                   exposure == o.exposure;
         }
     };
     AccumKey accum_key_;

@@ -8,7 +8,8 @@
 # graph (tools/gpu/repro/while_node.cu) passes. racecheck checks shared memory, which the
 # traversals' short stacks use when configured (accel/traversal_stack.h); the kernels of
 # both launch kinds are the same. racecheck also runs stream launches of every mode over
-# the BVH8 mesh. The path modes (megakernel, regenerate) and the stencil's path tail
+# the BVH8 mesh. Every tool runs the path integrator's kernels in every mode over
+# scenes/glass.json ("path" cases). The path modes (megakernel, regenerate) and the stencil's path tail
 # (every case here is small enough for it to take over after bounce 0) are in every tool's
 # cases. Cases run one at a time
 # (SAN_JOBS): with 12 concurrent
@@ -31,6 +32,8 @@ one() {  # tool mode launch size
   # than the default per-thread stack, cuda_executor.cu reserve_stack).
   local args=${SAN_RENDER_ARGS:-}
   [ "${5:-}" = bvh8 ] && args="--accel bvh8 $SRC/scenes/mesh.json" && log="$out/$1-$2-$3-$4-bvh8.log"
+  # "path": the path integrator's kernels, over glass, a rough conductor and an area light.
+  [ "${5:-}" = path ] && args="--integrator path $SRC/scenes/glass.json" && log="$out/$1-$2-$3-$4-path.log"
   timeout "${SAN_CASE_TIMEOUT:-300}" "$CS" --tool "$1" --error-exitcode 99 "$BIN" render --backend cuda --mode "$2" \
     --launch "$3" -W "${4%x*}" -H "${4#*x}" --depth 4 --spp 2 $args -o "$out/$1-$2-$3-$4${5:+-$5}.png" >"$log" 2>&1
   local rc=$?
@@ -50,5 +53,11 @@ for tool in memcheck racecheck synccheck initcheck; do
     for size in 67x33 1x1 961x1 33x17; do echo "$tool $mode graph $size bvh8"; done; done
   [ "$tool" = racecheck ] && for mode in stencil flags compact megakernel regenerate; do for size in 67x33 33x17; do
     echo "$tool $mode stream $size bvh8"; done; done
+  for mode in stencil flags compact megakernel regenerate; do
+    for launch in graph stream; do
+      [ "$tool" = racecheck ] && [ "$launch" = graph ] && continue
+      for size in 67x33 33x17; do echo "$tool $mode $launch $size path"; done
+    done
+  done
 done | grep -E -- "${SAN_FILTER:-.}" | xargs -P "${SAN_JOBS:-1}" -L 1 bash -c 'one "$@"' _
 # xargs exits 123 when any case failed.

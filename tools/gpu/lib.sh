@@ -1,6 +1,7 @@
 # Sourced by tools/gpu/run.sh ON the GPU machine: what every suite needs, written once.
 #   R        a scratch folder for logs (packed into $OUT/SUITE.tgz at the end)
-#   CONF     Conference's OBJ, unpacked; CONF_CAM its benchmark camera and light
+#   CONF     Conference's OBJ, unpacked; CONF_CAM its benchmark camera and light;
+#            conf_path_scene FILE writes it as a JSON scene lit by an area light
 #   bench    NAME ARGS...: stencilrt bench on the GPU, text, JSON and CSV under $R (SRT: the
 #            binary, default stencilrt; TUNED=1: with this GPU's tuning cache)
 #   ncu_run  NAME ARGS...: Nsight Compute with the sections this project reads
@@ -11,6 +12,23 @@ export SRT_SHARED_DATA=$PWD/.data SRT_SOURCE_DIR=$PWD XDG_CACHE_HOME=/tmp/srt-ca
 for f in .data/scenes/*/*.obj.xz; do [ -f "$f" ] && [ ! -f "${f%.xz}" ] && xz -dk "$f"; done
 CONF=$PWD/.data/scenes/conference/conference.obj
 CONF_CAM="--camera-from 1600,500,90 --camera-at 200,100,10 --camera-up 0,1,0 --fov 75 --light 600,600,50"
+# conf_path_scene FILE: Conference for the path integrator, as a JSON scene: the benchmark
+# camera, the OBJ's own materials, and for light a white panel of 1000 x 80 just under the
+# ceiling (y = 640, facing down, radiance 8), where the benchmark's point light is.
+conf_path_scene() {
+  cat > "$1" <<JSON
+{
+  "camera": {"from": [1600, 500, 90], "at": [200, 100, 10], "up": [0, 1, 0], "fov": 75},
+  "render": {"integrator": "path"},
+  "materials": {"panel": {"colour": [0.8, 0.8, 0.8], "kd": 1.0, "emission": [8, 8, 8]}},
+  "objects": [
+    {"type": "mesh", "file": "$CONF"},
+    {"type": "triangle", "v0": [200, 640, 10], "v1": [1200, 640, 10], "v2": [1200, 640, 90], "material": "panel"},
+    {"type": "triangle", "v0": [200, 640, 10], "v1": [1200, 640, 90], "v2": [200, 640, 90], "material": "panel"}
+  ]
+}
+JSON
+}
 gpu_line() { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader; }
 bench() {
   local name=$1; shift

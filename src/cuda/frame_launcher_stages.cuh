@@ -1,0 +1,176 @@
+// frame_launcher_stages.cuh - the stage launchers of cuda/frame_launcher.cuh, which
+// instantiate the kernels: included only by the file that compiles an integrator's
+// kernels (cuda/frames_whitted.cu, cuda/frames_path.cu), so each kernel is compiled
+// once. What both integrators launch alike (generate, intersect, the live-word list,
+// resolve) the path launcher hands to the Whitted one.
+#pragma once
+
+#include "cuda/frame_launcher.cuh"
+
+namespace srt::cuda {
+
+template <class Executor, bool kPath>
+size_t FrameLauncher<Executor, kPath>::stack_bytes(const SceneView& view) {
+    size_t need = 0;
+    const auto frame = [&](const void* kernel) {
+        cudaFuncAttributes a{};
+        CUDA_CHECK(cudaFuncGetAttributes(&a, kernel));
+        need = std::max(need, a.localSizeBytes);
+    };
+    FrameContext f;
+    f.scene = view;
+    variant(f, [&](auto w) {
+        constexpr int W = decltype(w)::value;
+        frame(reinterpret_cast<const void*>(cuda::k_stencil_path_tail<cuda::TraceOp<W>>));
+        frame(reinterpret_cast<const void*>(cuda::k_megakernel<cuda::TraceOp<W>>));
+        frame(reinterpret_cast<const void*>(cuda::k_regenerate<cuda::TraceOp<W>>));
+        frame(reinterpret_cast<const void*>(
+            cuda::k_stencil_sparse_bounce<cuda::IntersectOp<whitted_variant(W)>, cuda::ShadeOp<W>, cuda::ReflectOp<W>>));
+        if constexpr (!kPath) frame(reinterpret_cast<const void*>(cuda::k_stencil_write<cuda::IntersectOp<W>>));
+        frame(reinterpret_cast<const void*>(cuda::k_stencil_read<cuda::ShadeOp<W>>));
+    });
+    return need;
+}
+
+template <class Executor, bool kPath>
+void FrameLauncher<Executor, kPath>::sparse_bounce(const FrameContext& f) {
+    variant(f, [&](auto w) {
+        constexpr int W = decltype(w)::value;
+        using Intersect = cuda::IntersectOp<whitted_variant(W)>;
+        const auto kernel = cuda::k_stencil_sparse_bounce<Intersect, cuda::ShadeOp<W>, cuda::ReflectOp<W>>;
+        const auto [grid, b] = filling(kernel, ex.sizes_.config().intersect);
+        launch(kIntersect, grid, b, kernel, f, ex.stencil_.get(), ex.list_[0].get(), ex.list_[1].get(),
+               Intersect{}, cuda::ShadeOp<W>{ctrl()}, cuda::ReflectOp<W>{ctrl()}, counters(), ctrl());
+    });
+}
+
+template <class Executor, bool kPath>
+void FrameLauncher<Executor, kPath>::tail(const FrameContext& f) {
+    variant(f, [&](auto w) {
+        constexpr int W = decltype(w)::value;
+        const auto kernel = cuda::k_stencil_path_tail<cuda::TraceOp<W>>;
+        const auto [grid, b] = per_ray(kernel, cuda::kPathBlock, f.ray_count);
+        launch(kIntersect, grid, b, kernel, f, cuda::TraceOp<W>{}, ex.stencil_.get(),
+               (const uint32_t*)ex.list_[0].get(), (const uint32_t*)ex.list_[1].get(), counters(), ctrl());
+    });
+}
+
+template <class Executor, bool kPath>
+void FrameLauncher<Executor, kPath>::trace_paths(const FrameContext& f, DeadRayMode mode) {
+    uint32_t* reached = counting ? ex.reached_.get() : nullptr;
+    variant(f, [&](auto w) {
+        constexpr int W = decltype(w)::value;
+        if (mode == DeadRayMode::Megakernel) {
+            const auto kernel = cuda::k_megakernel<cuda::TraceOp<W>>;
+            const auto [grid, b] = per_ray(kernel, cuda::kPathBlock, f.ray_count);
+            launch(kPaths, grid, b, kernel, f, cuda::TraceOp<W>{}, counters(), reached, (const FrameControl*)ctrl());
+        } else {
+            const auto kernel = cuda::k_regenerate<cuda::TraceOp<W>>;
+            const auto [grid, b] = filling(kernel, cuda::kPathBlock);
+            launch(kPaths, grid, b, kernel, f, cuda::TraceOp<W>{}, counters(),
+                   counting ? ex.path_steps_.get() : nullptr, reached, ctrl());
+        }
+    });
+}
+
+template <class Executor, bool kPath>
+void FrameLauncher<Executor, kPath>::list_words(const FrameContext& f) {
+    if constexpr (kPath) {
+        as_whitted().list_words(f);
+    } else {
+        const auto [grid, b] = filling(cuda::k_stencil_list, 256);
+        launch(kReflect, grid, b, cuda::k_stencil_list, (const uint32_t*)ex.stencil_.get(), f.ray_count >> 5,
+               ctrl(), ex.list_[0].get(), ex.list_[1].get());
+    }
+}
+
+template <class Executor, bool kPath>
+void FrameLauncher<Executor, kPath>::generate(const FrameContext& f) {
+    if constexpr (kPath) {
+        as_whitted().generate(f);
+    } else {
+        const cuda::GenerateOp op{ctrl()};
+        const int block = ex.sizes_.config().generate;
+        switch (settings.mode) {
+            case DeadRayMode::Stencil: {
+                const auto kernel = cuda::k_stencil_write<cuda::GenerateOp>;
+                const auto [grid, b] = per_ray(kernel, block, f.ray_count);
+                launch(kGenerate, grid, b, kernel, f, ex.stencil_.get(), op, true, (uint32_t*)nullptr,
+                       (BounceCounters*)nullptr, (const FrameControl*)ctrl());
+                break;
+            }
+            case DeadRayMode::Flags: {
+                const auto kernel = cuda::k_flags_write<cuda::GenerateOp>;
+                const auto [grid, b] = per_ray(kernel, block, f.ray_count);
+                launch(kGenerate, grid, b, kernel, f, ex.flags_.get(), op, true, (uint32_t*)nullptr,
+                       (BounceCounters*)nullptr, (const FrameControl*)ctrl());
+                break;
+            }
+            case DeadRayMode::Compact: {
+                const auto kernel = cuda::k_compact_generate<cuda::GenerateOp>;
+                const auto [grid, b] = per_ray(kernel, block, f.ray_count);
+                launch(kGenerate, grid, b, kernel, f, op, ex.list_[0].get(), live(0));
+                break;
+            }
+            case DeadRayMode::Megakernel:
+            case DeadRayMode::Regenerate:
+                break;  // run_frame calls trace_paths instead
+        }
+    }
+}
+
+template <class Executor, bool kPath>
+void FrameLauncher<Executor, kPath>::intersect(const FrameContext& f, int bounce) {
+    if constexpr (kPath) {
+        as_whitted().intersect(f, bounce);
+    } else {
+        with_bvh_width(f.scene, [&](auto w) {
+            write_stage(kIntersect, ex.sizes_.config().intersect, f, cuda::IntersectOp<decltype(w)::value>{}, counters(),
+                        0, 1);
+        });
+    }
+}
+
+template <class Executor, bool kPath>
+void FrameLauncher<Executor, kPath>::shade(const FrameContext& f, int) {
+    variant(f, [&](auto w) { shade_w<decltype(w)::value>(f); });
+}
+
+template <class Executor, bool kPath>
+void FrameLauncher<Executor, kPath>::reflect(const FrameContext& f, int) {
+    variant(f, [&](auto w) {
+        write_stage(kReflect, ex.sizes_.config().reflect, f, cuda::ReflectOp<decltype(w)::value>{ctrl()}, nullptr,
+                    1, 0);
+    });
+}
+
+template <class Executor, bool kPath>
+void FrameLauncher<Executor, kPath>::retire(const FrameContext& f, int bounce) {
+    if (stencil() && bounce > 0) return reflect(f, bounce);
+    if (!ex.probe_) return;
+    switch (settings.mode) {
+        case DeadRayMode::Stencil:
+            CUDA_CHECK(cudaMemsetAsync(ex.stencil_.get(), 0, size_t(f.ray_count >> 5) * 4u, stream));
+            break;
+        case DeadRayMode::Flags:
+            CUDA_CHECK(cudaMemsetAsync(ex.flags_.get(), 0, size_t(f.ray_count) * 4u, stream));
+            break;
+        case DeadRayMode::Compact:
+            break;  // reflect's list (live[0]) was cleared by shade and stays empty
+        case DeadRayMode::Megakernel:
+        case DeadRayMode::Regenerate:
+            break;  // run_frame calls trace_paths instead
+    }
+}
+
+template <class Executor, bool kPath>
+void FrameLauncher<Executor, kPath>::resolve(const FrameContext& f) {
+    if constexpr (kPath) {
+        as_whitted().resolve(f);
+    } else {
+        const auto [grid, b] = per_ray(cuda::k_resolve, ex.sizes_.config().resolve, f.pixel_count);
+        launch(kResolve, grid, b, cuda::k_resolve, f, ctrl());
+    }
+}
+
+}  // namespace srt::cuda

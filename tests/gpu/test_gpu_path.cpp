@@ -1,0 +1,200 @@
+// GPU tests of the path integrator: every mode, both launch kinds and every BVH layout on
+// the GPU against the CPU executor and the per-pixel reference, bit for bit, at odd sizes
+// and 1, 3 and 16 samples; the per-bounce counts against the CPU's; and the progressive
+// sum. Label `gpu`, in srt_gpu_tests (exits 77 without a device).
+#include "cuda/cuda_executor.h"
+#include "render/executor.h"
+#include "scene/load.h"
+#include "scene/scene.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
+using namespace srt;
+
+namespace {
+
+std::string env_or(const char* name, const char* fallback) {
+    const char* v = std::getenv(name);
+    return v ? v : fallback;
+}
+
+std::unique_ptr<CudaExecutor> path_gpu() {
+    std::string why;
+    auto ex = make_cuda_executor(why);
+    if (!ex) ADD_FAILURE() << why;
+    return ex;
+}
+
+RenderSettings path_settings(int w, int h, int depth, DeadRayMode mode, LaunchMode launch, int spp) {
+    RenderSettings rs;
+    rs.width = w;
+    rs.height = h;
+    rs.depth = depth;
+    rs.mode = mode;
+    rs.launch = launch;
+    rs.spp = spp;
+    rs.integrator = Integrator::Path;
+    return rs;
+}
+
+// Scenes that take each path kernel variant: plain triangles and spheres, glass with
+// absorption and a rough conductor, textures (bilinear and from mip chains), alpha
+// masks, spheres in double, mirrors; the Cornell boxes and Conference where the shared
+// data is.
+std::vector<std::pair<std::string, Scene>> path_scenes() {
+    std::vector<std::pair<std::string, Scene>> v;
+    const std::string src = env_or("SRT_SOURCE_DIR", SRT_SOURCE_DIR);
+    v.emplace_back("default", builtin_default_scene());
+    for (const char* f : {"scenes/glass.json", "scenes/textured.json", "scenes/foliage.json", "scenes/big-sphere.json",
+                          "scenes/cornell-mirror.json"})
+        v.emplace_back(f, load_scene(src + "/" + f));
+    Scene tri = load_scene(src + "/scenes/textured.json");
+    tri.texture_filter = TextureFilter::Trilinear;
+    v.emplace_back("textured.json, trilinear", std::move(tri));
+    const std::string data = env_or("SRT_SHARED_DATA", SRT_SHARED_DATA);
+    for (const char* f : {"CornellBox-Original.obj", "CornellBox-Sphere.obj", "CornellBox-Water.obj"}) {
+        const std::string p = data + "/scenes/cornell-box/" + f;
+        if (std::filesystem::exists(p)) v.emplace_back(f, load_scene(p));
+    }
+    const std::string conf = data + "/scenes/conference/conference.obj";
+    if (std::filesystem::exists(conf)) {
+        Scene s = load_scene(conf);
+        s.camera.from = {1600, 500, 90};
+        s.camera.at = {200, 100, 10};
+        s.camera.up = {0, 1, 0};
+        s.camera.fov_deg = 75;
+        Light l;
+        l.position = {600, 600, 50};
+        s.lights = {l};
+        v.emplace_back("conference", std::move(s));
+    }
+    return v;
+}
+
+const DeadRayMode kPathModes[] = {DeadRayMode::Stencil, DeadRayMode::Flags, DeadRayMode::Compact,
+                                  DeadRayMode::Megakernel, DeadRayMode::Regenerate};
+
+}  // namespace
+
+// Every mode and launch kind on the GPU == the CPU executor, at an odd size, 1, 3 and 16
+// samples; and the CPU == the per-pixel reference at the smallest.
+TEST(GpuPath, EveryModeEqualsTheCpu) {
+    auto g = path_gpu();
+    ASSERT_TRUE(g);
+    auto cpu = make_cpu_executor();
+    for (const auto& [name, scene] : path_scenes()) {
+        const CompiledScene cs = compile_scene(scene);
+        g->set_scene(cs);
+        cpu->set_scene(cs);
+        int checked = 0;
+        for (int spp : {1, 3, 16}) {
+            const int w = spp == 16 ? 97 : 203, h = spp == 16 ? 61 : 117;
+            Image ref;
+            cpu->render(scene.camera, path_settings(w, h, 8, DeadRayMode::Stencil, LaunchMode::Graph, spp), ref);
+            LinearImage ref_lin;
+            cpu->read_linear(ref_lin);
+            if (spp == 1) {
+                Image per_pixel;
+                render_reference(cs, scene.camera, path_settings(w, h, 8, DeadRayMode::Stencil, LaunchMode::Graph, 1),
+                                 per_pixel);
+                EXPECT_EQ(per_pixel.rgba, ref.rgba) << name << ": CPU wavefront against the reference";
+            }
+            for (DeadRayMode m : kPathModes)
+                for (LaunchMode l : {LaunchMode::Graph, LaunchMode::Stream}) {
+                    Image img;
+                    g->render(scene.camera, path_settings(w, h, 8, m, l, spp), img);
+                    EXPECT_EQ(img.rgba, ref.rgba) << name << " " << to_string(m) << " " << to_string(l) << " spp " << spp;
+                    LinearImage lin;
+                    g->read_linear(lin);
+                    EXPECT_EQ(lin.rgb, ref_lin.rgb) << name << " " << to_string(m) << " " << to_string(l);
+                    ++checked;
+                }
+        }
+        std::printf("[gpu path==cpu] %-28s %d renders (5 modes x 2 launches x spp 1, 3, 16) bit for bit\n",
+                    name.c_str(), checked);
+    }
+}
+
+// The wide BVHs on the GPU give the CPU's BVH2 image.
+TEST(GpuPath, WideBvhsEqualCpuBvh2) {
+    auto g = path_gpu();
+    ASSERT_TRUE(g);
+    auto cpu = make_cpu_executor();
+    for (const auto& [name, scene] : path_scenes()) {
+        const CompiledScene c2 = compile_scene(scene, AccelLayout::Bvh2);
+        cpu->set_scene(c2);
+        Image ref;
+        cpu->render(scene.camera, path_settings(160, 90, 8, DeadRayMode::Stencil, LaunchMode::Graph, 2), ref);
+        for (AccelLayout wide : {AccelLayout::Bvh4, AccelLayout::Bvh8}) {
+            const CompiledScene cw = compile_scene(scene, wide);
+            g->set_scene(cw);
+            for (DeadRayMode m : kPathModes) {
+                Image img;
+                g->render(scene.camera, path_settings(160, 90, 8, m, LaunchMode::Graph, 2), img);
+                EXPECT_EQ(img.rgba, ref.rgba) << name << " " << to_string(wide) << " " << to_string(m);
+            }
+        }
+    }
+}
+
+// Live rays, live warps and shadow rays per bounce, the rays traced and the bounces run
+// equal the CPU's in every mode (compaction's warps: the fewest that hold the rays).
+TEST(GpuPath, StatsMatchCpu) {
+    auto g = path_gpu();
+    ASSERT_TRUE(g);
+    auto cpu = make_cpu_executor();
+    const Scene scene = load_scene(env_or("SRT_SOURCE_DIR", SRT_SOURCE_DIR) + std::string("/scenes/glass.json"));
+    const CompiledScene cs = compile_scene(scene);
+    g->set_scene(cs);
+    cpu->set_scene(cs);
+    Image img;
+    FrameStats c;
+    cpu->render(scene.camera, path_settings(320, 180, 8, DeadRayMode::Stencil, LaunchMode::Stream, 1), img, &c);
+    for (DeadRayMode m : kPathModes) {
+        FrameStats s;
+        g->render(scene.camera, path_settings(320, 180, 8, m, LaunchMode::Stream, 1), img, &s);
+        ASSERT_EQ(s.bounces.size(), c.bounces.size()) << to_string(m);
+        EXPECT_EQ(s.rays_traced, c.rays_traced) << to_string(m);
+        EXPECT_EQ(s.bounces_run, c.bounces_run) << to_string(m);
+        for (size_t b = 0; b < c.bounces.size(); ++b) {
+            EXPECT_EQ(s.bounces[b].live_rays, c.bounces[b].live_rays) << to_string(m) << " bounce " << b;
+            EXPECT_EQ(s.bounces[b].shadow_rays, c.bounces[b].shadow_rays) << to_string(m) << " bounce " << b;
+            if (m == DeadRayMode::Compact)
+                EXPECT_EQ(s.bounces[b].live_warps, (c.bounces[b].live_rays + 31) / 32) << "bounce " << b;
+            else if (m != DeadRayMode::Regenerate)
+                EXPECT_EQ(s.bounces[b].live_warps, c.bounces[b].live_warps) << to_string(m) << " bounce " << b;
+        }
+    }
+    std::printf("[gpu path stats] glass.json 320x180 depth 8: %zu bounces, SIMD efficiency %.3f (CPU stencil)\n",
+                c.bounces.size(), c.simd_efficiency());
+}
+
+// Frames of one sample each on the device (the viewer's still view) end in the CPU's
+// image of one frame of N samples, replaying one graph.
+TEST(GpuPath, AccumulationEqualsOneFrameOfNSamples) {
+    auto g = path_gpu();
+    ASSERT_TRUE(g);
+    auto cpu = make_cpu_executor();
+    const Scene scene = load_scene(env_or("SRT_SOURCE_DIR", SRT_SOURCE_DIR) + std::string("/scenes/glass.json"));
+    const CompiledScene cs = compile_scene(scene);
+    g->set_scene(cs);
+    cpu->set_scene(cs);
+    const int n = 5;
+    Image ref;
+    cpu->render(scene.camera, path_settings(211, 133, 8, DeadRayMode::Stencil, LaunchMode::Graph, n), ref);
+    for (DeadRayMode m : kPathModes) {
+        Image acc;
+        const int before = g->graph_captures();
+        for (int k = 0; k < n; ++k) {
+            RenderSettings rs = path_settings(211, 133, 8, m, LaunchMode::Graph, 1);
+            rs.sample_begin = k;
+            g->render(scene.camera, rs, acc);
+        }
+        EXPECT_LE(g->graph_captures(), before + 1) << "one capture for all frames";
+        EXPECT_EQ(acc.rgba, ref.rgba) << to_string(m);
+    }
+}
