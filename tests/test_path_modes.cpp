@@ -6,6 +6,7 @@
 // extra bounce the last vertex's emission needs; seeds. The GPU's modes are held to the
 // same images in tests/gpu/test_gpu_path.cpp.
 #include "core/image.h"
+#include "render/sampling.h"
 #include "render/executor.h"
 #include "render/scene_gpu.h"
 #include "scene/load.h"
@@ -13,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <string>
 #include <utility>
@@ -178,4 +180,34 @@ TEST(PathModes, SwitchingIntegratorsKeepsEachImage) {
     EXPECT_EQ(w1.rgba, wref.rgba);
     EXPECT_EQ(p0.rgba, p1.rgba);
     EXPECT_NE(p0.rgba, w0.rgba);
+}
+
+// Rays that skim an infinite plane travel 1e7 units and more; seen from there an area
+// light's density overflows float when squared for MIS. No value may come out NaN or
+// infinite (the camera's middle row in glass.json at 97x61 runs exactly parallel to the
+// floor: every pixel of it was NaN).
+TEST(PathModes, EveryValueIsFinite) {
+    auto ex = make_cpu_executor(2);
+    const Scene scene = load_scene(std::string(SRT_SOURCE_DIR) + "/scenes/glass.json");
+    const CompiledScene cs = compile_scene(scene);
+    ex->set_scene(cs);
+    Image img;
+    ex->render(scene.camera, path_settings(97, 61, 8, DeadRayMode::Stencil, 16), img);
+    LinearImage lin;
+    ex->read_linear(lin);
+    size_t bad = 0;
+    for (float v : lin.rgb) bad += !std::isfinite(v);
+    EXPECT_EQ(bad, 0u);
+}
+
+TEST(PathModes, PowerHeuristicHoldsWhereSquaresOverflow) {
+    EXPECT_FLOAT_EQ(power_heuristic(3.0f, 4.0f), 9.0f / 25.0f);
+    EXPECT_FLOAT_EQ(power_heuristic(4.0f, 3.0f), 16.0f / 25.0f);
+    EXPECT_EQ(power_heuristic(1e24f, 1.0f), 1.0f);
+    EXPECT_EQ(power_heuristic(1.0f, 1e24f), 0.0f);
+    EXPECT_EQ(power_heuristic(INFINITY, 2.0f), 1.0f);
+    EXPECT_EQ(power_heuristic(2.0f, INFINITY), 0.0f);
+    EXPECT_EQ(power_heuristic(0.0f, 0.0f), 0.0f);
+    EXPECT_EQ(power_heuristic(5.0f, 0.0f), 1.0f);
+    EXPECT_FLOAT_EQ(power_heuristic(1e20f, 1e20f), 0.5f);
 }

@@ -98,10 +98,18 @@ SRT_HD_INLINE glm::vec3 sample_uniform_sphere(float u1, float u2) {
     return glm::vec3(r * c, r * s, z);
 }
 
-// Veach's power heuristic (beta = 2) for one sample of density pa against density pb.
+// Veach's power heuristic (beta = 2) for one sample of density pa against density pb:
+// pa^2 / (pa^2 + pb^2), as a ratio of the two, because the squares overflow: an area
+// light seen edge-on from far off has a solid-angle density past 1e19 (a ray that
+// skimmed a floor plane for 1e7 units made inf / inf, a NaN pixel).
 SRT_HD_INLINE float power_heuristic(float pa, float pb) {
-    const float a = pa * pa, b = pb * pb;
-    return a + b > 0.0f ? a / (a + b) : 0.0f;
+    if (!(pa > 0.0f)) return 0.0f;
+    if (pa >= pb) {
+        const float r = pb / pa;
+        return r == r ? 1.0f / (1.0f + r * r) : 0.5f;  // both infinite: an even split
+    }
+    const float r = pa / pb;
+    return (r * r) / (1.0f + r * r);
 }
 
 SRT_HD_INLINE float luminance(const glm::vec3& c) { return 0.2126f * c.x + 0.7152f * c.y + 0.0722f * c.z; }
