@@ -5,6 +5,7 @@
 // (tests/support/path_reference.h, written without sight of this code), region by region
 // within error bars from both sides' own samples.
 #include "render/executor.h"
+#include "render/path_vertex.h"
 #include "render/scene_gpu.h"
 #include "scene/load.h"
 #include "scene/scene.h"
@@ -35,7 +36,8 @@ struct Stats {
 
 // Every pixel's samples 0..spp-1 through the reference, over two threads (each pixel's
 // samples in order, so the sums do not depend on the split).
-Stats render_stats(const CompiledScene& cs, int w, int h, int spp, int depth) {
+Stats render_stats(const CompiledScene& cs, int w, int h, int spp, int depth,
+                   PathStrategy strategy = PathStrategy::Mis) {
     Stats st;
     st.w = w;
     st.h = h;
@@ -47,7 +49,8 @@ Stats render_stats(const CompiledScene& cs, int w, int h, int spp, int depth) {
         for (int y = y0; y < h; y += step)
             for (int x = 0; x < w; ++x)
                 for (int s = 0; s < spp; ++s) {
-                    const glm::dvec3 v(reference_path_sample(cs, cam, w, h, x, y, uint32_t(s), depth, 0u));
+                    const glm::dvec3 v(
+                        reference_path_sample(cs, cam, w, h, x, y, uint32_t(s), depth, 0u, nullptr, strategy));
                     st.sum[size_t(y * w + x)] += v;
                     st.sum2[size_t(y * w + x)] += v * v;
                 }
@@ -101,8 +104,9 @@ TEST(PathIntegrator, WhiteFurnaceWithRussianRoulette) {
 // reader with the MTL mapped as docs/scene-format.md maps it (Kd diffuse, Ke one-sided,
 // illum 5 a mirror of Ks, illum 7 glass of index Ni absorbing -ln(Tf) per unit length).
 // Compared in 4x4 regions of a 16x16 image, every channel within k combined standard
-// errors, k for 48 comparisons at a family-wise false-failure rate of 1e-3.
-void expect_cornell_agrees(const std::string& name, int our_spp, int their_spp) {
+// errors, k for 48 comparisons at a family-wise false-failure rate of 1e-3; and the same
+// comparison must fail with ours made brighter by `bias` (2-4%): the test can fail.
+void expect_cornell_agrees(const std::string& name, int our_spp, int their_spp, double bias) {
     const std::string dir = std::string(SRT_SHARED_DATA) + "/scenes/cornell-box/";
     const std::string obj = dir + name + ".obj";
     if (!std::ifstream(obj)) GTEST_SKIP() << obj << " not present";
@@ -168,7 +172,7 @@ void expect_cornell_agrees(const std::string& name, int our_spp, int their_spp) 
     const pathref::Image theirs = pathref::render(ref, cam, o);
 
     const double k = pathref::bonferroni_k(48, 1e-3);
-    double worst = 0.0, noisiest = 0.0;
+    double worst = 0.0, noisiest = 0.0, worst_biased = 0.0;
     for (int ry = 0; ry < 4; ++ry)
         for (int rx = 0; rx < 4; ++rx) {
             glm::dvec3 m(0.0), v(0.0);
@@ -183,6 +187,9 @@ void expect_cornell_agrees(const std::string& name, int our_spp, int their_spp) 
                 const double se = std::sqrt(v[c] + ts[c] * ts[c]);
                 const double z = std::fabs(m[c] - tm[c]) / se;
                 worst = std::max(worst, z);
+                // The same comparison of ours made brighter by `bias`, to show it would fail.
+                const double b = 1.0 + bias, se2 = std::sqrt(b * b * v[c] + ts[c] * ts[c]);
+                if (se2 > 0.0) worst_biased = std::max(worst_biased, std::fabs(b * m[c] - tm[c]) / se2);
                 EXPECT_LT(z, k) << name << " region " << rx << "," << ry << " channel " << c << ": ours " << m[c]
                                 << ", theirs " << tm[c] << ", se " << se;
                 if (tm[c] > 0.05) {
@@ -191,18 +198,75 @@ void expect_cornell_agrees(const std::string& name, int our_spp, int their_spp) 
                 }
             }
         }
-    std::printf("[cornell] %s: worst |ours - theirs| / se over 48 region channels %.2f (k = %.2f), noisiest region %.1f%%\n",
-                name.c_str(), worst, k, 100.0 * noisiest);
+    EXPECT_GT(worst_biased, k) << name << ": ours " << 100.0 * bias << "% brighter would pass";
+    std::printf("[cornell] %s: worst |ours - theirs| / se over 48 region channels %.2f (k = %.2f), noisiest region "
+                "%.1f%%; ours %.0f%% brighter: %.2f\n",
+                name.c_str(), worst, k, 100.0 * noisiest, 100.0 * bias, worst_biased);
 }
 
 TEST(PathIntegrator, CornellBoxAgreesWithTheIndependentPathTracer) {
-    expect_cornell_agrees("CornellBox-Original", 2048, 4096);
+    expect_cornell_agrees("CornellBox-Original", 8192, 16384, 0.02);
 }
 
 // A mirror sphere and a glass sphere of index 2.5 that absorbs (Tf 0.1): refraction, total
 // internal reflection, Fresnel's split and Beer-Lambert inside, against the oracle's own.
 TEST(PathIntegrator, CornellBoxWithGlassAgreesWithTheIndependentPathTracer) {
-    expect_cornell_agrees("CornellBox-Sphere", 4096, 8192);
+    expect_cornell_agrees("CornellBox-Sphere", 16384, 32768, 0.04);
 }
 
+// The mean over a region of 4x4 pixels, and its variance (of the mean).
+void region_mean(const Stats& st, int rx, int ry, glm::dvec3& m, glm::dvec3& v) {
+    m = v = glm::dvec3(0.0);
+    for (int y = ry * 4; y < ry * 4 + 4; ++y)
+        for (int x = rx * 4; x < rx * 4 + 4; ++x) {
+            m += st.mean(x, y) / 16.0;
+            v += st.var_of_mean(x, y) / 256.0;
+        }
+}
+
+// The largest |a - scale b| over the combined standard error, over every region channel
+// that either image lights.
+double worst_z(const Stats& a, const Stats& b, double scale = 1.0) {
+    double worst = 0.0;
+    for (int ry = 0; ry < a.h / 4; ++ry)
+        for (int rx = 0; rx < a.w / 4; ++rx) {
+            glm::dvec3 ma, va, mb, vb;
+            region_mean(a, rx, ry, ma, va);
+            region_mean(b, rx, ry, mb, vb);
+            for (int c = 0; c < 3; ++c) {
+                const double se = std::sqrt(va[c] + scale * scale * vb[c]);
+                const double d = std::fabs(ma[c] - scale * mb[c]);
+                if (se > 0.0) worst = std::max(worst, d / se);
+                else if (d > 0.0) worst = INFINITY;  // both exact, and they differ
+            }
+        }
+    return worst;
+}
+
+// Multiple importance sampling against each estimator alone, on a scene where both
+// matter (scenes/glass.json: a small area light, a rough gold sphere of roughness 0.35,
+// glass): BSDF sampling alone, light sampling alone and MIS converge to the same image.
+// 16 regions x 3 channels x 2 comparisons, k for 96 at a family-wise false-failure rate of
+// 1e-3. A 3% bias in one image must fail the same comparison (the test can fail).
+TEST(PathIntegrator, MisAgreesWithEachStrategyAlone) {
+    const Scene scene = load_scene(std::string(SRT_SOURCE_DIR) + "/scenes/glass.json");
+    const CompiledScene cs = compile_scene(scene);
+    const int w = 16, h = 16, depth = 6;
+    const Stats mis = render_stats(cs, w, h, 8192, depth);
+    const Stats bsdf = render_stats(cs, w, h, 32768, depth, PathStrategy::BsdfOnly);
+    const Stats light = render_stats(cs, w, h, 8192, depth, PathStrategy::LightOnly);
+    const double k = pathref::bonferroni_k(96, 1e-3);
+    const double z_bsdf = worst_z(mis, bsdf), z_light = worst_z(mis, light);
+    EXPECT_LT(z_bsdf, k) << "MIS against BSDF sampling alone";
+    EXPECT_LT(z_light, k) << "MIS against light sampling alone";
+    // Sharp enough to tell: the brightest region's error is under 2% of its mean.
+    glm::dvec3 m, v;
+    region_mean(mis, 1, 2, m, v);
+    EXPECT_LT(std::sqrt(v.x), 0.02 * m.x);
+    EXPECT_GT(worst_z(mis, light, 1.03), k) << "a 3% bias went unseen";
+    EXPECT_GT(worst_z(mis, bsdf, 1.03), k) << "a 3% bias went unseen";
+    std::printf("[mis] worst z: MIS vs BSDF-only %.2f, MIS vs light-only %.2f (k = %.2f); biased by 3%%: %.1f, %.1f\n",
+                z_bsdf, z_light, k, worst_z(mis, bsdf, 1.03), worst_z(mis, light, 1.03));
+}
 }  // namespace
+

@@ -387,6 +387,15 @@ TEST(Viewer, PathModesAccumulateToRenderSpp) {
     expect_viewer_equals_render("regenerate", m + m + m + m, 6, 160, 120);
 }
 
+// I switches to the path integrator: a still path-traced view converges, frame after
+// frame, to `render --integrator path --spp N` byte for byte; I again goes back to
+// Whitted, and the sum starts again.
+TEST(Viewer, IntegratorKeyConvergesToRenderPath) {
+    expect_viewer_equals_render("path", "frame 0 key I press\nframe 0 key I release\n", 7, 160, 120, -1,
+                                "--integrator path");
+    expect_viewer_equals_render("path-back", "frame 0 key I press\nframe 2 key I press\n", 8, 160, 120);
+}
+
 // Looking around starts the sum again, and so does R bringing the camera back: after a
 // look at frame 3 and R at frame 6, frames 6..13 remain, 8 samples from the start camera.
 TEST(Viewer, MovingTheCameraResetsTheSum) {

@@ -246,7 +246,7 @@ struct FrameLauncher {
     void shade(const FrameContext& f, int bounce);
     template <int W>
     void shade_w(const FrameContext& f) {
-        const cuda::ShadeOp<W> op{ctrl()};
+        const cuda::ShadeOp<W> op = cuda::shade_op<W>(ctrl());
         const int block = ex.sizes_.config().shade;
         switch (settings.mode) {
             case DeadRayMode::Stencil: {

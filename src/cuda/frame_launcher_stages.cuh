@@ -40,7 +40,7 @@ void FrameLauncher<Executor, kPath>::sparse_bounce(const FrameContext& f) {
         const auto kernel = cuda::k_stencil_sparse_bounce<Intersect, cuda::ShadeOp<W>, cuda::ReflectOp<W>>;
         const auto [grid, b] = filling(kernel, ex.sizes_.config().intersect);
         launch(kIntersect, grid, b, kernel, f, ex.stencil_.get(), ex.list_[0].get(), ex.list_[1].get(),
-               Intersect{}, cuda::ShadeOp<W>{ctrl()}, cuda::ReflectOp<W>{ctrl()}, counters(), ctrl());
+               Intersect{}, cuda::shade_op<W>(ctrl()), cuda::ReflectOp<W>{ctrl()}, counters(), ctrl());
     });
 }
 

@@ -25,6 +25,13 @@
 
 namespace srt {
 
+// Which estimators of direct light a path combines: both, weighed by multiple importance
+// sampling (what renders), or one alone: BsdfOnly counts emission wherever a BSDF sample
+// finds it and samples only delta lights; LightOnly counts an area light only through its
+// light sample (and emission after the camera or a delta lobe, which no light sample can
+// stand for). All three converge to the same image; the tests hold MIS to the other two.
+enum class PathStrategy { Mis, BsdfOnly, LightOnly };
+
 // What a path carries from one vertex to the next.
 struct PathState {
     glm::vec3 throughput{1.0f};
@@ -50,7 +57,7 @@ SRT_HD_INLINE BsdfParams surface_bsdf(const SceneView& s, const Surface& sf) {
 
 // The segment from the last vertex to this hit (t along the unit direction d), and the
 // light the surface sends back along it.
-template <int kVariant>
+template <int kVariant, PathStrategy kStrategy = PathStrategy::Mis>
 SRT_HD_INLINE glm::vec3 path_arrive(const SceneView& s, const Surface& sf, int32_t prim, const glm::vec3& d, float t,
                                     PathState& st) {
     const f4 medium = load_f4(&s.materials[sf.material].medium);
@@ -60,7 +67,10 @@ SRT_HD_INLINE glm::vec3 path_arrive(const SceneView& s, const Surface& sf, int32
     const f4 e = load_f4(&s.materials[sf.material].emission);
     if (!(e.x > 0.0f || e.y > 0.0f || e.z > 0.0f) || !(sf.front || e.w != 0.0f)) return glm::vec3(0.0f);
     float mis = 1.0f;
-    if (st.prev_pdf > 0.0f && s.prim_emitter != nullptr && uint32_t(prim) < s.prim_count) {
+    if constexpr (kStrategy == PathStrategy::LightOnly)
+        if (st.prev_pdf > 0.0f) return glm::vec3(0.0f);  // the light sample counted it
+    if (kStrategy == PathStrategy::Mis && st.prev_pdf > 0.0f && s.prim_emitter != nullptr &&
+        uint32_t(prim) < s.prim_count) {
         const uint32_t k = s.prim_emitter[prim];
         if (k != kNoEmitter) {
             // sf.n faces the ray; the density depends on |cos| alone.
@@ -71,7 +81,7 @@ SRT_HD_INLINE glm::vec3 path_arrive(const SceneView& s, const Surface& sf, int32
 }
 
 // Next-event estimation at the surface: what one light sample brings.
-template <int kWidth>
+template <int kWidth, PathStrategy kStrategy = PathStrategy::Mis>
 SRT_HD_INLINE glm::vec3 path_light(const SceneView& s, const Surface& sf, const BsdfParams& b, const Frame& frame,
                                    const glm::vec3& wo, const glm::vec4& u, const PathState& st,
                                    uint32_t& shadow_rays) {
@@ -79,13 +89,14 @@ SRT_HD_INLINE glm::vec3 path_light(const SceneView& s, const Surface& sf, const 
     const glm::vec3 o = offset_origin(sf);
     const LightSample ls = sample_light(s, o, u.x, u.y, u.z);
     if (!ls.valid || !(glm::dot(ls.wi, sf.n) > 0.0f)) return glm::vec3(0.0f);  // behind the surface
+    if (kStrategy == PathStrategy::BsdfOnly && !ls.delta) return glm::vec3(0.0f);  // the BSDF sample finds it
     const glm::vec3 wi = frame.to_local(ls.wi);
     const glm::vec3 f = bsdf_eval(b, wo, wi);
     if (!(f.x > 0.0f || f.y > 0.0f || f.z > 0.0f)) return glm::vec3(0.0f);
     ++shadow_rays;
     // Short of the light by a part in 10^4, so that the emitter itself does not block it.
     if (occluded<kWidth>(s, o, ls.wi, ls.delta ? ls.dist : ls.dist * 0.9999f)) return glm::vec3(0.0f);
-    const float mis = ls.delta ? 1.0f : power_heuristic(ls.pdf, bsdf_pdf(b, wo, wi));
+    const float mis = ls.delta || kStrategy != PathStrategy::Mis ? 1.0f : power_heuristic(ls.pdf, bsdf_pdf(b, wo, wi));
     return st.throughput * f * ls.radiance * (wi.z * mis / ls.pdf);
 }
 

@@ -27,25 +27,32 @@ FrameContext reference_frame(const CompiledScene& scene, const CameraGpu& cam, i
 
 // Adds sample `sample` of ray i's pixel to r.rad (sample 0 starts the sum), as the
 // wavefront adds it to the pixel's running sum.
+template <PathStrategy kStrategy = PathStrategy::Mis>
 void add_sample(FrameContext& f, uint32_t i, uint32_t sample, PathRay& r, uint32_t& shadow_rays) {
     f.sample = sample;
     sample_offset(sample, f.sample_dx, f.sample_dy);
     generate_ray(f, i, r);
     with_path_variant(f.scene, [&](auto w) {
         for (int bounce = 0; bounce < f.max_depth; ++bounce)
-            if (!trace_bounce<decltype(w)::value>(f, r, i, bounce, shadow_rays)) break;
+            if (!trace_bounce<decltype(w)::value, kStrategy>(f, r, i, bounce, shadow_rays)) break;
     });
 }
 
 }  // namespace
 
 glm::vec3 reference_path_sample(const CompiledScene& scene, const CameraGpu& cam, int width, int height, int x, int y,
-                                uint32_t sample, int depth, uint32_t seed, uint32_t* shadow_rays) {
+                                uint32_t sample, int depth, uint32_t seed, uint32_t* shadow_rays,
+                                PathStrategy strategy) {
     FrameContext f = reference_frame(scene, cam, width, height, depth, seed);
     PathRay r;
     r.rad = glm::vec3(0.0f);
     uint32_t shadows = 0;
-    add_sample(f, pixel_to_ray(f, uint32_t(x), uint32_t(y)), sample, r, shadows);
+    const uint32_t i = pixel_to_ray(f, uint32_t(x), uint32_t(y));
+    switch (strategy) {
+        case PathStrategy::Mis: add_sample<PathStrategy::Mis>(f, i, sample, r, shadows); break;
+        case PathStrategy::BsdfOnly: add_sample<PathStrategy::BsdfOnly>(f, i, sample, r, shadows); break;
+        case PathStrategy::LightOnly: add_sample<PathStrategy::LightOnly>(f, i, sample, r, shadows); break;
+    }
     if (shadow_rays) *shadow_rays += shadows;
     return r.rad;
 }

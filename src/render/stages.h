@@ -256,17 +256,18 @@ SRT_HD_INLINE RngKey path_key(const FrameContext& f, uint32_t i, int bounce) {
 
 // What reaches the hit: the segment's absorption and the surface's emission; then, where
 // the path may go on (`scatter`), one light sample. Returns the shadow rays traced.
-template <int kVariant, class R>
+template <int kVariant, PathStrategy kStrategy = PathStrategy::Mis, class R>
 SRT_HD_INLINE uint32_t path_shade_ray(const FrameContext& f, const Surface& sf, R& r, const RngKey& key,
                                       bool scatter) {
     PathState st = r.path_state();
     const glm::vec3 d = r.dir();
-    glm::vec3 rad = r.radiance() + path_arrive<kVariant>(f.scene, sf, r.hit_id(), d, r.hit_t(), st);
+    glm::vec3 rad = r.radiance() + path_arrive<kVariant, kStrategy>(f.scene, sf, r.hit_id(), d, r.hit_t(), st);
     uint32_t shadow_rays = 0;
     if (scatter) {
         const BsdfParams b = surface_bsdf(f.scene, sf);
         const Frame frame = Frame::around(sf.ns);
-        rad += path_light<kVariant>(f.scene, sf, b, frame, frame.to_local(-d), rng_uniform4(key, 0u), st, shadow_rays);
+        rad += path_light<kVariant, kStrategy>(f.scene, sf, b, frame, frame.to_local(-d), rng_uniform4(key, 0u), st,
+                                               shadow_rays);
     }
     r.set_radiance(rad);
     r.set_path_state(st);  // absorbed on the way in
@@ -291,15 +292,16 @@ SRT_HD_INLINE bool path_scatter_ray(const FrameContext& f, const Surface& sf, R&
 // One bounce of a path held in registers: intersect, shade and reflect, exactly as the
 // three wavefront stages do them (the surface is found once for both shade and reflect;
 // it is a pure function of the hit). `i` is the ray's slot (its pixel). Returns whether
-// the path goes on.
-template <int kWidth>
+// the path goes on. (kStrategy: the path integrator's estimators, path_vertex.h; only
+// the tests ask for another than MIS.)
+template <int kWidth, PathStrategy kStrategy = PathStrategy::Mis>
 SRT_HD_INLINE bool trace_bounce(const FrameContext& f, PathRay& r, uint32_t i, int bounce, uint32_t& shadow_rays) {
     if (!intersect_ray<kWidth>(f.scene, r)) return false;
     const Surface sf = ray_surface<kWidth>(f.scene, r);
     const bool more = depth_left(f, bounce);
     if constexpr (path_tracing_of(kWidth)) {
         const RngKey key = path_key(f, i, bounce);
-        shadow_rays += path_shade_ray<kWidth>(f, sf, r, key, more);
+        shadow_rays += path_shade_ray<kWidth, kStrategy>(f, sf, r, key, more);
         return more && path_scatter_ray<kWidth>(f, sf, r, key, bounce);
     } else {
         shadow_rays += shade_ray<kWidth>(f.scene, sf, r);

@@ -1,0 +1,13 @@
+# The README's path-traced pictures, rendered on the GPU (minutes on the CPU each) straight
+# into $OUT/pictures/ (the suite's tgz leaves PNGs out): the three Cornell boxes of
+# ../shared/data path-traced to a clean image, the original under Whitted beside them, and
+# scenes/glass.json. Look at each before it goes into docs/.
+CB=$PWD/.data/scenes/cornell-box
+P=$OUT/pictures; mkdir -p "$P"
+for b in Original Water Sphere; do
+  stencilrt render --backend cuda "$CB/CornellBox-$b.obj" --integrator path --depth 16 --spp 4096 -W 512 -H 512 \
+    -o "$P/cornell-$(echo $b | tr A-Z a-z)-path.png" 2>&1 | grep -E "^frame|error"
+done
+stencilrt render --backend cuda "$CB/CornellBox-Original.obj" --depth 8 --spp 16 -W 512 -H 512 \
+  -o "$P/cornell-original-whitted.png" 2>&1 | grep -E "^frame|error"
+stencilrt render --backend cuda scenes/glass.json --spp 4096 -W 800 -H 800 -o "$P/glass-path.png" 2>&1 | grep -E "^frame|error"
