@@ -356,7 +356,8 @@ size_t add_emitter_lights(Scene& scene, const std::vector<EmitterGroup>& groups,
         for (size_t i = first; i < scene.lights.size(); ++i) scene.lights[i].colour /= peak;
     scene.notes.push_back(path + ": " + std::to_string(added) + " point light(s) placed at emissive (" + what +
                           ") surfaces" +
-                          (peak > 1.0f ? ", scaled by 1/" + short_number(peak) + " so the brightest channel is 1" : ""));
+                          (peak > 1.0f ? ", scaled by 1/" + short_number(peak) + " so the brightest channel is 1" : "") +
+                          ", for the Whitted integrator (--integrator path lights with the surfaces themselves)");
     return added;
 }
 
