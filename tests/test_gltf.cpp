@@ -338,24 +338,27 @@ TEST(Gltf, EmissiveTextureIsANote) {
 }
 
 // What the Whitted model reads of a material does not depend on the extensions and
-// terms it does not read: the lit quad renders the same bits with and without them.
+// terms it does not read (emission, a volume's attenuation): the lit quad renders the
+// same bits with and without them. Transmission it reads: the quad turns to glass.
 TEST(Gltf, PathTermsLeaveWhittedAlone) {
     TempDir dir;
     json plain = quad_gltf(true);
     json rich = plain;
     rich["extensionsUsed"].push_back("KHR_materials_emissive_strength");
-    rich["extensionsUsed"].push_back("KHR_materials_ior");
-    rich["extensionsUsed"].push_back("KHR_materials_transmission");
     rich["extensionsUsed"].push_back("KHR_materials_volume");
     rich["materials"][0]["emissiveFactor"] = {0.5, 0.5, 0.5};
     rich["materials"][0]["doubleSided"] = true;
     rich["materials"][0]["extensions"] = {{"KHR_materials_emissive_strength", {{"emissiveStrength", 4}}},
-                                          {"KHR_materials_ior", {{"ior", 1.7}}},
-                                          {"KHR_materials_transmission", {{"transmissionFactor", 1}}},
                                           {"KHR_materials_volume", {{"attenuationColor", {0.5, 0.5, 0.5}}, {"attenuationDistance", 1}}}};
+    json glass = rich;
+    glass["extensionsUsed"].push_back("KHR_materials_ior");
+    glass["extensionsUsed"].push_back("KHR_materials_transmission");
+    glass["materials"][0]["extensions"]["KHR_materials_ior"] = {{"ior", 1.7}};
+    glass["materials"][0]["extensions"]["KHR_materials_transmission"] = {{"transmissionFactor", 1}};
     write_text(dir / "plain.gltf", plain.dump());
     write_text(dir / "rich.gltf", rich.dump());
-    const Scene a = load_scene(dir / "plain.gltf"), b = load_scene(dir / "rich.gltf");
+    write_text(dir / "glass.gltf", glass.dump());
+    const Scene a = load_scene(dir / "plain.gltf"), b = load_scene(dir / "rich.gltf"), c = load_scene(dir / "glass.gltf");
     ASSERT_EQ(a.materials.size(), b.materials.size());
     for (size_t i = 0; i < a.materials.size(); ++i) {
         const Material &x = a.materials[i], &y = b.materials[i];
@@ -366,9 +369,11 @@ TEST(Gltf, PathTermsLeaveWhittedAlone) {
         EXPECT_EQ(x.texture, y.texture);
         EXPECT_EQ(x.alpha_mask, y.alpha_mask);
     }
-    EXPECT_TRUE(b.materials[1].is_dielectric());
+    EXPECT_FALSE(b.materials[1].is_dielectric());
     EXPECT_TRUE(b.materials[1].emits());
     EXPECT_EQ(render_scene(a).rgba, render_scene(b).rgba);
+    EXPECT_TRUE(c.materials[1].is_dielectric());
+    EXPECT_NE(render_scene(a).rgba, render_scene(c).rgba);
 }
 
 // An emissive glTF written by a tool that is not ours: assimp turns the OBJ's Ke into

@@ -23,7 +23,8 @@ struct alignas(16) MaterialGpu {
     f4 tex;     // x = bit-cast colour texture (kNoTextureGpu: none), y = bit-cast alpha
                 // texture, z = alpha cutoff, w = alpha factor (accel/texture.h)
     f4 emission;  // xyz = emitted radiance, w = 1: from both sides (scene.h Material)
-    f4 glossy;    // xyz = glossy lobe reflectance (where kr is 0), w = roughness
+    f4 glossy;    // xyz = glossy lobe reflectance (where kr is 0), w = roughness; a dielectric's:
+                  // x = NFF's kt, the Whitted weight of its refracted ray (0: Fresnel's)
     f4 medium;    // xyz = absorption inside a dielectric, w = ior (0: not a dielectric)
 };
 static_assert(sizeof(MaterialGpu) == 96, "MaterialGpu must be 96 bytes");
@@ -117,6 +118,9 @@ struct SceneView {
     // The textures have mip chains (scene.h TextureFilter::Trilinear): rays carry cones
     // to pick their levels (accel/intersect.h kRayCones).
     bool ray_cones = false;
+    // Some material is a dielectric (glass, water): under Whitted, rays split there
+    // (render/ray_tree.h) and shadow rays pass through it.
+    bool dielectrics = false;
     glm::vec3 background{0.0f};
     glm::vec3 ambient{0.0f};  // Scene::ambient
 };

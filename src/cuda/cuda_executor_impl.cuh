@@ -157,6 +157,7 @@ public:
                             hit_id_.get()};
         set_band_geometry(f, uint32_t(settings.width), uint32_t(settings.height), uint32_t(settings.band_y),
                           uint32_t(settings.band_h), uint32_t(settings.warp_width));
+        if (uses_ray_tree(view_, settings)) f.tree = allocate_tree(f.ray_count, settings.depth);
         f.srgb_thresholds = thresholds_.get();
         f.out_rgba = device_rgba;
 
@@ -243,7 +244,7 @@ private:
         uint32_t seed;
         bool counting;
         LaunchConfig launch;
-        const void* buffers[8];
+        const void* buffers[9];
     };
     FrameKey frame_key(const RenderSettings& s, uint32_t* device_rgba, bool counting) const {
         FrameKey k;
@@ -261,8 +262,8 @@ private:
         k.seed = s.seed;
         k.counting = counting;
         k.launch = sizes_.config();
-        const void* b[8] = {device_rgba,    origin_.get(),   stencil_.get(),  flags_.get(),
-                            list_[0].get(), list_[1].get(), counters_.get(), reached_.get()};
+        const void* b[9] = {device_rgba,    origin_.get(),   stencil_.get(),  flags_.get(),    list_[0].get(),
+                            list_[1].get(), counters_.get(), reached_.get(), tree_entries_.get()};
         std::memcpy(k.buffers, b, sizeof b);
         return k;
     }
@@ -449,6 +450,35 @@ private:
         }
     }
 
+    // Whitted's ray tree (render/ray_tree.h) for `rays` slots at `depth`: allocated for
+    // frames with glass, zeroed when made, and left zeroed by every frame (a slot's stack
+    // is empty when its tree ends).
+    RayTree allocate_tree(uint32_t rays, int depth) {
+        const size_t cap = depth > 1 ? size_t(depth - 1) : 0;
+        const size_t entries = std::max<size_t>(1, 3 * cap * rays);
+        if (tree_entries_.size() != entries || tree_size_.size() != rays) {
+            size_t free_b = 0, total_b = 0;
+            CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+            const size_t need = ray_tree_bytes(rays, depth);
+            if (need > free_b + tree_entries_.bytes() + tree_size_.bytes())
+                throw DeviceOutOfMemory(cudaErrorMemoryAllocation,
+                                        "out of device memory: the ray tree of glass at depth " +
+                                            std::to_string(depth) + " needs " + mib(need) + ", " + mib(free_b) +
+                                            " free of " + mib(total_b));
+            tree_entries_.allocate(entries, "ray tree");
+            tree_size_.allocate(rays, "ray tree sizes");
+            CUDA_CHECK(cudaMemsetAsync(tree_size_.get(), 0, tree_size_.bytes(), stream_));
+        }
+        RayTree t;
+        t.origin = tree_entries_.get();
+        t.dir = t.origin + cap * rays;
+        t.weight = t.dir + cap * rays;
+        t.size = tree_size_.get();
+        t.capacity = uint32_t(cap);
+        t.ray_count = rays;
+        return t;
+    }
+
     static LaunchConfig default_launch() {
         // The smallest block that reaches the kernel's best occupancy, up to `limit`.
         auto best = [](auto kernel, int limit = 0) {
@@ -505,6 +535,8 @@ private:
     DeviceBuffer<float> hit_t_;
     DeviceBuffer<int32_t> hit_id_;
     DeviceBuffer<uint32_t> stencil_, flags_, list_[2], out_;
+    DeviceBuffer<f4> tree_entries_;  // Whitted's ray tree, for frames with glass (allocate_tree)
+    DeviceBuffer<uint32_t> tree_size_;
     DeviceBuffer<FrameControl> ctrl_;
     DeviceBuffer<uint32_t> word_counts_;  // dense reflect's live words (cuda::kWordCountSlots)
     DeviceBuffer<BounceCounters> counters_;

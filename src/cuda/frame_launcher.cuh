@@ -195,6 +195,9 @@ struct FrameLauncher {
     void tail(const FrameContext& f);
     // The path modes: one kernel runs the whole frame (cuda/path_kernels.cuh).
     void trace_paths(const FrameContext& f, DeadRayMode mode);
+    // Whitted's ray trees still live after the bounce loop, followed to their ends in
+    // registers (k_tree_tail), in every wavefront mode.
+    void finish_trees(const FrameContext& f);
     void list_words(const FrameContext& f);
     // Captures `body` into a WHILE node's body on the side stream `side`.
     template <class Body>

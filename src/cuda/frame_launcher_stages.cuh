@@ -26,7 +26,10 @@ size_t FrameLauncher<Executor, kPath>::stack_bytes(const SceneView& view) {
         frame(reinterpret_cast<const void*>(cuda::k_regenerate<cuda::TraceOp<W>>));
         frame(reinterpret_cast<const void*>(
             cuda::k_stencil_sparse_bounce<cuda::IntersectOp<whitted_variant(W)>, cuda::ShadeOp<W>, cuda::ReflectOp<W>>));
-        if constexpr (!kPath) frame(reinterpret_cast<const void*>(cuda::k_stencil_write<cuda::IntersectOp<W>>));
+        if constexpr (!kPath) {
+            frame(reinterpret_cast<const void*>(cuda::k_stencil_write<cuda::IntersectOp<W>>));
+            frame(reinterpret_cast<const void*>(cuda::k_tree_tail<cuda::TraceOp<W>>));
+        }
         frame(reinterpret_cast<const void*>(cuda::k_stencil_read<cuda::ShadeOp<W>>));
     });
     return need;
@@ -71,6 +74,20 @@ void FrameLauncher<Executor, kPath>::trace_paths(const FrameContext& f, DeadRayM
                    counting ? ex.path_steps_.get() : nullptr, reached, ctrl());
         }
     });
+}
+
+template <class Executor, bool kPath>
+void FrameLauncher<Executor, kPath>::finish_trees(const FrameContext& f) {
+    if constexpr (!kPath) {  // the path integrator has no ray tree
+        with_bvh_width(f.scene, [&](auto w) {
+            constexpr int W = decltype(w)::value;
+            const auto kernel = cuda::k_tree_tail<cuda::TraceOp<W>>;
+            const auto [grid, b] = per_ray(kernel, cuda::kPathBlock, f.ray_count);
+            launch(kReflect, grid, b, kernel, f, cuda::TraceOp<W>{}, settings.mode, ex.stencil_.get(), ex.flags_.get(),
+                   (const uint32_t*)ex.list_[0].get(), counters(), ctrl());
+        });
+        launch(kReflect, 1, 1, cuda::k_end_tree, ctrl(), uint32_t(f.max_depth));
+    }
 }
 
 template <class Executor, bool kPath>

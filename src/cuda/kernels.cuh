@@ -67,6 +67,7 @@ struct FrameControl {
                                     // paths to the end of the sample (k_stencil_path_tail)
     uint32_t tail_end;              // stencil: the bounce after the last one the tail ran
     uint32_t next_ray;              // regenerate: the next ray (pixel) to hand out
+    uint32_t tree_end;              // Whitted's ray tree: the step after the last its tail ran (k_tree_tail)
 };
 static_assert(sizeof(FrameControl) == 256, "FrameControl: two 128-byte lines");
 

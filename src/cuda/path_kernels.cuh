@@ -72,10 +72,10 @@ __global__ void __launch_bounds__(kPathBlock, kPathMinBlocks) k_megakernel(Frame
         f.sample = s;
         sample_offset(s, f.sample_dx, f.sample_dy);
         bool alive = pixel && generate_ray(f, i, r);
-        for (int b = 0; b < f.max_depth; ++b) {
+        for (int b = 0; b < trace_steps(f); ++b) {
             const uint32_t live = __ballot_sync(kFullMask, alive);
             if (live == 0) break;  // warp-uniform: every lane's path has ended
-            BounceCounters* c = counters ? counters + b : nullptr;
+            BounceCounters* c = counters ? counters + stats_row(f, b) : nullptr;
             count_entry(c, live);
             if (c && lane_id() == 0) count_reached(reached, s - first, b);
             uint32_t shadow = 0;
@@ -140,12 +140,12 @@ __global__ void __launch_bounds__(kPathBlock, kPathMinBlocks) k_regenerate(Frame
             warp_steps += 1;
             // The lanes at one bounce count together, as a wavefront's warp at that bounce.
             const uint32_t peers = __match_any_sync(kFullMask, alive ? uint32_t(bounce) : 0xffffffffu);
-            if (alive && lane_id() == uint32_t(__ffs(peers) - 1)) count_entry_as_leader(counters + bounce, peers);
+            if (alive && lane_id() == uint32_t(__ffs(peers) - 1)) count_entry_as_leader(counters + stats_row(f, bounce), peers);
             if (alive) count_reached(reached, sample - first, bounce);
         }
         uint32_t shadow = 0;
         if (alive) alive = trace(f, r, ray, bounce, shadow);
-        if (counters && shadow) atomicAdd(&counters[bounce].shadow_rays, (unsigned long long)shadow);
+        if (counters && shadow) atomicAdd(&counters[stats_row(f, bounce)].shadow_rays, (unsigned long long)shadow);
         ++bounce;
         if (has && !alive) {  // the path ended: the pixel's next sample, or the pixel is done
             if (sample + 1 < end) {
@@ -178,11 +178,11 @@ __global__ void __launch_bounds__(kPathBlock, kPathMinBlocks) k_stencil_path_tai
         PathRay r;
         if (live_in) r = PathRay::load(f.rays, i);
         bool alive = live_in;
-        for (int b = from; b < f.max_depth; ++b) {
+        for (int b = from; b < trace_steps(f); ++b) {
             const uint32_t live = __ballot_sync(kFullMask, alive);
             if (live == 0) break;
             to = b + 1 > to ? b + 1 : to;
-            BounceCounters* c = counters ? counters + b : nullptr;
+            BounceCounters* c = counters ? counters + stats_row(f, b) : nullptr;
             count_entry(c, live);
             uint32_t shadow = 0;
             if (alive) alive = trace(f, r, i, b, shadow);
@@ -192,6 +192,62 @@ __global__ void __launch_bounds__(kPathBlock, kPathMinBlocks) k_stencil_path_tai
         if (lane_id() == 0) stencil[w] = 0;  // every path of the word has ended
     });
     if (lane_id() == 0 && to > from) atomicMax(&ctrl->tail_end, uint32_t(to));
+}
+
+// Whitted's ray trees that outlast the wavefront's `depth` steps (render/ray_tree.h):
+// after the bounce loop, each warp follows its live slots to the ends of their trees in
+// registers, as the megakernel does. One thread per slot (stencil, flags) or per entry of
+// the survivors' list (compact); `mode` says which live set to read. Its steps count in
+// the stats' last row, and the furthest step reached goes to FrameControl::tree_end.
+template <class Trace>
+__global__ void __launch_bounds__(kPathBlock, kPathMinBlocks) k_tree_tail(FrameContext f, Trace trace, DeadRayMode mode,
+                                                                          uint32_t* stencil, uint32_t* flags,
+                                                                          const uint32_t* list, BounceCounters* counters,
+                                                                          FrameControl* ctrl) {
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if ((t >> 5) >= (f.ray_count >> 5)) return;  // whole warp past the end
+    uint32_t i = t;
+    bool alive;
+    if (mode == DeadRayMode::Stencil) {
+        const uint32_t word = stencil[t >> 5];
+        if (word == 0) return;  // warp-uniform
+        alive = stencil_test(word, t);
+    } else if (mode == DeadRayMode::Flags) {
+        alive = flags[t] != 0;
+    } else {  // compact: list 0 holds reflect's survivors
+        const uint32_t n = ctrl->live[0];
+        if ((t & ~31u) >= n) return;  // warp-uniform
+        alive = t < n;
+        i = alive ? list[t] : 0u;
+    }
+    if (__ballot_sync(kFullMask, alive) == 0) return;
+    f.sample = ctrl->sample;
+    const bool live_in = alive;
+    PathRay r;
+    if (live_in) r = PathRay::load(f.rays, i);
+    int to = f.max_depth;
+    for (int b = f.max_depth;; ++b) {
+        const uint32_t live = __ballot_sync(kFullMask, alive);
+        if (live == 0) break;
+        to = b + 1;
+        BounceCounters* c = counters ? counters + stats_row(f, b) : nullptr;
+        count_entry(c, live);
+        uint32_t shadow = 0;
+        if (alive) alive = trace(f, r, i, b, shadow);
+        count_shadow(c, shadow);
+    }
+    if (live_in) store3(f.rays.radiance, i, r.rad);
+    if (mode == DeadRayMode::Stencil && lane_id() == 0) stencil[t >> 5] = 0;
+    if (mode == DeadRayMode::Flags) flags[t] = 0u;
+    if (lane_id() == 0 && to > f.max_depth) atomicMax(&ctrl->tree_end, uint32_t(to));
+}
+
+// After the trees' tail: their extra steps join the bounces run (as the megakernel's
+// furthest step does), and the compact list is emptied.
+static __global__ void k_end_tree(FrameControl* c, uint32_t depth) {
+    if (c->tree_end > depth) c->bounces_run += c->tree_end - depth;
+    c->tree_end = 0;
+    c->live[0] = 0;
 }
 
 }  // namespace srt::cuda

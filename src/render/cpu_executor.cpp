@@ -57,6 +57,7 @@ public:
         f.camera = make_camera(camera, settings.width, settings.height, scene_->render_origin);
         f.rays = RayBuffers{origin_.data(), dir_.data(), weight_.data(), radiance_.data(),
                             hit_t_.data(), hit_id_.data()};
+        if (uses_ray_tree(f.scene, settings)) f.tree = allocate_tree(origin_.size(), settings.depth);
         set_band_geometry(f, uint32_t(settings.width), uint32_t(settings.height), uint32_t(settings.band_y),
                           uint32_t(settings.band_h), uint32_t(settings.warp_width));
         f.srgb_thresholds = thresholds_.data();
@@ -277,27 +278,84 @@ private:
                 bool alive[kWarpSize];
                 for (uint32_t lane = 0; lane < kWarpSize; ++lane)
                     alive[lane] = pixel[lane] && generate_ray(g, w * kWarpSize + lane, ray[lane]);
-                for (int b = 0; b < f.max_depth; ++b) {
-                    const uint32_t word = ballot_reference(alive);
-                    if (word == 0) break;  // every lane's path ended: the warp leaves the sample
-                    BounceStats& st = bounces[size_t(b)];
-                    st.live_rays += uint64_t(popc32(word));
-                    st.live_warps += 1;
-                    uint32_t& r = reached[s - f.sample_begin];
-                    r = std::max(r, uint32_t(b + 1));
-                    for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
-                        if (!alive[lane]) continue;
-                        uint32_t n = 0;
-                        alive[lane] = trace_bounce<W>(g, ray[lane], w * kWarpSize + lane, b, n);
-                        st.shadow_rays += n;
-                    }
-                }
+                follow_warp<W>(g, w, 0, ray, alive, bounces, reached[s - f.sample_begin]);
             }
             for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
                 if (!pixel[lane]) continue;
                 store3(f.rays.radiance, w * kWarpSize + lane, ray[lane].rad);
                 resolve_pixel(f, pixel_index[lane], ray[lane].rad);
             }
+        }
+        // A warp's live lanes from step `from` on, in lock step, each step counted as a
+        // megakernel's warp counts it (stencil rows: render/stages.h stats_row), until
+        // every lane's path (or ray tree) has ended.
+        template <int W>
+        static void follow_warp(const FrameContext& f, uint32_t w, int from, PathRay (&ray)[kWarpSize],
+                                bool (&alive)[kWarpSize], std::vector<BounceStats>& bounces, uint32_t& reached) {
+            for (int b = from; b < trace_steps(f); ++b) {
+                const uint32_t word = ballot_reference(alive);
+                if (word == 0) break;  // every lane's path ended: the warp leaves the sample
+                BounceStats& st = bounces[size_t(stats_row(f, b))];
+                st.live_rays += uint64_t(popc32(word));
+                st.live_warps += 1;
+                reached = std::max(reached, uint32_t(b + 1));
+                for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
+                    if (!alive[lane]) continue;
+                    uint32_t n = 0;
+                    alive[lane] = trace_bounce<W>(f, ray[lane], w * kWarpSize + lane, b, n);
+                    st.shadow_rays += n;
+                }
+            }
+        }
+        // Whitted's ray trees that outlast the loop's `depth` steps: each live warp's lanes
+        // follow theirs to the end, in registers, as the megakernel does.
+        void finish_trees(const FrameContext& f) {
+            const auto t0 = Clock::now();
+            const uint32_t depth = uint32_t(f.max_depth);
+            std::vector<BounceStats> bounces(depth);
+            uint32_t reached = 0;
+            std::mutex merge;
+            uint32_t* words = ex.stencil_.data();
+            with_variant(f, [&](auto width) {
+                constexpr int W = decltype(width)::value;
+                parallel_for(f.ray_count / kWarpSize, 16, ex.threads_, [&](uint32_t wb, uint32_t we) {
+                    std::vector<BounceStats> local(depth);
+                    uint32_t local_reached = 0;
+                    for (uint32_t w = wb; w < we; ++w) {
+                        if (words[w] == 0) continue;
+                        PathRay ray[kWarpSize];
+                        bool alive[kWarpSize];
+                        for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
+                            const uint32_t i = w * kWarpSize + lane;
+                            alive[lane] = stencil_test(words[w], i);
+                            if (alive[lane]) ray[lane] = PathRay::load(f.rays, i);
+                        }
+                        follow_warp<W>(f, w, f.max_depth, ray, alive, local, local_reached);
+                        for (uint32_t lane = 0; lane < kWarpSize; ++lane)
+                            if (stencil_test(words[w], w * kWarpSize + lane))
+                                store3(f.rays.radiance, w * kWarpSize + lane, ray[lane].rad);
+                        words[w] = 0;
+                    }
+                    const std::lock_guard<std::mutex> lock(merge);
+                    for (uint32_t b = 0; b < depth; ++b) {
+                        bounces[b].live_rays += local[b].live_rays;
+                        bounces[b].live_warps += local[b].live_warps;
+                        bounces[b].shadow_rays += local[b].shadow_rays;
+                    }
+                    reached = std::max(reached, local_reached);
+                });
+            });
+            for (uint32_t b = 0; b < depth; ++b) {
+                rays += bounces[b].live_rays;
+                shadow_rays += bounces[b].shadow_rays;
+                if (BounceStats* st = bounce_stats(int(b))) {
+                    st->live_rays += bounces[b].live_rays;
+                    st->live_warps += bounces[b].live_warps;
+                    st->shadow_rays += bounces[b].shadow_rays;
+                }
+            }
+            if (stats && reached > depth) stats->bounces_run += reached - depth;
+            ms[3] += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
         }
         void resolve(const FrameContext& f) {
             const auto t0 = Clock::now();
@@ -320,6 +378,22 @@ private:
         stencil_.assign(n / kWarpSize, 0u);
     }
 
+    // Whitted's ray tree (render/ray_tree.h), for frames with glass; kept zeroed between
+    // frames (every slot's stack is empty when its tree ends).
+    RayTree allocate_tree(size_t rays, int depth) {
+        const size_t cap = depth > 1 ? size_t(depth - 1) : 0;
+        if (tree_entries_.size() != 3 * cap * rays) tree_entries_.assign(3 * cap * rays, f4{});
+        if (tree_size_.size() != rays) tree_size_.assign(rays, 0u);
+        RayTree t;
+        t.origin = tree_entries_.data();
+        t.dir = t.origin + cap * rays;
+        t.weight = t.dir + cap * rays;
+        t.size = tree_size_.data();
+        t.capacity = uint32_t(cap);
+        t.ray_count = uint32_t(rays);
+        return t;
+    }
+
     int threads_;
     std::array<float, kSrgbThresholds> thresholds_;
     const CompiledScene* scene_ = nullptr;
@@ -329,6 +403,8 @@ private:
     std::vector<float> hit_t_;
     std::vector<int32_t> hit_id_;
     std::vector<uint32_t> stencil_;
+    std::vector<f4> tree_entries_;
+    std::vector<uint32_t> tree_size_;
     Image scratch_;
 };
 

@@ -19,6 +19,7 @@
 #include "core/hd.h"
 #include "render/scene_gpu.h"
 
+#include <cstddef>
 #include <cstdint>
 
 namespace srt {
@@ -26,11 +27,28 @@ namespace srt {
 struct RayBuffers {
     f4* origin;    // xyz: ray origin
     f4* dir;       // xyz: unit direction
-    f4* weight;    // xyz: product of mirror reflectances along the path (path throughput)
+    f4* weight;    // xyz: product of mirror reflectances along the path (path throughput);
+                   // w: path: the last BSDF density; Whitted with glass: the ray's level
     f4* radiance;  // xyz: radiance gathered so far for this pixel, summed over samples
     float* hit_t;
     int32_t* hit_id;  // see accel/intersect.h
 };
+
+// Whitted's ray tree: each slot's stack of deferred rays (render/ray_tree.h).
+struct RayTree {
+    f4* origin = nullptr;  // [capacity][ray_count]: xyz origin, w cone width
+    f4* dir = nullptr;     //   xyz direction, w cone spread
+    f4* weight = nullptr;  //   xyz weight, w level
+    uint32_t* size = nullptr;  // [ray_count]: deferred rays per slot
+    uint32_t capacity = 0;     // depth - 1
+    uint32_t ray_count = 0;    // the plane stride
+};
+
+// Bytes of a tree for `rays` slots at `depth` (executors allocate it, memory_check counts it).
+inline size_t ray_tree_bytes(uint32_t rays, int depth) {
+    const size_t cap = depth > 1 ? size_t(depth - 1) : 0;
+    return cap * size_t(rays) * 3 * sizeof(f4) + size_t(rays) * sizeof(uint32_t);
+}
 
 struct FrameContext {
     SceneView scene;
@@ -46,6 +64,8 @@ struct FrameContext {
     int max_depth = 1;         // bounces at most (settings.h trace_levels); the primary ray's is 0
     bool path = false;         // the path integrator (else Whitted's): with_variant picks the code
     uint32_t seed = 0;         // path: the random numbers' seed (render/rng.h)
+    bool ray_tree = false;     // Whitted with glass: rays split, and `tree` holds the deferred ones
+    RayTree tree;
     uint32_t sample = 0;       // current sample; sample 0 clears the radiance
     float sample_dx = 0.5f, sample_dy = 0.5f;  // sub-pixel position of this sample
     uint32_t spp = 1;          // samples this frame adds

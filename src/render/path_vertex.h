@@ -17,6 +17,7 @@
 #include "core/hd.h"
 #include "render/bsdf.h"
 #include "render/lights.h"
+#include "render/ray_tree.h"
 #include "render/rng.h"
 #include "render/sampling.h"
 #include "render/surface.h"
@@ -62,8 +63,7 @@ SRT_HD_INLINE glm::vec3 path_arrive(const SceneView& s, const Surface& sf, int32
                                     PathState& st) {
     const f4 medium = load_f4(&s.materials[sf.material].medium);
     if (medium.w > 0.0f && !sf.front)  // it travelled inside this dielectric: Beer-Lambert
-        st.throughput = st.throughput * glm::vec3(exp_portable(-medium.x * t), exp_portable(-medium.y * t),
-                                                  exp_portable(-medium.z * t));
+        st.throughput = st.throughput * beer_lambert(medium, t);
     const f4 e = load_f4(&s.materials[sf.material].emission);
     if (!(e.x > 0.0f || e.y > 0.0f || e.z > 0.0f) || !(sf.front || e.w != 0.0f)) return glm::vec3(0.0f);
     float mis = 1.0f;

@@ -11,6 +11,7 @@
 //       reflect: mirror bounce, or the path (reads + writes the stencil: non-mirrors die,
 //         integrator's BSDF sample           or paths that end; at the last bounce, every
 //                                            ray: retire)
+//     Whitted with glass: finish the trees    (render/ray_tree.h: the slots still alive)
 //   resolve into pixels
 //
 // The path modes (megakernel, regenerate: settings.h) are the same algorithm turned
@@ -25,6 +26,7 @@
 // Both stop the bounce loop after the same bounce, so their FrameStats::bounces_run agree.
 #pragma once
 
+#include "accel/scene_view.h"
 #include "render/frame.h"
 #include "render/settings.h"
 
@@ -45,12 +47,18 @@ inline void set_samples(FrameContext& f, const RenderSettings& settings) {
     f.exposure_scale = exposure_scale(settings.exposure);
 }
 
+// Whether a frame walks Whitted's ray tree (render/ray_tree.h): Whitted, with glass.
+inline bool uses_ray_tree(const SceneView& s, const RenderSettings& settings) {
+    return settings.integrator == Integrator::Whitted && s.dielectrics;
+}
+
 template <class Launcher>
 void run_frame(Launcher& launch, FrameContext& f, const RenderSettings& settings) {
     set_samples(f, settings);
     f.max_depth = trace_levels(settings);
     f.path = settings.integrator == Integrator::Path;
     f.seed = settings.seed;
+    f.ray_tree = uses_ray_tree(f.scene, settings);  // the executor gave it f.tree
     launch.begin_frame(f);
     if (follows_paths(settings.mode)) {
         launch.trace_paths(f, settings.mode);  // every sample, bounce and resolve, per pixel
@@ -65,9 +73,13 @@ void run_frame(Launcher& launch, FrameContext& f, const RenderSettings& settings
             // where the loop knows its bounce, the live set is cleared without a reflect
             // kernel over every ray. (In a graph's bounce loop, bounce is -1: the device
             // knows it, and reflect kills the rays itself.)
-            if (bounce >= 0 && bounce + 1 == f.max_depth) launch.retire(f, bounce);
+            // (With Whitted's ray tree a ray's level is its own, and reflect runs.)
+            if (bounce >= 0 && bounce + 1 == f.max_depth && !f.ray_tree) launch.retire(f, bounce);
             else launch.reflect(f, bounce);
         });
+        // Trees deeper than the loop's steps: their slots are still alive, and one launch
+        // follows each to its end in registers, as the megakernel would.
+        if (f.ray_tree) launch.finish_trees(f);
     });
     launch.resolve(f);
 }

@@ -18,9 +18,10 @@ namespace {
 struct Tracer {
     const SceneView& scene;
     int max_depth;
+    bool ray_tree;  // Whitted with glass (render/ray_tree.h): recurse on both rays
 
     // `level` is 1 for the primary ray.
-    void trace(const glm::vec3& o, const glm::vec3& d, const Cone& cone, int level, const glm::vec3& weight,
+    void trace(const glm::vec3& o, const glm::vec3& d, const Cone& cone, int level, glm::vec3 weight,
                glm::vec3& radiance) const {
         if (level > max_depth) return;  // beyond the depth limit: black
         const Hit h = intersect_closest(scene, o, d, 3.0e38f);
@@ -28,16 +29,31 @@ struct Tracer {
             radiance = radiance + weight * scene.background;
             return;
         }
-        uint32_t shadow_rays = 0;
-        Surface sf;
-        radiance = radiance + weight * with_bvh_width(scene, [&](auto w) {
-                                      sf = surface_at<decltype(w)::value>(scene, o, d, h.t, h.id, cone);
-                                      return surface_light<decltype(w)::value>(scene, sf, shadow_rays);
-                                  });
-        if (level + 1 > max_depth) return;
-        if (!(sf.kr.x > 0.0f || sf.kr.y > 0.0f || sf.kr.z > 0.0f)) return;
-        trace(offset_origin(sf), unit(reflect_dir(d, sf.ns)), reflected_cone(sf, cone), level + 1, weight * sf.kr,
-              radiance);
+        with_bvh_width(scene, [&](auto w) {
+            constexpr int W = decltype(w)::value;
+            uint32_t shadow_rays = 0;
+            const Surface sf = surface_at<W>(scene, o, d, h.t, h.id, cone);
+            if (!ray_tree) {
+                radiance = radiance + weight * surface_light<W>(scene, sf, shadow_rays);
+                if (level + 1 > max_depth) return;
+                if (!(sf.kr.x > 0.0f || sf.kr.y > 0.0f || sf.kr.z > 0.0f)) return;
+                trace(offset_origin(sf), unit(reflect_dir(d, sf.ns)), reflected_cone(sf, cone), level + 1,
+                      weight * sf.kr, radiance);
+                return;
+            }
+            // Whitted's ray tree: the refracted ray's subtree first, then the reflected
+            // one's, the order in which the stack of deferred rays gives them.
+            const f4 medium = load_f4(&scene.materials[sf.material].medium);
+            if (medium.w > 0.0f && !sf.front) weight = weight * beer_lambert(medium, h.t);
+            radiance = radiance + weight * surface_light<W>(scene, sf, shadow_rays, true);
+            if (level + 1 > max_depth) return;
+            const f4 glossy = medium.w > 0.0f ? load_f4(&scene.materials[sf.material].glossy) : f4{};
+            const WhittedRays r = whitted_rays(sf, d, medium, glossy);
+            if (r.refracted)
+                trace(r.t_origin, r.t_dir, refracted_cone(sf, cone), level + 1, weight * r.t_weight, radiance);
+            if (r.reflected)
+                trace(r.r_origin, r.r_dir, reflected_cone(sf, cone), level + 1, weight * r.r_weight, radiance);
+        });
     }
 };
 
@@ -50,7 +66,7 @@ void render_reference(const CompiledScene& scene, const Camera& camera,
     const SceneView view = scene.view();
     const CameraGpu cam = make_camera(camera, settings.width, settings.height, scene.render_origin);
     const auto thresholds = make_srgb_thresholds();
-    const Tracer tracer{view, settings.depth};
+    const Tracer tracer{view, settings.depth, uses_ray_tree(view, settings)};
     const uint32_t spp = uint32_t(settings.spp);
     const float inv_spp = 1.0f / float(spp);
     for (int y = 0; y < settings.height; ++y) {

@@ -237,11 +237,22 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel) {
 
     const std::vector<uint32_t> first_level = compile_textures(scene, cs);
     const auto tex_bits = [&](int32_t t) { return bits_float(t == kNoTexture ? kNoTextureGpu : first_level[size_t(t)]); };
-    for (const Material& m : scene.materials)
-        cs.materials.push_back({make_f4(m.colour, m.kd), make_f4(m.kr, m.ka),
+    for (const Material& m : scene.materials) {
+        // A dielectric's glossy slot holds NFF's kt (Whitted's constant weight on the
+        // refracted ray; 0: Fresnel's weights), which render/ray_tree.h reads; neither
+        // integrator has a glossy lobe on glass. A Fresnel dielectric is glass alone:
+        // no diffuse, ambient or mirror term of its own under Whitted (the path
+        // integrator's BSDF ignores them there too).
+        const bool fresnel_glass = m.is_dielectric() && !(m.kt > 0.0f);
+        const float kd = fresnel_glass ? 0.0f : m.kd, ka = fresnel_glass ? 0.0f : m.ka;
+        const glm::vec3 kr = fresnel_glass ? glm::vec3(0.0f) : m.kr;
+        const f4 glossy = m.is_dielectric() ? f4{m.kt, 0.0f, 0.0f, 0.0f} : make_f4(m.glossy, m.roughness);
+        cs.materials.push_back({make_f4(m.colour, kd), make_f4(kr, ka),
                                 f4{tex_bits(m.texture), tex_bits(m.alpha_texture), m.alpha_cutoff, m.alpha_factor},
-                                make_f4(m.emission, m.emission_two_sided ? 1.0f : 0.0f), make_f4(m.glossy, m.roughness),
+                                make_f4(m.emission, m.emission_two_sided ? 1.0f : 0.0f), glossy,
                                 make_f4(m.absorption, m.ior)});
+        cs.dielectrics = cs.dielectrics || m.is_dielectric();
+    }
 
     for (const Light& l : scene.lights) {
         LightGpu g;
@@ -280,6 +291,7 @@ SceneView CompiledScene::view() const {
     v.emitter_count = uint32_t(emitters.size());
     v.alpha_masks = !prim_alpha.empty();
     v.ray_cones = ray_cones;
+    v.dielectrics = dielectrics;
     v.node_count = uint32_t(nodes.size());
     v.prim_count = uint32_t(prims.size());
     v.plane_count = uint32_t(planes.size());

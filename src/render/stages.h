@@ -14,6 +14,9 @@
 //   reflect   : Whitted: mirror bounce, weight *= kr   -> alive = kr > 0 and depth left;
 //               path: a BSDF sample, Russian roulette  -> alive = the path goes on
 //   resolve   : radiance / spp -> 8-bit sRGB pixel
+// Whitted with glass (FrameContext::ray_tree): a ray may split in two (render/ray_tree.h);
+// where a ray ends, intersect and reflect hand the slot its next deferred ray, so a slot
+// stays alive until its pixel's whole tree is traced.
 // Which integrator a stage runs is a bit of its kernel variant (kPathTracing:
 // with_variant), so the Whitted kernels hold no path code, and the reverse.
 #pragma once
@@ -23,12 +26,15 @@
 #include "core/hd.h"
 #include "render/frame.h"
 #include "render/path_vertex.h"
+#include "render/ray_tree.h"
 #include "render/srgb.h"
 #include "render/surface.h"
 
 #include <glm/glm.hpp>
 
 namespace srt {
+
+constexpr int kMaxGlassCrossings = 64;  // occluded_by_opaque
 
 // ---------------------------------------------------------------------------
 // Shared pieces (also used by the recursive reference renderer)
@@ -68,11 +74,30 @@ SRT_HD_INLINE float light_direction(const SceneView& s, uint32_t l, const glm::v
     return 3.0e38f;
 }
 
+// Whether an opaque surface lies within `dist` of o along d: glass (a dielectric) lets
+// the ray through, straight and whole. Whitted's shadow rays under glass: light reaches
+// what lies under a glass sphere unrefracted, as POV-Ray's clear glass lets it; the
+// caustic a lens would focus there is the path integrator's to find.
+template <int kWidth>
+SRT_HD_INLINE bool occluded_by_opaque(const SceneView& s, glm::vec3 o, const glm::vec3& d, float dist) {
+    for (int crossed = 0; crossed < kMaxGlassCrossings; ++crossed) {
+        const Hit h = intersect_closest<kWidth>(s, o, d, dist);
+        if (h.id < 0) return false;
+        const Surface sf = surface_at<kWidth>(s, o, d, h.t, h.id);
+        if (!(load_f4(&s.materials[sf.material].medium).w > 0.0f)) return true;
+        o = offset_ray_origin(sf.p, sf.p_err, -sf.n);  // on through the glass
+        dist = dist - h.t;
+    }
+    return true;  // a ray through that many glass surfaces is taken as blocked
+}
+
 // kd * colour * sum over lights of max(0, N.L) * light, with one hard shadow ray each.
-// `shadow_rays` counts the shadow rays traced (for rays/s).
+// `shadow_rays` counts the shadow rays traced (for rays/s). `through_glass`: a frame with
+// Whitted's ray tree, whose shadow rays pass through glass (occluded_by_opaque).
 // kWidth: the BVH width the scene was compiled for (accel/intersect.h).
 template <int kWidth>
-SRT_HD_INLINE glm::vec3 direct_light(const SceneView& s, const Surface& sf, uint32_t& shadow_rays) {
+SRT_HD_INLINE glm::vec3 direct_light(const SceneView& s, const Surface& sf, uint32_t& shadow_rays,
+                                     bool through_glass = false) {
     glm::vec3 sum(0.0f);
     if (sf.kd == 0.0f) return sum;
     const glm::vec3 o = offset_origin(sf);
@@ -83,7 +108,8 @@ SRT_HD_INLINE glm::vec3 direct_light(const SceneView& s, const Surface& sf, uint
         const float ndotl = glm::dot(sf.ns, to_light);
         if (!(ndotl > 0.0f)) continue;
         ++shadow_rays;
-        if (occluded<kWidth>(s, o, to_light, dist)) continue;
+        if (through_glass ? occluded_by_opaque<kWidth>(s, o, to_light, dist) : occluded<kWidth>(s, o, to_light, dist))
+            continue;
         sum += ndotl * lc;
     }
     return (sf.kd * sf.colour) * sum;
@@ -92,12 +118,9 @@ SRT_HD_INLINE glm::vec3 direct_light(const SceneView& s, const Surface& sf, uint
 // What a surface sends back before its mirror term: the ambient term (lit or in shadow)
 // plus direct light (scene.h's model).
 template <int kWidth>
-SRT_HD_INLINE glm::vec3 surface_light(const SceneView& s, const Surface& sf, uint32_t& shadow_rays) {
-    return (sf.ka * s.ambient) * sf.colour + direct_light<kWidth>(s, sf, shadow_rays);
-}
-
-SRT_HD_INLINE glm::vec3 reflect_dir(const glm::vec3& d, const glm::vec3& n) {
-    return d - (2.0f * glm::dot(d, n)) * n;
+SRT_HD_INLINE glm::vec3 surface_light(const SceneView& s, const Surface& sf, uint32_t& shadow_rays,
+                                      bool through_glass = false) {
+    return (sf.ka * s.ambient) * sf.colour + direct_light<kWidth>(s, sf, shadow_rays, through_glass);
 }
 
 SRT_HD_INLINE glm::vec3 load3(const f4* p, uint32_t i) { return xyz(p[i]); }
@@ -139,12 +162,17 @@ struct RaySlot {
         b->hit_t[i] = t;
         b->hit_id[i] = id;
     }
+    // Whitted's ray tree (render/ray_tree.h): the weight and, in w, the ray's level.
+    SRT_HD_INLINE float level() const { return b->weight[i].w; }
+    SRT_HD_INLINE void set_weight_level(const glm::vec3& v, float level) const {
+        b->weight[i] = f4{v.x, v.y, v.z, level};
+    }
 };
 
 struct PathRay {
     glm::vec3 o, d, w, rad;
     Cone c;
-    float pdf = 0.0f;  // path: the last BSDF density (PathState::prev_pdf)
+    float pdf = 0.0f;  // path: the last BSDF density (PathState::prev_pdf); Whitted's ray tree: the level
     float t = 0.0f;
     int32_t id = -1;
     SRT_HD_INLINE glm::vec3 origin() const { return o; }
@@ -169,6 +197,11 @@ struct PathRay {
     SRT_HD_INLINE void set_hit(float ht, int32_t hid) {
         t = ht;
         id = hid;
+    }
+    SRT_HD_INLINE float level() const { return pdf; }
+    SRT_HD_INLINE void set_weight_level(const glm::vec3& v, float level) {
+        w = v;
+        pdf = level;
     }
     // The whole ray from its slots (a path tail picks up where the wavefront left it).
     SRT_HD_INLINE static PathRay load(const RayBuffers& b, uint32_t i) {
@@ -243,6 +276,63 @@ SRT_HD_INLINE bool reflect_ray(const Surface& sf, R& r) {
 }
 
 // ---------------------------------------------------------------------------
+// Whitted's ray tree (render/ray_tree.h): the same three stages where a ray may split
+// ---------------------------------------------------------------------------
+
+// Closest hit; a miss adds the background and the slot takes its next deferred ray, until
+// one hits or none is left (the pixel's tree is done).
+template <int kWidth, class R>
+SRT_HD_INLINE bool intersect_tree_ray(const FrameContext& f, uint32_t i, R& r) {
+    for (;;) {
+        if (intersect_ray<kWidth>(f.scene, r)) return true;
+        if (!tree_pop(f.tree, i, r)) return false;
+    }
+}
+
+// What travelled inside glass lost to absorption on the way (Beer-Lambert), then direct
+// light with shadow rays that pass through glass. A Fresnel dielectric sends nothing of
+// its own: the scene compiler gives it no kd, ka or kr (render/scene_gpu.cpp).
+template <int kWidth, class R>
+SRT_HD_INLINE uint32_t tree_shade_ray(const FrameContext& f, const Surface& sf, R& r) {
+    const f4 medium = load_f4(&f.scene.materials[sf.material].medium);
+    if (medium.w > 0.0f && !sf.front) r.set_weight_level(r.weight() * beer_lambert(medium, r.hit_t()), r.level());
+    uint32_t shadow_rays = 0;
+    const glm::vec3 direct = surface_light<kWidth>(f.scene, sf, shadow_rays, true);
+    r.set_radiance(r.radiance() + r.weight() * direct);
+    return shadow_rays;
+}
+
+// The rays the hit sends on (whitted_rays), one level deeper, within the depth limit: the
+// refracted ray goes on in the slot and the reflected one waits on the stack; with one
+// ray, that one goes on. With none, the slot takes its next deferred ray. Returns whether
+// the slot holds a ray.
+template <int kVariant, class R>
+SRT_HD_INLINE bool reflect_tree_ray(const FrameContext& f, const Surface& sf, R& r, uint32_t i) {
+    const int level = int(r.level());
+    if (depth_left(f, level)) {
+        const f4 medium = load_f4(&f.scene.materials[sf.material].medium);
+        const f4 glossy = medium.w > 0.0f ? load_f4(&f.scene.materials[sf.material].glossy) : f4{};
+        const WhittedRays w = whitted_rays(sf, r.dir(), medium, glossy);
+        const glm::vec3 weight = r.weight();
+        const Cone in = r.cone();
+        const Cone rc = ray_cones_of(kVariant) ? reflected_cone(sf, in) : Cone{};
+        const float next = float(level + 1);
+        if (w.refracted) {
+            if (w.reflected) tree_push(f.tree, i, w.r_origin, w.r_dir, rc, weight * w.r_weight, level + 1);
+            r.set_ray(w.t_origin, w.t_dir, ray_cones_of(kVariant) ? refracted_cone(sf, in) : Cone{});
+            r.set_weight_level(weight * w.t_weight, next);
+            return true;
+        }
+        if (w.reflected) {
+            r.set_ray(w.r_origin, w.r_dir, rc);
+            r.set_weight_level(weight * w.r_weight, next);
+            return true;
+        }
+    }
+    return tree_pop(f.tree, i, r);
+}
+
+// ---------------------------------------------------------------------------
 // The path integrator's shade and reflect (render/path_vertex.h, one vertex)
 // ---------------------------------------------------------------------------
 
@@ -292,22 +382,36 @@ SRT_HD_INLINE bool path_scatter_ray(const FrameContext& f, const Surface& sf, R&
 // One bounce of a path held in registers: intersect, shade and reflect, exactly as the
 // three wavefront stages do them (the surface is found once for both shade and reflect;
 // it is a pure function of the hit). `i` is the ray's slot (its pixel). Returns whether
-// the path goes on. (kStrategy: the path integrator's estimators, path_vertex.h; only
-// the tests ask for another than MIS.)
+// the path goes on (with Whitted's ray tree: whether the slot still holds a ray).
+// (kStrategy: the path integrator's estimators, path_vertex.h; only the tests ask for
+// another than MIS.)
 template <int kWidth, PathStrategy kStrategy = PathStrategy::Mis>
 SRT_HD_INLINE bool trace_bounce(const FrameContext& f, PathRay& r, uint32_t i, int bounce, uint32_t& shadow_rays) {
-    if (!intersect_ray<kWidth>(f.scene, r)) return false;
-    const Surface sf = ray_surface<kWidth>(f.scene, r);
-    const bool more = depth_left(f, bounce);
     if constexpr (path_tracing_of(kWidth)) {
+        if (!intersect_ray<kWidth>(f.scene, r)) return false;
+        const Surface sf = ray_surface<kWidth>(f.scene, r);
+        const bool more = depth_left(f, bounce);
         const RngKey key = path_key(f, i, bounce);
         shadow_rays += path_shade_ray<kWidth, kStrategy>(f, sf, r, key, more);
         return more && path_scatter_ray<kWidth>(f, sf, r, key, bounce);
+    } else if (f.ray_tree) {
+        if (!intersect_tree_ray<kWidth>(f, i, r)) return false;
+        const Surface sf = ray_surface<kWidth>(f.scene, r);
+        shadow_rays += tree_shade_ray<kWidth>(f, sf, r);
+        return reflect_tree_ray<kWidth>(f, sf, r, i);
     } else {
+        if (!intersect_ray<kWidth>(f.scene, r)) return false;
+        const Surface sf = ray_surface<kWidth>(f.scene, r);
         shadow_rays += shade_ray<kWidth>(f.scene, sf, r);
-        return more && reflect_ray<kWidth>(sf, r);
+        return depth_left(f, bounce) && reflect_ray<kWidth>(sf, r);
     }
 }
+
+// The steps a loop that follows rays in registers runs at most: the depth, or, with
+// Whitted's ray tree, as many as the largest tree needs. And the stats row of step b:
+// with a ray tree, the last bounce's row also counts every later step.
+SRT_HD_INLINE int trace_steps(const FrameContext& f) { return f.ray_tree ? 0x7fffffff : f.max_depth; }
+SRT_HD_INLINE int stats_row(const FrameContext& f, int b) { return b < f.max_depth ? b : f.max_depth - 1; }
 
 SRT_HD_INLINE uint32_t pack_rgba(const float* thresholds, const glm::vec3& c) {
     return encode_srgb8(thresholds, c.x) | (encode_srgb8(thresholds, c.y) << 8) |
@@ -332,6 +436,7 @@ SRT_HD_INLINE bool stage_generate(const FrameContext& f, uint32_t i) {
 template <int kWidth>
 SRT_HD_INLINE bool stage_intersect(const FrameContext& f, uint32_t i) {
     const RaySlot r{&f.rays, i};
+    if (f.ray_tree) return intersect_tree_ray<kWidth>(f, i, r);
     return intersect_ray<kWidth>(f.scene, r);
 }
 
@@ -342,12 +447,20 @@ SRT_HD_INLINE uint32_t stage_shade(const FrameContext& f, uint32_t i, int bounce
     const Surface sf = ray_surface<kWidth>(f.scene, r);
     if constexpr (path_tracing_of(kWidth))
         return path_shade_ray<kWidth>(f, sf, r, path_key(f, i, bounce), depth_left(f, bounce));
+    else if (f.ray_tree)
+        return tree_shade_ray<kWidth>(f, sf, r);
     else
         return shade_ray<kWidth>(f.scene, sf, r);
 }
 
 template <int kWidth>
 SRT_HD_INLINE bool stage_reflect(const FrameContext& f, uint32_t i, int bounce) {
+    if constexpr (!path_tracing_of(kWidth)) {
+        if (f.ray_tree) {  // the ray's own level, not the bounce, says how deep it is
+            const RaySlot r{&f.rays, i};
+            return reflect_tree_ray<kWidth>(f, ray_surface<kWidth>(f.scene, r), r, i);
+        }
+    }
     if (!depth_left(f, bounce)) return false;  // beyond the depth limit: black
     const RaySlot r{&f.rays, i};
     const Surface sf = ray_surface<kWidth>(f.scene, r);

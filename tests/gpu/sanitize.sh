@@ -9,7 +9,9 @@
 # traversals' short stacks use when configured (accel/traversal_stack.h); the kernels of
 # both launch kinds are the same. racecheck also runs stream launches of every mode over
 # the BVH8 mesh. Every tool runs the path integrator's kernels in every mode over
-# scenes/glass.json ("path" cases). The path modes (megakernel, regenerate) and the stencil's path tail
+# scenes/glass.json ("path" cases), and Whitted's ray tree in every mode over
+# scenes/whitted-glass.json at depth 3, where trees outlast the bounce loop and its tail
+# (k_tree_tail) finishes them ("glass" cases). The path modes (megakernel, regenerate) and the stencil's path tail
 # (every case here is small enough for it to take over after bounce 0) are in every tool's
 # cases. Cases run one at a time
 # (SAN_JOBS): with 12 concurrent
@@ -34,8 +36,11 @@ one() {  # tool mode launch size
   [ "${5:-}" = bvh8 ] && args="--accel bvh8 $SRC/scenes/mesh.json" && log="$out/$1-$2-$3-$4-bvh8.log"
   # "path": the path integrator's kernels, over glass, a rough conductor and an area light.
   [ "${5:-}" = path ] && args="--integrator path $SRC/scenes/glass.json" && log="$out/$1-$2-$3-$4-path.log"
+  local depth=4
+  # "glass": Whitted's ray tree, deeper than the loop's 3 steps.
+  [ "${5:-}" = glass ] && args="$SRC/scenes/whitted-glass.json" && depth=3 && log="$out/$1-$2-$3-$4-glass.log"
   timeout "${SAN_CASE_TIMEOUT:-300}" "$CS" --tool "$1" --error-exitcode 99 "$BIN" render --backend cuda --mode "$2" \
-    --launch "$3" -W "${4%x*}" -H "${4#*x}" --depth 4 --spp 2 $args -o "$out/$1-$2-$3-$4${5:+-$5}.png" >"$log" 2>&1
+    --launch "$3" -W "${4%x*}" -H "${4#*x}" --depth $depth --spp 2 $args -o "$out/$1-$2-$3-$4${5:+-$5}.png" >"$log" 2>&1
   local rc=$?
   printf '%-10s %-8s %-6s %-6s %-4s rc=%d  %s\n' "$1" "$2" "$3" "$4" "${5:-}" "$rc" \
     "$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)"
@@ -56,7 +61,7 @@ for tool in memcheck racecheck synccheck initcheck; do
   for mode in stencil flags compact megakernel regenerate; do
     for launch in graph stream; do
       [ "$tool" = racecheck ] && [ "$launch" = graph ] && continue
-      for size in 67x33 33x17; do echo "$tool $mode $launch $size path"; done
+      for size in 67x33 33x17; do echo "$tool $mode $launch $size path"; echo "$tool $mode $launch $size glass"; done
     done
   done
 done | grep -E -- "${SAN_FILTER:-.}" | xargs -P "${SAN_JOBS:-1}" -L 1 bash -c 'one "$@"' _

@@ -46,6 +46,13 @@ ImageDiff compare_with_povray(const std::string& tag, const Scene& s, int depth,
 ImageDiff compare_with_povray(const std::string& tag, const Scene& ours, const Scene& theirs, int depth,
                               int width, int height);
 
+// The same at `depth`, counting only the pixels that a 1e-6 move of the camera leaves
+// unchanged in our render (/work/shared/docs/oracles.md: float and double renderers differ
+// at grazing rays and sub-pixel edges); `unstable_pixels` says how many were left out.
+// The diff image marks them blue.
+ImageDiff compare_with_povray_stable(const std::string& tag, const Scene& s, int depth, int width, int height,
+                                     size_t& unstable_pixels);
+
 // A picture of where two images differ: |a - b| per channel, times `gain`, clamped.
 Image diff_image(const Image& a, const Image& b, int gain = 32);
 

@@ -31,6 +31,27 @@ std::string dvec(const glm::dvec3& v) {
 }
 glm::vec3 unit_f(const glm::vec3& v) { return v * (1.0f / std::sqrt(glm::dot(v, v))); }
 
+// A dielectric, as /work/shared/docs/oracles.md "POV-Ray for Whitted glass" sets it up.
+// Fresnel's glass: a clear pigment, fresnel reflection and conserve_energy (the refracted
+// ray weighted 1 - F). NFF's constants (kt > 0): the transmit channel is kt, unfiltered,
+// and POV-Ray scales a transmitting pigment's ambient and diffuse by 1 - kt, so they are
+// divided by it here. Objects of either cast no shadow (no_shadow): our Whitted shadow
+// rays pass through glass.
+std::string dielectric_texture(const Material& m) {
+    if (m.kt > 0.0f) {
+        const double keep = 1.0 - double(m.kt);
+        return "texture { pigment { rgbt <" + num(m.colour.x) + ", " + num(m.colour.y) + ", " + num(m.colour.z) +
+               ", " + num(m.kt) + "> } finish { ambient " + dnum(m.ka / keep) + " emission 0 diffuse " +
+               dnum(m.kd / keep) + " specular 0 phong 0 reflection { rgb " + vec(m.kr) + " } } }";
+    }
+    return "texture { pigment { rgbf <1, 1, 1, 1> } finish { ambient 0 emission 0 diffuse 0 specular 0 phong 0 "
+           "reflection { 0, 1 fresnel on } conserve_energy } }";
+}
+// What follows an object's texture: a dielectric's interior, and no shadow.
+std::string object_extra(const Material& m) {
+    return m.is_dielectric() ? " interior { ior " + num(m.ior) + " } no_shadow" : "";
+}
+
 std::string finish_of(const Material& m) {
     // Ambient Ka (times global_settings' ambient_light), no emission/specular/phong:
     // the ambient, Lambert and mirror terms. POV-Ray adds reflection on top of the
@@ -92,8 +113,11 @@ std::string to_pov(const Scene& s, int width, int height, int depth) {
     // Materials as textures (pigment + finish), one #declare each.
     for (size_t i = 0; i < s.materials.size(); ++i) {
         const Material& m = s.materials[i];
-        o << "#declare M" << i << " = texture { pigment { rgb " << vec(m.colour) << " } "
-          << finish_of(m) << " }\n";
+        if (m.is_dielectric())
+            o << "#declare M" << i << " = " << dielectric_texture(m) << "\n";
+        else
+            o << "#declare M" << i << " = texture { pigment { rgb " << vec(m.colour) << " } " << finish_of(m)
+              << " }\n";
     }
 
     // Parallel lights sit far outside everything finite: POV-Ray ends their shadow
@@ -114,8 +138,8 @@ std::string to_pov(const Scene& s, int width, int height, int depth) {
     }
 
     for (const Sphere& sp : s.spheres)
-        o << "sphere { " << dvec(sp.centre) << ", " << dnum(sp.radius) << " texture { M"
-          << sp.material << " } }\n";
+        o << "sphere { " << dvec(sp.centre) << ", " << dnum(sp.radius) << " texture { M" << sp.material << " }"
+          << object_extra(s.materials[sp.material]) << " }\n";
 
     for (const Plane& pl : s.planes) {
         const glm::vec3 n = unit_f(pl.normal);
@@ -169,7 +193,9 @@ std::string to_pov(const Scene& s, int width, int height, int depth) {
                     o << ",\n    <" << 3 * k << ", " << 3 * k + 1 << ", " << 3 * k + 2 << ">";
                 o << "\n  }\n";
             }
-            o << "  texture { M" << m << " }\n}\n";
+            // A dielectric mesh is a closed solid (its refraction needs an inside).
+            if (s.materials[m].is_dielectric()) o << "  inside_vector <0, 0, 1>\n";
+            o << "  texture { M" << m << " }" << object_extra(s.materials[m]) << "\n}\n";
         }
     }
     return o.str();
