@@ -217,6 +217,8 @@ TEST(Robust, HostMemoryNeedMatchesTheCpuExecutor) {
     EXPECT_EQ(host_memory_need(16384, 16384, 8, false).ray_bytes, 0u);
     // Padding to whole warps.
     EXPECT_EQ(host_memory_need(3, 3, 8, true).ray_bytes, 32u * 72u + 4u);
+    // Whitted's ray tree at depth 4: 3 deferred rays of 48 bytes and a count per ray.
+    EXPECT_EQ(host_memory_need(3, 3, 8, true, 4).ray_bytes, 32u * 72u + 4u + 32u * (3u * 48u + 4u));
     // Padding to whole tiles, as the executors allocate (frame_geometry): 3x33 pixels
     // round up to 128 rays, but 8x4 tiles need 1 x 9 warps = 288 rays, 1x32 tiles
     // 3 x 2 warps = 192 rays.

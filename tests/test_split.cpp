@@ -23,52 +23,56 @@ std::unique_ptr<SplitExecutor> split_cpu(int n) {
     return std::make_unique<SplitExecutor>(std::move(parts));
 }
 
+// (whitted-glass.json: Whitted's ray trees, each band with its own stacks.)
 TEST(Split, BandsEqualOneExecutorBitForBit) {
-    const Scene s = load_scene(std::string(SRT_SOURCE_DIR) + "/scenes/big-sphere.json");
-    const CompiledScene cs = compile_scene(s);
-    auto one = make_cpu_executor(2);
-    one->set_scene(cs);
-    for (int n : {2, 3, 5}) {
-        auto split = split_cpu(n);
-        split->set_scene(cs);
-        for (int warp_width : {8, 32, 1})
-            for (auto [w, h] : {std::pair{97, 61}, std::pair{64, 8}, std::pair{40, 3}}) {
-                RenderSettings rs;
-                rs.width = w;
-                rs.height = h;
-                rs.depth = 6;
-                rs.spp = 2;
-                rs.warp_width = warp_width;
-                rs.stats = true;
-                Image a, b;
-                FrameStats sa, sb;
-                one->render(s.camera, rs, a, &sa);
-                for (int frame = 0; frame < 3; ++frame) {  // the bands move between frames
-                    split->render(s.camera, rs, b, &sb);
-                    const std::string where = std::to_string(n) + " parts, " + std::to_string(w) + "x" +
-                                              std::to_string(h) + ", warp width " + std::to_string(warp_width);
-                    ASSERT_EQ(a.rgba, b.rgba) << where;
-                    ASSERT_EQ(sa.rays_traced, sb.rays_traced) << where;
-                    ASSERT_EQ(sa.bounces.size(), sb.bounces.size()) << where;
-                    for (size_t k = 0; k < sa.bounces.size(); ++k) {
-                        EXPECT_EQ(sa.bounces[k].live_rays, sb.bounces[k].live_rays) << where << " bounce " << k;
-                        EXPECT_EQ(sa.bounces[k].live_warps, sb.bounces[k].live_warps) << where << " bounce " << k;
+    for (const char* file : {"big-sphere.json", "whitted-glass.json"}) {
+        SCOPED_TRACE(file);
+        const Scene s = load_scene(std::string(SRT_SOURCE_DIR) + "/scenes/" + file);
+        const CompiledScene cs = compile_scene(s);
+        auto one = make_cpu_executor(2);
+        one->set_scene(cs);
+        for (int n : {2, 3, 5}) {
+            auto split = split_cpu(n);
+            split->set_scene(cs);
+            for (int warp_width : {8, 32, 1})
+                for (auto [w, h] : {std::pair{97, 61}, std::pair{64, 8}, std::pair{40, 3}}) {
+                    RenderSettings rs;
+                    rs.width = w;
+                    rs.height = h;
+                    rs.depth = 6;
+                    rs.spp = 2;
+                    rs.warp_width = warp_width;
+                    rs.stats = true;
+                    Image a, b;
+                    FrameStats sa, sb;
+                    one->render(s.camera, rs, a, &sa);
+                    for (int frame = 0; frame < 3; ++frame) {  // the bands move between frames
+                        split->render(s.camera, rs, b, &sb);
+                        const std::string where = std::to_string(n) + " parts, " + std::to_string(w) + "x" +
+                                                  std::to_string(h) + ", warp width " + std::to_string(warp_width);
+                        ASSERT_EQ(a.rgba, b.rgba) << where;
+                        ASSERT_EQ(sa.rays_traced, sb.rays_traced) << where;
+                        ASSERT_EQ(sa.bounces.size(), sb.bounces.size()) << where;
+                        for (size_t k = 0; k < sa.bounces.size(); ++k) {
+                            EXPECT_EQ(sa.bounces[k].live_rays, sb.bounces[k].live_rays) << where << " bounce " << k;
+                            EXPECT_EQ(sa.bounces[k].live_warps, sb.bounces[k].live_warps) << where << " bounce " << k;
+                        }
                     }
+                    LinearImage la, lb;
+                    one->read_linear(la);
+                    split->read_linear(lb);
+                    EXPECT_EQ(la.rgb, lb.rgb);
+                    // Bands tile the frame in whole tile rows.
+                    int y = 0;
+                    for (const auto& band : split->bands()) {
+                        if (band.rows == 0) continue;
+                        EXPECT_EQ(band.y, y);
+                        EXPECT_EQ(band.y % (32 / warp_width), 0);
+                        y += band.rows;
+                    }
+                    EXPECT_EQ(y, h);
                 }
-                LinearImage la, lb;
-                one->read_linear(la);
-                split->read_linear(lb);
-                EXPECT_EQ(la.rgb, lb.rgb);
-                // Bands tile the frame in whole tile rows.
-                int y = 0;
-                for (const auto& band : split->bands()) {
-                    if (band.rows == 0) continue;
-                    EXPECT_EQ(band.y, y);
-                    EXPECT_EQ(band.y % (32 / warp_width), 0);
-                    y += band.rows;
-                }
-                EXPECT_EQ(y, h);
-            }
+        }
     }
 }
 

@@ -44,12 +44,16 @@ constexpr int kRayCones = 128;
 // with_variant). Traversal-only code strips it (whitted_variant), so that intersect
 // kernels are not compiled twice.
 constexpr int kPathTracing = 256;
+// Whitted's ray tree (render/ray_tree.h): the kernels of Whitted frames with glass. Not
+// the traversal's either, except that its shadow rays pass through glass.
+constexpr int kRayTree = 512;
 constexpr int bvh_of(int variant) { return variant & 15; }
 constexpr bool precise_spheres_of(int variant) { return (variant & kPreciseSpheres) != 0; }
 constexpr bool alpha_masks_of(int variant) { return (variant & kAlphaMasks) != 0; }
 constexpr bool textures_of(int variant) { return (variant & kTextures) != 0; }
 constexpr bool ray_cones_of(int variant) { return (variant & kRayCones) != 0; }
 constexpr bool path_tracing_of(int variant) { return (variant & kPathTracing) != 0; }
+constexpr bool ray_tree_of(int variant) { return (variant & kRayTree) != 0; }
 constexpr int whitted_variant(int variant) { return variant & ~kPathTracing; }
 
 // The original id of primitive k (the scene's order, PrimGpu::p2.w), which no layout
@@ -73,6 +77,7 @@ SRT_HD_INLINE glm::vec2 triangle_uv(const SceneView& s, uint32_t k, float u, flo
 // the alpha texture, bilinear) reaches the cutoff, or it has no mask. A masked-out hit is
 // no hit, for every kind of ray, because traversal asks this before taking it.
 SRT_HD_INLINE bool alpha_opaque(const SceneView& s, uint32_t k, const glm::vec2& bary) {
+    if (s.prim_alpha == nullptr) return true;  // a scene without masks (kernels of every texture bit: with_tree_variant)
     const uint32_t m = load_u32(&s.prim_alpha[k]);
     if (m == kNoMaskGpu) return true;
     const f4 mt = load_f4(&s.materials[m].tex);
@@ -82,8 +87,14 @@ SRT_HD_INLINE bool alpha_opaque(const SceneView& s, uint32_t k, const glm::vec2&
     return alpha >= mt.z;
 }
 
+// Whether material m is a dielectric (glass, water): the shadow rays of Whitted's ray
+// tree pass through it (render/ray_tree.h).
+SRT_HD_INLINE bool glass_material(const SceneView& s, uint32_t m) { return load_f4(&s.materials[m].medium).w > 0.0f; }
+
+// `through_glass` (any-hit rays only): a dielectric's hit is no hit.
 template <int kVariant>
-SRT_HD_INLINE bool closer_prim(const SceneView& s, uint32_t k, const glm::vec3& o, const glm::vec3& d, Hit& h) {
+SRT_HD_INLINE bool closer_prim(const SceneView& s, uint32_t k, const glm::vec3& o, const glm::vec3& d, Hit& h,
+                               bool through_glass = false) {
     float t;
     glm::vec2 bary(0.0f);
     // The tests' own bound is strict (t < tmax); give them one past any distance and
@@ -95,6 +106,7 @@ SRT_HD_INLINE bool closer_prim(const SceneView& s, uint32_t k, const glm::vec3& 
                       (uint32_t(h.id) >= s.prim_count || prim_key(s.prims, int32_t(k)) < prim_key(s.prims, h.id)))))
         return false;
     if (alpha_masks_of(kVariant) && !alpha_opaque(s, k, bary)) return false;
+    if (through_glass && glass_material(s, float_bits(load_f4(&s.prims[k].p0).w) & kPrimMaterialMask)) return false;
     h.t = t;
     h.id = int32_t(k);
     return true;
@@ -216,7 +228,8 @@ using Bvh4Stack = TraversalStack<int32_t, kBvh4StackSize, kBvh4ShortStack>;
 // tests) at the same time. kAnyHit: stop at the first hit (shadow rays), testing each
 // leaf as soon as it is found.
 template <bool kAnyHit, int kVariant>
-SRT_HD_INLINE Hit traverse_bvh2(const SceneView& s, const glm::vec3& o, const glm::vec3& d, Hit h) {
+SRT_HD_INLINE Hit traverse_bvh2(const SceneView& s, const glm::vec3& o, const glm::vec3& d, Hit h,
+                                 bool through_glass) {
     const RayInv r = make_ray_inv(o, d);
     Bvh2Stack::Spill spill;
     Bvh2Stack stack(spill);
@@ -262,7 +275,7 @@ SRT_HD_INLINE Hit traverse_bvh2(const SceneView& s, const glm::vec3& o, const gl
             const uint32_t packed = uint32_t(~leaf);
             const uint32_t first = packed >> 3, count = packed & 7u;
             for (uint32_t k = first; k < first + count; ++k)
-                if (closer_prim<kVariant>(s, k, o, d, h) && kAnyHit) return h;
+                if (closer_prim<kVariant>(s, k, o, d, h, kAnyHit && through_glass) && kAnyHit) return h;
             leaf = node;  // the node in hand may be a leaf too
             if (node < 0) node = stack.pop();
         }
@@ -286,7 +299,8 @@ constexpr uint32_t kBvh4PostponeLanes = 2;
 // the H100: a second local array for a test the slab test of the popped node repeats
 // anyway.)
 template <bool kAnyHit, int kVariant>
-SRT_HD_INLINE Hit traverse_bvh4(const SceneView& s, const glm::vec3& o, const glm::vec3& d, Hit h) {
+SRT_HD_INLINE Hit traverse_bvh4(const SceneView& s, const glm::vec3& o, const glm::vec3& d, Hit h,
+                                 bool through_glass) {
     const RayInv r = make_ray_inv(o, d);
     Bvh4Stack::Spill spill;
     Bvh4Stack stack(spill);
@@ -343,7 +357,7 @@ SRT_HD_INLINE Hit traverse_bvh4(const SceneView& s, const glm::vec3& o, const gl
             const uint32_t packed = uint32_t(~node);
             const uint32_t first = packed >> 3, count = packed & 7u;
             for (uint32_t k = first; k < first + count; ++k)
-                if (closer_prim<kVariant>(s, k, o, d, h) && kAnyHit) return h;
+                if (closer_prim<kVariant>(s, k, o, d, h, kAnyHit && through_glass) && kAnyHit) return h;
         }
         if (stack.empty()) return h;
         node = stack.pop();
@@ -445,7 +459,8 @@ SRT_HD_INLINE Bvh8Group bvh8_test_node(const Bvh8Node* node, const RayInv& r, ui
 // hits when fewer than kBvh8PostponeLanes lanes of the warp would test at the same time,
 // pushed as a primitive group and tested when popped.
 template <bool kAnyHit, int kVariant>
-SRT_HD_INLINE Hit traverse_bvh8(const SceneView& s, const glm::vec3& o, const glm::vec3& d, Hit h) {
+SRT_HD_INLINE Hit traverse_bvh8(const SceneView& s, const glm::vec3& o, const glm::vec3& d, Hit h,
+                                 bool through_glass) {
     const RayInv r = make_ray_inv(o, d);
     const uint32_t oct = (r.inv.x < 0.0f ? 1u : 0u) | (r.inv.y < 0.0f ? 2u : 0u) | (r.inv.z < 0.0f ? 4u : 0u);
     Bvh8Stack::Spill spill;
@@ -475,7 +490,7 @@ SRT_HD_INLINE Hit traverse_bvh8(const SceneView& s, const glm::vec3& o, const gl
             }
             const uint32_t k = prim_base + uint32_t(lowest_bit(prim_hits));
             prim_hits &= prim_hits - 1u;
-            if (closer_prim<kVariant>(s, k, o, d, h) && kAnyHit) return h;
+            if (closer_prim<kVariant>(s, k, o, d, h, kAnyHit && through_glass) && kAnyHit) return h;
         }
         if (!(g.hits & 0xff000000u)) {
             if (stack.empty()) return h;
@@ -488,8 +503,11 @@ SRT_HD_INLINE Hit traverse_bvh8(const SceneView& s, const glm::vec3& o, const gl
 // (SceneView::nodes8). A
 // kernel is compiled for one width (the executors choose by the scene), so that it holds
 // one traversal's code and registers, not both.
+// `through_glass`: an any-hit ray that passes through dielectrics (Whitted's shadow rays
+// in a frame with glass, render/ray_tree.h).
 template <bool kAnyHit, int kWidth>
-SRT_HD_INLINE Hit traverse(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float tmax) {
+SRT_HD_INLINE Hit traverse(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float tmax,
+                           bool through_glass = false) {
     static_assert(bvh_of(kWidth) == 2 || bvh_of(kWidth) == 4 || bvh_of(kWidth) == 8, "BVH width 2, 4 or 8");
     Hit h{tmax, -1};
     // Planes first: they are few and often the nearest thing (floors, mirrors).
@@ -498,15 +516,16 @@ SRT_HD_INLINE Hit traverse(const SceneView& s, const glm::vec3& o, const glm::ve
         const f4 pn = load_f4(&s.planes[j].normal);
         float t;
         if (hit_plane(o, d, xyz(pm), xyz(pn), h.t, t)) {
+            if (kAnyHit && through_glass && glass_material(s, float_bits(pm.w))) continue;
             h.t = t;
             h.id = int32_t(s.prim_count + j);
             if (kAnyHit) return h;
         }
     }
     if (s.node_count == 0) return h;
-    if (bvh_of(kWidth) == 8) return traverse_bvh8<kAnyHit, kWidth>(s, o, d, h);
-    if (bvh_of(kWidth) == 4) return traverse_bvh4<kAnyHit, kWidth>(s, o, d, h);
-    return traverse_bvh2<kAnyHit, kWidth>(s, o, d, h);
+    if (bvh_of(kWidth) == 8) return traverse_bvh8<kAnyHit, kWidth>(s, o, d, h, through_glass);
+    if (bvh_of(kWidth) == 4) return traverse_bvh4<kAnyHit, kWidth>(s, o, d, h, through_glass);
+    return traverse_bvh2<kAnyHit, kWidth>(s, o, d, h, through_glass);
 }
 
 // The shared memory a thread's traversal of width kWidth needs on the device (its short
@@ -568,13 +587,25 @@ SRT_HD_INLINE decltype(auto) with_path_variant(const SceneView& s, Fn&& fn) {
                              : with_path_texture_flags<kPathTracing>(s, fn);
 }
 
+// The same for Whitted frames with glass (kRayTree): fewer still, since glass is rare and
+// each variant costs build time: every such scene runs the code for textures, their cones
+// and alpha masks, which finds nothing to do where there are none (a texture-less
+// material, null prim_alpha) and reads the same colours where there are (one level of an
+// image without a mip chain); 6 variants of each kernel.
+template <class Fn>
+SRT_HD_INLINE decltype(auto) with_tree_variant(const SceneView& s, Fn&& fn) {
+    constexpr int kAll = kRayTree | kTextures | kRayCones | kAlphaMasks;
+    return s.precise_spheres ? with_width_flags<kAll | kPreciseSpheres>(s, fn) : with_width_flags<kAll>(s, fn);
+}
+
 template <int kWidth>
 SRT_HD_INLINE Hit intersect_closest(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float tmax) {
     return traverse<false, kWidth>(s, o, d, tmax);
 }
 template <int kWidth>
-SRT_HD_INLINE bool occluded(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float tmax) {
-    return traverse<true, kWidth>(s, o, d, tmax).id >= 0;
+SRT_HD_INLINE bool occluded(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float tmax,
+                            bool through_glass = false) {
+    return traverse<true, kWidth>(s, o, d, tmax, through_glass).id >= 0;
 }
 // The same, choosing the width per call (host code, tests).
 SRT_HD_INLINE Hit intersect_closest(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float tmax) {

@@ -11,6 +11,7 @@
 #include "core/image_formats.h"
 #include "core/output_file.h"
 #include "revision.h"  // generated: SRT_REVISION
+#include "render/pipeline.h"
 #include "render/scene_gpu.h"
 #include "render/split_executor.h"
 
@@ -132,7 +133,8 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
     const bool gpu = bench::is_cuda(*ex);  // one GPU or a frame split over several
     // Before any frame buffer exists: a clear message (exit 2) instead of bad_alloc or
     // the OOM killer. The CUDA executor checks its own ray buffers against the device.
-    check_host_memory(rs.width, rs.height, rs.warp_width, !gpu, host_memory_available());
+    check_host_memory(rs.width, rs.height, rs.warp_width, !gpu, host_memory_available(),
+                      uses_ray_tree(compiled.view(), rs) ? rs.depth : 0);
     bench::apply_cached_tuning(*ex, rs.width, rs.height);
     const auto t_upload = Clock::now();
     ex->set_scene(compiled);

@@ -11,7 +11,7 @@
 
 namespace srt::app {
 
-HostMemoryNeed host_memory_need(int width, int height, int warp_width, bool rays_on_host) {
+HostMemoryNeed host_memory_need(int width, int height, int warp_width, bool rays_on_host, int tree_depth) {
     HostMemoryNeed n;
     const uint64_t pixels = uint64_t(width) * uint64_t(height);
     if (rays_on_host) {
@@ -22,6 +22,7 @@ HostMemoryNeed host_memory_need(int width, int height, int warp_width, bool rays
         // tiles.
         const uint64_t rays = frame_geometry(uint32_t(width), uint32_t(height), uint32_t(warp_width)).ray_count;
         n.ray_bytes = rays * (4 * 16 + 4 + 4) + rays / 8;
+        if (tree_depth > 0) n.ray_bytes += ray_tree_bytes(uint32_t(rays), tree_depth);
     }
     // The RGBA image, then write_png_atomic's RGB copy and the encoded PNG (bounded
     // by about the raw size for incompressible images) while the image is alive.
@@ -50,8 +51,9 @@ std::string format_bytes(uint64_t bytes) {
     return buf;
 }
 
-void check_host_memory(int width, int height, int warp_width, bool rays_on_host, uint64_t available) {
-    const HostMemoryNeed n = host_memory_need(width, height, warp_width, rays_on_host);
+void check_host_memory(int width, int height, int warp_width, bool rays_on_host, uint64_t available,
+                       int tree_depth) {
+    const HostMemoryNeed n = host_memory_need(width, height, warp_width, rays_on_host, tree_depth);
     if (available == 0 || n.total() <= available) return;
     std::string parts = rays_on_host ? "ray buffers " + format_bytes(n.ray_bytes) + " + image " : "image ";
     parts += format_bytes(n.image_bytes);

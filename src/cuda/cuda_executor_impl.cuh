@@ -348,17 +348,19 @@ private:
         while (!stats.bounces.empty() && stats.bounces.back().live_rays == 0) stats.bounces.pop_back();
     }
 
-    template <class, bool> friend struct cuda::FrameLauncher;
-    template <bool kPath>
-    using Launcher = cuda::FrameLauncher<CudaExecutorImpl, kPath>;
+    template <class, bool, bool> friend struct cuda::FrameLauncher;
+    template <bool kPath, bool kTree = false>
+    using Launcher = cuda::FrameLauncher<CudaExecutorImpl, kPath, kTree>;
 
     // run_frame's launches, issued (root null) or captured into `root`, by the launcher of
     // the frame's integrator. Each integrator's kernels are compiled in a file of their
-    // own (cuda/frames_whitted.cu, cuda/frames_path.cu), so that a build compiles the
-    // two sets side by side.
+    // own (cuda/frames_whitted.cu, cuda/frames_path.cu, and Whitted's ray tree's for
+    // scenes with glass, cuda/frames_whitted_tree.cu), so that a build compiles the sets
+    // side by side.
     void issue_frame(FrameContext& f, const RenderSettings& settings, bool counting, bool timing, cudaGraph_t root,
                      bool hybrid) {
         if (settings.integrator == Integrator::Path) issue_with<Launcher<true>>(f, settings, counting, timing, root, hybrid);
+        else if (uses_ray_tree(f.scene, settings)) issue_with<Launcher<false, true>>(f, settings, counting, timing, root, hybrid);
         else issue_with<Launcher<false>>(f, settings, counting, timing, root, hybrid);
     }
     template <class L>
@@ -391,14 +393,15 @@ private:
     // is raised, before any graph is captured, to what the scene's width needs.
     void reserve_stack(const SceneView& view) {
         // Either integrator may render the scene: both sets of kernels.
-        const size_t need = std::max(Launcher<false>::stack_bytes(view), Launcher<true>::stack_bytes(view));
+        size_t need = std::max(Launcher<false>::stack_bytes(view), Launcher<true>::stack_bytes(view));
+        if (view.dielectrics) need = std::max(need, Launcher<false, true>::stack_bytes(view));
         size_t current = 0;
         CUDA_CHECK(cudaDeviceGetLimit(&current, cudaLimitStackSize));
         if (need > current) CUDA_CHECK(cudaDeviceSetLimit(cudaLimitStackSize, need));
     }
 
     // A bounce that starts with no more live words than this runs, with every later
-    // bounce of its sample, in the path tail (k_stencil_path_tail). By default every bounce
+    // bounce of its sample, in the path tail (k_path_tail). By default every bounce
     // after the first: the wavefront generates and runs the dense first bounce, and one
     // launch follows every surviving path to its end. Measured on the H100 (default scene,
     // 1080p, graph launches; frame ms at depths 2 / 4 / 8 / 12), against tails from 128
@@ -557,7 +560,8 @@ private:
 
 
 // The launchers' stage kernels are compiled where they are instantiated, once each.
-extern template struct cuda::FrameLauncher<CudaExecutorImpl, false>;
-extern template struct cuda::FrameLauncher<CudaExecutorImpl, true>;
+extern template struct cuda::FrameLauncher<CudaExecutorImpl, false, false>;
+extern template struct cuda::FrameLauncher<CudaExecutorImpl, true, false>;
+extern template struct cuda::FrameLauncher<CudaExecutorImpl, false, true>;
 
 }  // namespace srt

@@ -33,11 +33,12 @@ struct StageTiming {
 // The stage launchers and loops run_frame calls. Every <<<>>> of the renderer is in
 // launch(). While a graph is captured, `stream` is the stream capturing the current
 // loop body, and `loops` hold the WHILE nodes' conditions (0 with stream launches).
-// kPath: the integrator whose kernels it launches. The loops are here; the stage
+// kPath: the integrator whose kernels it launches; kTree: Whitted's with glass, the ray
+// tree's kernels (render/ray_tree.h, the variant bit kRayTree). The loops are here; the stage
 // launchers, which instantiate the kernels, are declared here and defined in
 // cuda/frame_launcher_stages.cuh, which only the file that compiles an integrator's
 // kernels includes (cuda/frames_whitted.cu, cuda/frames_path.cu).
-template <class Executor, bool kPath>
+template <class Executor, bool kPath, bool kTree = false>
 struct FrameLauncher {
     Executor& ex;
     const RenderSettings& settings;
@@ -60,13 +61,14 @@ struct FrameLauncher {
     template <class Fn>
     static void variant(const FrameContext& f, Fn&& fn) {
         if constexpr (kPath) with_path_variant(f.scene, fn);
+        else if constexpr (kTree) with_tree_variant(f.scene, fn);
         else with_bvh_width(f.scene, fn);
     }
     // The per-thread stack the scene's kernels of this integrator need (local arrays: the
     // traversal stacks), for the executor to raise the limit to before any capture.
     static size_t stack_bytes(const SceneView& view);
     // The same launcher for the Whitted kernels: what both integrators launch alike.
-    FrameLauncher<Executor, false> as_whitted() const {
+    FrameLauncher<Executor, false, false> as_whitted() const {
         return {ex, settings, counting, timing, stream, loops, root, hybrid, bounce};
     }
 
@@ -188,7 +190,7 @@ struct FrameLauncher {
     uint32_t tail_words() const { return stencil() && (hybrid || !graph()) && !ex.probe_ ? ex.tail_words() : 0u; }
     void sparse_bounce(const FrameContext& f);
     // The rest of the sample in one launch, once few words live: each warp follows a
-    // listed word's paths to their ends (k_stencil_path_tail). One warp per word of the
+    // listed word's paths to their ends (k_path_tail). One warp per word of the
     // frame, most of which find no entry and leave: the hardware then balances the words'
     // uneven paths (measured on the H100, default scene at 1080p, depth 8: 0.417 ms against
     // 0.432 with a GPU-filling grid that loops over the list).
@@ -196,7 +198,7 @@ struct FrameLauncher {
     // The path modes: one kernel runs the whole frame (cuda/path_kernels.cuh).
     void trace_paths(const FrameContext& f, DeadRayMode mode);
     // Whitted's ray trees still live after the bounce loop, followed to their ends in
-    // registers (k_tree_tail), in every wavefront mode.
+    // registers (k_path_tail), in every wavefront mode.
     void finish_trees(const FrameContext& f);
     void list_words(const FrameContext& f);
     // Captures `body` into a WHILE node's body on the side stream `side`.

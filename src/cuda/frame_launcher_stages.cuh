@@ -2,15 +2,16 @@
 // instantiate the kernels: included only by the file that compiles an integrator's
 // kernels (cuda/frames_whitted.cu, cuda/frames_path.cu), so each kernel is compiled
 // once. What both integrators launch alike (generate, intersect, the live-word list,
-// resolve) the path launcher hands to the Whitted one.
+// resolve) the path launcher hands to the Whitted one; the ray tree's launcher (Whitted
+// with glass, cuda/frames_whitted_tree.cu) hands it generate, the list and resolve.
 #pragma once
 
 #include "cuda/frame_launcher.cuh"
 
 namespace srt::cuda {
 
-template <class Executor, bool kPath>
-size_t FrameLauncher<Executor, kPath>::stack_bytes(const SceneView& view) {
+template <class Executor, bool kPath, bool kTree>
+size_t FrameLauncher<Executor, kPath, kTree>::stack_bytes(const SceneView& view) {
     size_t need = 0;
     const auto frame = [&](const void* kernel) {
         cudaFuncAttributes a{};
@@ -21,22 +22,19 @@ size_t FrameLauncher<Executor, kPath>::stack_bytes(const SceneView& view) {
     f.scene = view;
     variant(f, [&](auto w) {
         constexpr int W = decltype(w)::value;
-        frame(reinterpret_cast<const void*>(cuda::k_stencil_path_tail<cuda::TraceOp<W>>));
+        frame(reinterpret_cast<const void*>(cuda::k_path_tail<cuda::TraceOp<W>>));
         frame(reinterpret_cast<const void*>(cuda::k_megakernel<cuda::TraceOp<W>>));
         frame(reinterpret_cast<const void*>(cuda::k_regenerate<cuda::TraceOp<W>>));
         frame(reinterpret_cast<const void*>(
             cuda::k_stencil_sparse_bounce<cuda::IntersectOp<whitted_variant(W)>, cuda::ShadeOp<W>, cuda::ReflectOp<W>>));
-        if constexpr (!kPath) {
-            frame(reinterpret_cast<const void*>(cuda::k_stencil_write<cuda::IntersectOp<W>>));
-            frame(reinterpret_cast<const void*>(cuda::k_tree_tail<cuda::TraceOp<W>>));
-        }
+        if constexpr (!kPath) frame(reinterpret_cast<const void*>(cuda::k_stencil_write<cuda::IntersectOp<W>>));
         frame(reinterpret_cast<const void*>(cuda::k_stencil_read<cuda::ShadeOp<W>>));
     });
     return need;
 }
 
-template <class Executor, bool kPath>
-void FrameLauncher<Executor, kPath>::sparse_bounce(const FrameContext& f) {
+template <class Executor, bool kPath, bool kTree>
+void FrameLauncher<Executor, kPath, kTree>::sparse_bounce(const FrameContext& f) {
     variant(f, [&](auto w) {
         constexpr int W = decltype(w)::value;
         using Intersect = cuda::IntersectOp<whitted_variant(W)>;
@@ -47,19 +45,20 @@ void FrameLauncher<Executor, kPath>::sparse_bounce(const FrameContext& f) {
     });
 }
 
-template <class Executor, bool kPath>
-void FrameLauncher<Executor, kPath>::tail(const FrameContext& f) {
+template <class Executor, bool kPath, bool kTree>
+void FrameLauncher<Executor, kPath, kTree>::tail(const FrameContext& f) {
     variant(f, [&](auto w) {
         constexpr int W = decltype(w)::value;
-        const auto kernel = cuda::k_stencil_path_tail<cuda::TraceOp<W>>;
+        const auto kernel = cuda::k_path_tail<cuda::TraceOp<W>>;
         const auto [grid, b] = per_ray(kernel, cuda::kPathBlock, f.ray_count);
-        launch(kIntersect, grid, b, kernel, f, cuda::TraceOp<W>{}, ex.stencil_.get(),
-               (const uint32_t*)ex.list_[0].get(), (const uint32_t*)ex.list_[1].get(), counters(), ctrl());
+        launch(kIntersect, grid, b, kernel, f, cuda::TraceOp<W>{}, cuda::TailKind::ListedWords, ex.stencil_.get(),
+               ex.flags_.get(), (const uint32_t*)ex.list_[0].get(), (const uint32_t*)ex.list_[1].get(), counters(),
+               ctrl());
     });
 }
 
-template <class Executor, bool kPath>
-void FrameLauncher<Executor, kPath>::trace_paths(const FrameContext& f, DeadRayMode mode) {
+template <class Executor, bool kPath, bool kTree>
+void FrameLauncher<Executor, kPath, kTree>::trace_paths(const FrameContext& f, DeadRayMode mode) {
     uint32_t* reached = counting ? ex.reached_.get() : nullptr;
     variant(f, [&](auto w) {
         constexpr int W = decltype(w)::value;
@@ -76,23 +75,26 @@ void FrameLauncher<Executor, kPath>::trace_paths(const FrameContext& f, DeadRayM
     });
 }
 
-template <class Executor, bool kPath>
-void FrameLauncher<Executor, kPath>::finish_trees(const FrameContext& f) {
-    if constexpr (!kPath) {  // the path integrator has no ray tree
-        with_bvh_width(f.scene, [&](auto w) {
+template <class Executor, bool kPath, bool kTree>
+void FrameLauncher<Executor, kPath, kTree>::finish_trees(const FrameContext& f) {
+    if constexpr (kTree) {  // only a ray tree's frames have trees
+        variant(f, [&](auto w) {
             constexpr int W = decltype(w)::value;
-            const auto kernel = cuda::k_tree_tail<cuda::TraceOp<W>>;
+            const auto kernel = cuda::k_path_tail<cuda::TraceOp<W>>;
             const auto [grid, b] = per_ray(kernel, cuda::kPathBlock, f.ray_count);
-            launch(kReflect, grid, b, kernel, f, cuda::TraceOp<W>{}, settings.mode, ex.stencil_.get(), ex.flags_.get(),
-                   (const uint32_t*)ex.list_[0].get(), counters(), ctrl());
+            const cuda::TailKind kind = settings.mode == DeadRayMode::Stencil ? cuda::TailKind::StencilWords
+                                        : settings.mode == DeadRayMode::Flags ? cuda::TailKind::Flags
+                                                                              : cuda::TailKind::RayList;
+            launch(kReflect, grid, b, kernel, f, cuda::TraceOp<W>{}, kind, ex.stencil_.get(), ex.flags_.get(),
+                   (const uint32_t*)ex.list_[0].get(), (const uint32_t*)ex.list_[1].get(), counters(), ctrl());
         });
         launch(kReflect, 1, 1, cuda::k_end_tree, ctrl(), uint32_t(f.max_depth));
     }
 }
 
-template <class Executor, bool kPath>
-void FrameLauncher<Executor, kPath>::list_words(const FrameContext& f) {
-    if constexpr (kPath) {
+template <class Executor, bool kPath, bool kTree>
+void FrameLauncher<Executor, kPath, kTree>::list_words(const FrameContext& f) {
+    if constexpr (kPath || kTree) {
         as_whitted().list_words(f);
     } else {
         const auto [grid, b] = filling(cuda::k_stencil_list, 256);
@@ -101,9 +103,9 @@ void FrameLauncher<Executor, kPath>::list_words(const FrameContext& f) {
     }
 }
 
-template <class Executor, bool kPath>
-void FrameLauncher<Executor, kPath>::generate(const FrameContext& f) {
-    if constexpr (kPath) {
+template <class Executor, bool kPath, bool kTree>
+void FrameLauncher<Executor, kPath, kTree>::generate(const FrameContext& f) {
+    if constexpr (kPath || kTree) {
         as_whitted().generate(f);
     } else {
         const cuda::GenerateOp op{ctrl()};
@@ -136,33 +138,33 @@ void FrameLauncher<Executor, kPath>::generate(const FrameContext& f) {
     }
 }
 
-template <class Executor, bool kPath>
-void FrameLauncher<Executor, kPath>::intersect(const FrameContext& f, int bounce) {
+template <class Executor, bool kPath, bool kTree>
+void FrameLauncher<Executor, kPath, kTree>::intersect(const FrameContext& f, int bounce) {
     if constexpr (kPath) {
         as_whitted().intersect(f, bounce);
-    } else {
-        with_bvh_width(f.scene, [&](auto w) {
+    } else {  // Whitted's variants, or a ray tree's (variant())
+        variant(f, [&](auto w) {
             write_stage(kIntersect, ex.sizes_.config().intersect, f, cuda::IntersectOp<decltype(w)::value>{}, counters(),
                         0, 1);
         });
     }
 }
 
-template <class Executor, bool kPath>
-void FrameLauncher<Executor, kPath>::shade(const FrameContext& f, int) {
+template <class Executor, bool kPath, bool kTree>
+void FrameLauncher<Executor, kPath, kTree>::shade(const FrameContext& f, int) {
     variant(f, [&](auto w) { shade_w<decltype(w)::value>(f); });
 }
 
-template <class Executor, bool kPath>
-void FrameLauncher<Executor, kPath>::reflect(const FrameContext& f, int) {
+template <class Executor, bool kPath, bool kTree>
+void FrameLauncher<Executor, kPath, kTree>::reflect(const FrameContext& f, int) {
     variant(f, [&](auto w) {
         write_stage(kReflect, ex.sizes_.config().reflect, f, cuda::ReflectOp<decltype(w)::value>{ctrl()}, nullptr,
                     1, 0);
     });
 }
 
-template <class Executor, bool kPath>
-void FrameLauncher<Executor, kPath>::retire(const FrameContext& f, int bounce) {
+template <class Executor, bool kPath, bool kTree>
+void FrameLauncher<Executor, kPath, kTree>::retire(const FrameContext& f, int bounce) {
     if (stencil() && bounce > 0) return reflect(f, bounce);
     if (!ex.probe_) return;
     switch (settings.mode) {
@@ -180,9 +182,9 @@ void FrameLauncher<Executor, kPath>::retire(const FrameContext& f, int bounce) {
     }
 }
 
-template <class Executor, bool kPath>
-void FrameLauncher<Executor, kPath>::resolve(const FrameContext& f) {
-    if constexpr (kPath) {
+template <class Executor, bool kPath, bool kTree>
+void FrameLauncher<Executor, kPath, kTree>::resolve(const FrameContext& f) {
+    if constexpr (kPath || kTree) {
         as_whitted().resolve(f);
     } else {
         const auto [grid, b] = per_ray(cuda::k_resolve, ex.sizes_.config().resolve, f.pixel_count);

@@ -64,10 +64,10 @@ struct FrameControl {
     uint32_t active;                // the current bounce started with live rays
     uint32_t bounces_run;           // bounces that started with live rays, summed over samples
     uint32_t tail;                  // stencil: so few live words that one launch follows their
-                                    // paths to the end of the sample (k_stencil_path_tail)
+                                    // paths to the end of the sample (k_path_tail)
     uint32_t tail_end;              // stencil: the bounce after the last one the tail ran
     uint32_t next_ray;              // regenerate: the next ray (pixel) to hand out
-    uint32_t tree_end;              // Whitted's ray tree: the step after the last its tail ran (k_tree_tail)
+    uint32_t tree_end;              // Whitted's ray tree: the step after the last its tail ran (k_path_tail)
 };
 static_assert(sizeof(FrameControl) == 256, "FrameControl: two 128-byte lines");
 
@@ -470,7 +470,7 @@ inline FrameControl frame_start(const FrameContext& f) {
 // After reflect: count the bounce if it started with live rays, step to the next, say
 // whether it is needed (some ray alive and depth left) and, for the stencil, whether
 // it is dense (more than `sparse_words` live words; sparse_words == 0: always dense),
-// sparse, or the tail (no more than `tail_words`: k_stencil_path_tail runs the rest of
+// sparse, or the tail (no more than `tail_words`: k_path_tail runs the rest of
 // the sample). `stencil` is false for flags and compact, whose survivors are live[0] (a
 // flag, a list size).
 static __global__ void k_end_bounce(FrameControl* c, uint32_t* word_counts, uint32_t depth, bool stencil,

@@ -11,9 +11,10 @@
 //                        sample, or, with its pixel done, fetches another from a global
 //                        counter, one atomic per warp for all its lanes that need one
 //                        (path regeneration: Novak, Havran and Dachsbacher 2010).
-//   k_stencil_path_tail  the stencil wavefront's tail: once few words live, one launch
-//                        over a GPU-filling grid runs the rest of the sample, each warp
-//                        following its listed word's live lanes to their ends.
+//   k_path_tail          the wavefront's tails: the stencil's, once few words live (one
+//                        launch runs the rest of the sample, each warp following a listed
+//                        word's live lanes to their ends), and Whitted's ray trees that
+//                        outlast the bounce loop, in every wavefront mode.
 //
 // Bit-identity with the wavefront: a pixel's sum is one float that each bounce of each
 // sample adds to in order. Every kernel here keeps a pixel in one lane for all of its
@@ -35,6 +36,7 @@ struct PathCounters {
 // launcher the shared memory its traversals need (kernels.cuh kernel_shared_bytes).
 template <int kWidth>
 struct TraceOp {
+    static constexpr int kVariant = kWidth;
     static constexpr uint32_t kSharedBytesPerThread = traversal_shared_bytes<kWidth>();
     __device__ bool operator()(const FrameContext& f, PathRay& r, uint32_t i, int bounce, uint32_t& shadow) const {
         return trace_bounce<kWidth>(f, r, i, bounce, shadow);
@@ -72,7 +74,7 @@ __global__ void __launch_bounds__(kPathBlock, kPathMinBlocks) k_megakernel(Frame
         f.sample = s;
         sample_offset(s, f.sample_dx, f.sample_dy);
         bool alive = pixel && generate_ray(f, i, r);
-        for (int b = 0; b < trace_steps(f); ++b) {
+        for (int b = 0; b < trace_steps<Trace::kVariant>(f); ++b) {
             const uint32_t live = __ballot_sync(kFullMask, alive);
             if (live == 0) break;  // warp-uniform: every lane's path has ended
             BounceCounters* c = counters ? counters + stats_row(f, b) : nullptr;
@@ -164,82 +166,83 @@ __global__ void __launch_bounds__(kPathBlock, kPathMinBlocks) k_regenerate(Frame
     }
 }
 
+// What a tail launch follows (k_path_tail).
+enum class TailKind : uint32_t {
+    ListedWords,   // the stencil's path tail: the live words listed for a sparse bounce
+    StencilWords,  // Whitted's ray trees after the loop: every live word of the stencil,
+    Flags,         //   every flagged ray (flags),
+    RayList,       //   the survivors' list, list 0 (compact)
+};
+
+// The tails: one launch follows live rays to their ends in registers, as the megakernel
+// does, a warp's 32 lanes in lock step.
+//  - The stencil's path tail (ListedWords, when k_end_bounce set FrameControl::tail): once
+//    few words live, each warp takes listed words in turn and follows their paths
+//    through the rest of the sample, from the current bounce; the furthest bounce reached
+//    goes to FrameControl::tail_end.
+//  - Whitted's ray trees that outlast the wavefront's `depth` steps (render/ray_tree.h),
+//    after the bounce loop: each warp takes its own 32 slots (stencil, flags) or 32
+//    entries of the survivors' list (compact), from step `depth` on; the furthest step to
+//    FrameControl::tree_end. The steps past the depth count in the stats' last row.
+// One kernel for both, so that each variant holds one more copy of the bounce's code,
+// not two.
 template <class Trace>
-__global__ void __launch_bounds__(kPathBlock, kPathMinBlocks) k_stencil_path_tail(FrameContext f, Trace trace, uint32_t* __restrict__ stencil, const uint32_t* list0,
-                                    const uint32_t* list1, BounceCounters* counters, FrameControl* ctrl) {
-    if (!ctrl->tail) return;
+__global__ void __launch_bounds__(kPathBlock, kPathMinBlocks) k_path_tail(FrameContext f, Trace trace, TailKind kind,
+                                                                          uint32_t* __restrict__ stencil, uint32_t* flags,
+                                                                          const uint32_t* list0, const uint32_t* list1,
+                                                                          BounceCounters* counters, FrameControl* ctrl) {
+    const bool trees = kind != TailKind::ListedWords;
+    if (!trees && !ctrl->tail) return;
     f.sample = ctrl->sample;  // (the path integrator keys its random numbers by it)
     const uint32_t p = ctrl->parity;
-    const int from = int(ctrl->bounce);
-    int to = from;  // warp-uniform: the bounces this warp's words ran to
-    for_each_listed_word(p ? list1 : list0, ctrl->live[p], stencil, [&](uint32_t w, uint32_t word) {
-        const uint32_t i = (w << 5) | lane_id();
-        const bool live_in = stencil_test(word, i);
-        PathRay r;
-        if (live_in) r = PathRay::load(f.rays, i);
-        bool alive = live_in;
-        for (int b = from; b < trace_steps(f); ++b) {
-            const uint32_t live = __ballot_sync(kFullMask, alive);
-            if (live == 0) break;
-            to = b + 1 > to ? b + 1 : to;
-            BounceCounters* c = counters ? counters + stats_row(f, b) : nullptr;
-            count_entry(c, live);
-            uint32_t shadow = 0;
-            if (alive) alive = trace(f, r, i, b, shadow);
-            count_shadow(c, shadow);
+    const int from = trees ? f.max_depth : int(ctrl->bounce);
+    int to = from;  // warp-uniform: the bounces this warp's rays ran to
+    const uint32_t first = warp_global();
+    for (uint32_t k = first;; k += warps_in_grid()) {
+        uint32_t i = (k << 5) | lane_id(), w = k;
+        bool live_in;
+        if (kind == TailKind::ListedWords) {
+            if (k >= ctrl->live[p]) break;  // warp-uniform
+            w = (p ? list1 : list0)[k];
+            i = (w << 5) | lane_id();
+            live_in = stencil_test(stencil[w], i);
+        } else {
+            if (k != first || (k << 5) >= f.ray_count) break;  // one unit per warp
+            if (kind == TailKind::StencilWords) {
+                live_in = stencil_test(stencil[k], i);
+            } else if (kind == TailKind::Flags) {
+                live_in = flags[i] != 0;
+            } else {
+                const uint32_t n = ctrl->live[0];
+                if ((k << 5) >= n) break;  // warp-uniform
+                live_in = i < n;
+                i = live_in ? list0[i] : 0u;
+            }
         }
-        if (live_in) store3(f.rays.radiance, i, r.rad);
-        if (lane_id() == 0) stencil[w] = 0;  // every path of the word has ended
-    });
-    if (lane_id() == 0 && to > from) atomicMax(&ctrl->tail_end, uint32_t(to));
-}
-
-// Whitted's ray trees that outlast the wavefront's `depth` steps (render/ray_tree.h):
-// after the bounce loop, each warp follows its live slots to the ends of their trees in
-// registers, as the megakernel does. One thread per slot (stencil, flags) or per entry of
-// the survivors' list (compact); `mode` says which live set to read. Its steps count in
-// the stats' last row, and the furthest step reached goes to FrameControl::tree_end.
-template <class Trace>
-__global__ void __launch_bounds__(kPathBlock, kPathMinBlocks) k_tree_tail(FrameContext f, Trace trace, DeadRayMode mode,
-                                                                          uint32_t* stencil, uint32_t* flags,
-                                                                          const uint32_t* list, BounceCounters* counters,
-                                                                          FrameControl* ctrl) {
-    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    if ((t >> 5) >= (f.ray_count >> 5)) return;  // whole warp past the end
-    uint32_t i = t;
-    bool alive;
-    if (mode == DeadRayMode::Stencil) {
-        const uint32_t word = stencil[t >> 5];
-        if (word == 0) return;  // warp-uniform
-        alive = stencil_test(word, t);
-    } else if (mode == DeadRayMode::Flags) {
-        alive = flags[t] != 0;
-    } else {  // compact: list 0 holds reflect's survivors
-        const uint32_t n = ctrl->live[0];
-        if ((t & ~31u) >= n) return;  // warp-uniform
-        alive = t < n;
-        i = alive ? list[t] : 0u;
+        if (__ballot_sync(kFullMask, live_in) != 0) {
+            PathRay r;
+            if (live_in) r = PathRay::load(f.rays, i);
+            bool alive = live_in;
+            for (int b = from; b < trace_steps<Trace::kVariant>(f); ++b) {
+                const uint32_t live = __ballot_sync(kFullMask, alive);
+                if (live == 0) break;
+                to = b + 1 > to ? b + 1 : to;
+                BounceCounters* c = counters ? counters + stats_row(f, b) : nullptr;
+                count_entry(c, live);
+                uint32_t shadow = 0;
+                if (alive) alive = trace(f, r, i, b, shadow);
+                count_shadow(c, shadow);
+            }
+            if (live_in) store3(f.rays.radiance, i, r.rad);
+        }
+        // Every path (or tree) of the unit has ended.
+        if (kind == TailKind::ListedWords || kind == TailKind::StencilWords) {
+            if (lane_id() == 0) stencil[w] = 0;
+        } else if (kind == TailKind::Flags) {
+            flags[i] = 0u;
+        }
     }
-    if (__ballot_sync(kFullMask, alive) == 0) return;
-    f.sample = ctrl->sample;
-    const bool live_in = alive;
-    PathRay r;
-    if (live_in) r = PathRay::load(f.rays, i);
-    int to = f.max_depth;
-    for (int b = f.max_depth;; ++b) {
-        const uint32_t live = __ballot_sync(kFullMask, alive);
-        if (live == 0) break;
-        to = b + 1;
-        BounceCounters* c = counters ? counters + stats_row(f, b) : nullptr;
-        count_entry(c, live);
-        uint32_t shadow = 0;
-        if (alive) alive = trace(f, r, i, b, shadow);
-        count_shadow(c, shadow);
-    }
-    if (live_in) store3(f.rays.radiance, i, r.rad);
-    if (mode == DeadRayMode::Stencil && lane_id() == 0) stencil[t >> 5] = 0;
-    if (mode == DeadRayMode::Flags) flags[t] = 0u;
-    if (lane_id() == 0 && to > f.max_depth) atomicMax(&ctrl->tree_end, uint32_t(to));
+    if (lane_id() == 0 && to > from) atomicMax(trees ? &ctrl->tree_end : &ctrl->tail_end, uint32_t(to));
 }
 
 // After the trees' tail: their extra steps join the bounces run (as the megakernel's

@@ -192,7 +192,7 @@ private:
                 b->live_rays += live;
                 b->live_warps += warps;
             }
-            const double t = with_bvh_width(f.scene, [&](auto w) {
+            const double t = with_intersect_variant(f, [&](auto w) {
                 return write_stage(1, f, false, [&](uint32_t i) { return stage_intersect<decltype(w)::value>(f, i); });
             });
             if (b) b->intersect_ms += t;
@@ -292,7 +292,7 @@ private:
         template <int W>
         static void follow_warp(const FrameContext& f, uint32_t w, int from, PathRay (&ray)[kWarpSize],
                                 bool (&alive)[kWarpSize], std::vector<BounceStats>& bounces, uint32_t& reached) {
-            for (int b = from; b < trace_steps(f); ++b) {
+            for (int b = from; b < trace_steps<W>(f); ++b) {
                 const uint32_t word = ballot_reference(alive);
                 if (word == 0) break;  // every lane's path ended: the warp leaves the sample
                 BounceStats& st = bounces[size_t(stats_row(f, b))];

@@ -29,31 +29,34 @@ struct Tracer {
             radiance = radiance + weight * scene.background;
             return;
         }
-        with_bvh_width(scene, [&](auto w) {
+        // The kernels' own variant: a ray tree's (with_tree_variant) where there is glass.
+        const auto at_hit = [&](auto w) {
             constexpr int W = decltype(w)::value;
             uint32_t shadow_rays = 0;
             const Surface sf = surface_at<W>(scene, o, d, h.t, h.id, cone);
-            if (!ray_tree) {
+            if constexpr (!ray_tree_of(W)) {
                 radiance = radiance + weight * surface_light<W>(scene, sf, shadow_rays);
                 if (level + 1 > max_depth) return;
                 if (!(sf.kr.x > 0.0f || sf.kr.y > 0.0f || sf.kr.z > 0.0f)) return;
                 trace(offset_origin(sf), unit(reflect_dir(d, sf.ns)), reflected_cone(sf, cone), level + 1,
                       weight * sf.kr, radiance);
-                return;
+            } else {
+                // Whitted's ray tree: the refracted ray's subtree first, then the reflected
+                // one's, the order in which the stack of deferred rays gives them.
+                const f4 medium = load_f4(&scene.materials[sf.material].medium);
+                if (medium.w > 0.0f && !sf.front) weight = weight * beer_lambert(medium, h.t);
+                radiance = radiance + weight * surface_light<W>(scene, sf, shadow_rays, true);
+                if (level + 1 > max_depth) return;
+                const f4 glossy = medium.w > 0.0f ? load_f4(&scene.materials[sf.material].glossy) : f4{};
+                const WhittedRays r = whitted_rays(sf, d, medium, glossy);
+                if (r.refracted)
+                    trace(r.t_origin, r.t_dir, refracted_cone(sf, cone), level + 1, weight * r.t_weight, radiance);
+                if (r.reflected)
+                    trace(r.r_origin, r.r_dir, reflected_cone(sf, cone), level + 1, weight * r.r_weight, radiance);
             }
-            // Whitted's ray tree: the refracted ray's subtree first, then the reflected
-            // one's, the order in which the stack of deferred rays gives them.
-            const f4 medium = load_f4(&scene.materials[sf.material].medium);
-            if (medium.w > 0.0f && !sf.front) weight = weight * beer_lambert(medium, h.t);
-            radiance = radiance + weight * surface_light<W>(scene, sf, shadow_rays, true);
-            if (level + 1 > max_depth) return;
-            const f4 glossy = medium.w > 0.0f ? load_f4(&scene.materials[sf.material].glossy) : f4{};
-            const WhittedRays r = whitted_rays(sf, d, medium, glossy);
-            if (r.refracted)
-                trace(r.t_origin, r.t_dir, refracted_cone(sf, cone), level + 1, weight * r.t_weight, radiance);
-            if (r.reflected)
-                trace(r.r_origin, r.r_dir, reflected_cone(sf, cone), level + 1, weight * r.r_weight, radiance);
-        });
+        };
+        if (ray_tree) with_tree_variant(scene, at_hit);
+        else with_bvh_width(scene, at_hit);
     }
 };
 

@@ -14,9 +14,9 @@
 //   reflect   : Whitted: mirror bounce, weight *= kr   -> alive = kr > 0 and depth left;
 //               path: a BSDF sample, Russian roulette  -> alive = the path goes on
 //   resolve   : radiance / spp -> 8-bit sRGB pixel
-// Whitted with glass (FrameContext::ray_tree): a ray may split in two (render/ray_tree.h);
-// where a ray ends, intersect and reflect hand the slot its next deferred ray, so a slot
-// stays alive until its pixel's whole tree is traced.
+// Whitted with glass (FrameContext::ray_tree, the kernel variant bit kRayTree): a ray may
+// split in two (render/ray_tree.h); where a ray ends, intersect and reflect hand the slot
+// its next deferred ray, so a slot stays alive until its pixel's whole tree is traced.
 // Which integrator a stage runs is a bit of its kernel variant (kPathTracing:
 // with_variant), so the Whitted kernels hold no path code, and the reverse.
 #pragma once
@@ -33,8 +33,6 @@
 #include <glm/glm.hpp>
 
 namespace srt {
-
-constexpr int kMaxGlassCrossings = 64;  // occluded_by_opaque
 
 // ---------------------------------------------------------------------------
 // Shared pieces (also used by the recursive reference renderer)
@@ -74,26 +72,11 @@ SRT_HD_INLINE float light_direction(const SceneView& s, uint32_t l, const glm::v
     return 3.0e38f;
 }
 
-// Whether an opaque surface lies within `dist` of o along d: glass (a dielectric) lets
-// the ray through, straight and whole. Whitted's shadow rays under glass: light reaches
-// what lies under a glass sphere unrefracted, as POV-Ray's clear glass lets it; the
-// caustic a lens would focus there is the path integrator's to find.
-template <int kWidth>
-SRT_HD_INLINE bool occluded_by_opaque(const SceneView& s, glm::vec3 o, const glm::vec3& d, float dist) {
-    for (int crossed = 0; crossed < kMaxGlassCrossings; ++crossed) {
-        const Hit h = intersect_closest<kWidth>(s, o, d, dist);
-        if (h.id < 0) return false;
-        const Surface sf = surface_at<kWidth>(s, o, d, h.t, h.id);
-        if (!(load_f4(&s.materials[sf.material].medium).w > 0.0f)) return true;
-        o = offset_ray_origin(sf.p, sf.p_err, -sf.n);  // on through the glass
-        dist = dist - h.t;
-    }
-    return true;  // a ray through that many glass surfaces is taken as blocked
-}
-
 // kd * colour * sum over lights of max(0, N.L) * light, with one hard shadow ray each.
 // `shadow_rays` counts the shadow rays traced (for rays/s). `through_glass`: a frame with
-// Whitted's ray tree, whose shadow rays pass through glass (occluded_by_opaque).
+// Whitted's ray tree, whose shadow rays pass through glass, straight and whole: light
+// reaches what lies under a glass sphere unrefracted, as POV-Ray's clear glass lets it
+// (the caustic a lens would focus there is the path integrator's to find).
 // kWidth: the BVH width the scene was compiled for (accel/intersect.h).
 template <int kWidth>
 SRT_HD_INLINE glm::vec3 direct_light(const SceneView& s, const Surface& sf, uint32_t& shadow_rays,
@@ -108,8 +91,7 @@ SRT_HD_INLINE glm::vec3 direct_light(const SceneView& s, const Surface& sf, uint
         const float ndotl = glm::dot(sf.ns, to_light);
         if (!(ndotl > 0.0f)) continue;
         ++shadow_rays;
-        if (through_glass ? occluded_by_opaque<kWidth>(s, o, to_light, dist) : occluded<kWidth>(s, o, to_light, dist))
-            continue;
+        if (occluded<kWidth>(s, o, to_light, dist, through_glass)) continue;
         sum += ndotl * lc;
     }
     return (sf.kd * sf.colour) * sum;
@@ -251,15 +233,6 @@ SRT_HD_INLINE Surface ray_surface(const SceneView& s, const R& r) {
     return surface_at<kWidth>(s, r.origin(), r.dir(), r.hit_t(), r.hit_id(), r.cone());
 }
 
-// Direct light at the hit, added to the pixel's sum; returns the shadow rays traced.
-template <int kWidth, class R>
-SRT_HD_INLINE uint32_t shade_ray(const SceneView& s, const Surface& sf, R& r) {
-    uint32_t shadow_rays = 0;
-    const glm::vec3 direct = surface_light<kWidth>(s, sf, shadow_rays);
-    r.set_radiance(r.radiance() + r.weight() * direct);
-    return shadow_rays;
-}
-
 // Whether a ray reflected at `bounce` (0 = the primary hit) is still within the depth
 // limit; a reflected ray would be level bounce + 2.
 SRT_HD_INLINE bool depth_left(const FrameContext& f, int bounce) { return bounce + 1 < f.max_depth; }
@@ -279,25 +252,29 @@ SRT_HD_INLINE bool reflect_ray(const Surface& sf, R& r) {
 // Whitted's ray tree (render/ray_tree.h): the same three stages where a ray may split
 // ---------------------------------------------------------------------------
 
-// Closest hit; a miss adds the background and the slot takes its next deferred ray, until
-// one hits or none is left (the pixel's tree is done).
+// Whitted's intersect: the closest hit; a miss adds the background and, with a ray tree,
+// the slot takes its next deferred ray, until one hits or none is left (the pixel's tree
+// is done). One traversal in the code for both kinds of frame.
 template <int kWidth, class R>
-SRT_HD_INLINE bool intersect_tree_ray(const FrameContext& f, uint32_t i, R& r) {
+SRT_HD_INLINE bool whitted_intersect_ray(const FrameContext& f, uint32_t i, R& r) {
     for (;;) {
         if (intersect_ray<kWidth>(f.scene, r)) return true;
-        if (!tree_pop(f.tree, i, r)) return false;
+        if (!ray_tree_of(kWidth) || !tree_pop(f.tree, i, r)) return false;
     }
 }
 
-// What travelled inside glass lost to absorption on the way (Beer-Lambert), then direct
-// light with shadow rays that pass through glass. A Fresnel dielectric sends nothing of
-// its own: the scene compiler gives it no kd, ka or kr (render/scene_gpu.cpp).
+// Whitted's shade: with a ray tree, what travelled inside glass lost to absorption on the
+// way (Beer-Lambert), and shadow rays that pass through glass; then direct light. A
+// Fresnel dielectric sends nothing of its own: the scene compiler gives it no kd, ka or
+// kr (render/scene_gpu.cpp).
 template <int kWidth, class R>
-SRT_HD_INLINE uint32_t tree_shade_ray(const FrameContext& f, const Surface& sf, R& r) {
-    const f4 medium = load_f4(&f.scene.materials[sf.material].medium);
-    if (medium.w > 0.0f && !sf.front) r.set_weight_level(r.weight() * beer_lambert(medium, r.hit_t()), r.level());
+SRT_HD_INLINE uint32_t whitted_shade_ray(const FrameContext& f, const Surface& sf, R& r) {
+    if constexpr (ray_tree_of(kWidth)) {
+        const f4 medium = load_f4(&f.scene.materials[sf.material].medium);
+        if (medium.w > 0.0f && !sf.front) r.set_weight_level(r.weight() * beer_lambert(medium, r.hit_t()), r.level());
+    }
     uint32_t shadow_rays = 0;
-    const glm::vec3 direct = surface_light<kWidth>(f.scene, sf, shadow_rays, true);
+    const glm::vec3 direct = surface_light<kWidth>(f.scene, sf, shadow_rays, ray_tree_of(kWidth));
     r.set_radiance(r.radiance() + r.weight() * direct);
     return shadow_rays;
 }
@@ -394,23 +371,20 @@ SRT_HD_INLINE bool trace_bounce(const FrameContext& f, PathRay& r, uint32_t i, i
         const RngKey key = path_key(f, i, bounce);
         shadow_rays += path_shade_ray<kWidth, kStrategy>(f, sf, r, key, more);
         return more && path_scatter_ray<kWidth>(f, sf, r, key, bounce);
-    } else if (f.ray_tree) {
-        if (!intersect_tree_ray<kWidth>(f, i, r)) return false;
-        const Surface sf = ray_surface<kWidth>(f.scene, r);
-        shadow_rays += tree_shade_ray<kWidth>(f, sf, r);
-        return reflect_tree_ray<kWidth>(f, sf, r, i);
     } else {
-        if (!intersect_ray<kWidth>(f.scene, r)) return false;
+        if (!whitted_intersect_ray<kWidth>(f, i, r)) return false;
         const Surface sf = ray_surface<kWidth>(f.scene, r);
-        shadow_rays += shade_ray<kWidth>(f.scene, sf, r);
-        return depth_left(f, bounce) && reflect_ray<kWidth>(sf, r);
+        shadow_rays += whitted_shade_ray<kWidth>(f, sf, r);
+        if constexpr (ray_tree_of(kWidth)) return reflect_tree_ray<kWidth>(f, sf, r, i);
+        else return depth_left(f, bounce) && reflect_ray<kWidth>(sf, r);
     }
 }
 
-// The steps a loop that follows rays in registers runs at most: the depth, or, with
-// Whitted's ray tree, as many as the largest tree needs. And the stats row of step b:
+// The steps a loop that follows rays in registers runs at most: the depth, or, in
+// Whitted's ray tree's kernels, as many as the largest tree needs. And the stats row of step b:
 // with a ray tree, the last bounce's row also counts every later step.
-SRT_HD_INLINE int trace_steps(const FrameContext& f) { return f.ray_tree ? 0x7fffffff : f.max_depth; }
+template <int kVariant>
+SRT_HD_INLINE int trace_steps(const FrameContext& f) { return ray_tree_of(kVariant) ? 0x7fffffff : f.max_depth; }
 SRT_HD_INLINE int stats_row(const FrameContext& f, int b) { return b < f.max_depth ? b : f.max_depth - 1; }
 
 SRT_HD_INLINE uint32_t pack_rgba(const float* thresholds, const glm::vec3& c) {
@@ -436,8 +410,7 @@ SRT_HD_INLINE bool stage_generate(const FrameContext& f, uint32_t i) {
 template <int kWidth>
 SRT_HD_INLINE bool stage_intersect(const FrameContext& f, uint32_t i) {
     const RaySlot r{&f.rays, i};
-    if (f.ray_tree) return intersect_tree_ray<kWidth>(f, i, r);
-    return intersect_ray<kWidth>(f.scene, r);
+    return whitted_intersect_ray<kWidth>(f, i, r);
 }
 
 // Returns the number of shadow rays traced. `bounce` is 0 for the primary hit.
@@ -447,25 +420,21 @@ SRT_HD_INLINE uint32_t stage_shade(const FrameContext& f, uint32_t i, int bounce
     const Surface sf = ray_surface<kWidth>(f.scene, r);
     if constexpr (path_tracing_of(kWidth))
         return path_shade_ray<kWidth>(f, sf, r, path_key(f, i, bounce), depth_left(f, bounce));
-    else if (f.ray_tree)
-        return tree_shade_ray<kWidth>(f, sf, r);
     else
-        return shade_ray<kWidth>(f.scene, sf, r);
+        return whitted_shade_ray<kWidth>(f, sf, r);
 }
 
 template <int kWidth>
 SRT_HD_INLINE bool stage_reflect(const FrameContext& f, uint32_t i, int bounce) {
-    if constexpr (!path_tracing_of(kWidth)) {
-        if (f.ray_tree) {  // the ray's own level, not the bounce, says how deep it is
-            const RaySlot r{&f.rays, i};
-            return reflect_tree_ray<kWidth>(f, ray_surface<kWidth>(f.scene, r), r, i);
-        }
-    }
-    if (!depth_left(f, bounce)) return false;  // beyond the depth limit: black
+    // Beyond the depth limit: black. (With a ray tree the ray's own level, not the bounce,
+    // says how deep it is, and the slot may still take a deferred ray.)
+    if (!ray_tree_of(kWidth) && !depth_left(f, bounce)) return false;
     const RaySlot r{&f.rays, i};
     const Surface sf = ray_surface<kWidth>(f.scene, r);
     if constexpr (path_tracing_of(kWidth))
         return path_scatter_ray<kWidth>(f, sf, r, path_key(f, i, bounce), bounce);
+    else if constexpr (ray_tree_of(kWidth))
+        return reflect_tree_ray<kWidth>(f, sf, r, i);
     else
         return reflect_ray<kWidth>(sf, r);
 }
@@ -475,6 +444,14 @@ SRT_HD_INLINE bool stage_reflect(const FrameContext& f, uint32_t i, int bounce) 
 template <class Fn>
 SRT_HD_INLINE decltype(auto) with_variant(const FrameContext& f, Fn&& fn) {
     if (f.path) return with_path_variant(f.scene, fn);
+    if (f.ray_tree) return with_tree_variant(f.scene, fn);
+    return with_bvh_width(f.scene, fn);
+}
+// The same for the intersect stage, which both integrators share (its variant has no
+// integrator bit; a ray tree's pops from the stack of deferred rays).
+template <class Fn>
+SRT_HD_INLINE decltype(auto) with_intersect_variant(const FrameContext& f, Fn&& fn) {
+    if (f.ray_tree) return with_tree_variant(f.scene, fn);
     return with_bvh_width(f.scene, fn);
 }
 

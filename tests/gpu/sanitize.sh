@@ -11,7 +11,7 @@
 # the BVH8 mesh. Every tool runs the path integrator's kernels in every mode over
 # scenes/glass.json ("path" cases), and Whitted's ray tree in every mode over
 # scenes/whitted-glass.json at depth 3, where trees outlast the bounce loop and its tail
-# (k_tree_tail) finishes them ("glass" cases). The path modes (megakernel, regenerate) and the stencil's path tail
+# (k_path_tail) finishes them ("glass" cases). The path modes (megakernel, regenerate) and the stencil's path tail
 # (every case here is small enough for it to take over after bounce 0) are in every tool's
 # cases. Cases run one at a time
 # (SAN_JOBS): with 12 concurrent

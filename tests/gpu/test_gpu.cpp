@@ -243,7 +243,7 @@ TEST(Gpu, StatsMatchCpu) {
 }
 
 // Whitted's ray trees outlasting the bounce loop (depth 4 on glass and mirrors): the
-// wavefront's tail (k_tree_tail) and the path kernels count as the CPU does, row by row.
+// wavefront's tail (k_path_tail) and the path kernels count as the CPU does, row by row.
 TEST(Gpu, GlassTreeStatsMatchCpu) {
     auto g = gpu();
     ASSERT_TRUE(g);
@@ -549,7 +549,7 @@ TEST(Gpu, EarlyExitStopsAtTheCpusBounce) {
 }
 
 // The stencil's tail: once a bounce starts with no more live words than the threshold,
-// one launch follows the remaining paths in registers (k_stencil_path_tail). Whatever
+// one launch follows the remaining paths in registers (k_path_tail). Whatever
 // the threshold (0: never; everything after the first bounce), graph and stream frames
 // equal the CPU's, counts included.
 TEST(Gpu, PathTailAtAnyThresholdEqualsCpu) {

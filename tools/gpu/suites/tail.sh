@@ -1,5 +1,5 @@
 # Where the stencil wavefront should hand its last bounces to the path tail
-# (k_stencil_path_tail): the default scene and Conference (BVH8) at 1080p for tail
+# (k_path_tail): the default scene and Conference (BVH8) at 1080p for tail
 # thresholds from never (0) to every bounce after the first (4294967295, the default).
 # TAILS overrides the list; SRT=stencilrt-old measures an older binary (suite ab's).
 for t in ${TAILS:-0 128 4096 16384 4294967295}; do
