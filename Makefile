@@ -21,8 +21,10 @@ configure: deps
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-# Renders the built-in default scene and prints the PNG's path (last line).
-render: build
+# Renders the built-in default scene and prints the PNG's path (last line). Builds only
+# the renderer: the tests' binaries wait for `make test`.
+render: configure
+	cmake --build $(BUILD) -j $(JOBS) --target stencilrt
 	./$(BUILD)/stencilrt render -o $(BUILD)/default.png
 
 test: build

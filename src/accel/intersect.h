@@ -587,15 +587,16 @@ SRT_HD_INLINE decltype(auto) with_path_variant(const SceneView& s, Fn&& fn) {
                              : with_path_texture_flags<kPathTracing>(s, fn);
 }
 
-// The same for Whitted frames with glass (kRayTree): fewer still, since glass is rare and
-// each variant costs build time: every such scene runs the code for textures, their cones
-// and alpha masks, which finds nothing to do where there are none (a texture-less
-// material, null prim_alpha) and reads the same colours where there are (one level of an
-// image without a mip chain); 6 variants of each kernel.
+// The same for Whitted frames with glass (kRayTree): one variant per BVH width, since
+// glass is rare and each variant costs build time (`make render` on 2 cores). Every such
+// scene runs the code for textures, their cones and alpha masks, which finds nothing to
+// do where there are none (a texture-less material, null prim_alpha) and reads the same
+// colours where there are (one level of an image without a mip chain), and computes its
+// spheres in double (every sphere carries what rounding lost, accel/bvh.h), which costs
+// GPUs of slow double precision more than it does the H100.
 template <class Fn>
 SRT_HD_INLINE decltype(auto) with_tree_variant(const SceneView& s, Fn&& fn) {
-    constexpr int kAll = kRayTree | kTextures | kRayCones | kAlphaMasks;
-    return s.precise_spheres ? with_width_flags<kAll | kPreciseSpheres>(s, fn) : with_width_flags<kAll>(s, fn);
+    return with_width_flags<kRayTree | kPreciseSpheres | kTextures | kRayCones | kAlphaMasks>(s, fn);
 }
 
 template <int kWidth>
