@@ -121,8 +121,8 @@ template <int kWidth>
 struct ReflectOp {
     const FrameControl* ctrl;
     __device__ bool operator()(const FrameContext& f, uint32_t i) const {
-        // (--kill keys by the sample too, render/kill.h: both integrators read it here.)
-        return stage_reflect<kWidth>(with_sample(f, ctrl), i, int(ctrl->bounce));
+        if constexpr (path_tracing_of(kWidth)) return stage_reflect<kWidth>(with_sample(f, ctrl), i, int(ctrl->bounce));
+        else return stage_reflect<kWidth>(f, i, int(ctrl->bounce));
     }
 };
 // Whitted's shade needs neither the sample nor the bounce: its op carries nothing, so that

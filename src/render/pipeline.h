@@ -59,7 +59,6 @@ void run_frame(Launcher& launch, FrameContext& f, const RenderSettings& settings
     f.path = settings.integrator == Integrator::Path;
     f.seed = settings.seed;
     f.ray_tree = uses_ray_tree(f.scene, settings);  // the executor gave it f.tree
-    f.kill = settings.kill;
     launch.begin_frame(f);
     if (follows_paths(settings.mode)) {
         launch.trace_paths(f, settings.mode);  // every sample, bounce and resolve, per pixel

@@ -19,9 +19,6 @@ struct Tracer {
     const SceneView& scene;
     int max_depth;
     bool ray_tree;  // Whitted with glass (render/ray_tree.h): recurse on both rays
-    KillPattern kill;  // --kill (render/kill.h), keyed by the pixel and sample below
-    uint32_t width = 0, tile_shift = 3;
-    uint32_t px = 0, py = 0, sample = 0;
 
     // `level` is 1 for the primary ray.
     void trace(const glm::vec3& o, const glm::vec3& d, const Cone& cone, int level, glm::vec3 weight,
@@ -41,7 +38,6 @@ struct Tracer {
                 radiance = radiance + weight * surface_light<W>(scene, sf, shadow_rays);
                 if (level + 1 > max_depth) return;
                 if (!(sf.kr.x > 0.0f || sf.kr.y > 0.0f || sf.kr.z > 0.0f)) return;
-                if (!kill_survives_pixel(kill, px, py, width, tile_shift, sample, level)) return;
                 trace(offset_origin(sf), unit(reflect_dir(d, sf.ns)), reflected_cone(sf, cone), level + 1,
                       weight * sf.kr, radiance);
             } else {
@@ -73,18 +69,13 @@ void render_reference(const CompiledScene& scene, const Camera& camera,
     const SceneView view = scene.view();
     const CameraGpu cam = make_camera(camera, settings.width, settings.height, scene.render_origin);
     const auto thresholds = make_srgb_thresholds();
-    Tracer tracer{view, settings.depth, uses_ray_tree(view, settings), settings.kill, uint32_t(settings.width),
-                  frame_geometry(uint32_t(settings.width), uint32_t(settings.height), uint32_t(settings.warp_width))
-                      .tile_shift};
+    const Tracer tracer{view, settings.depth, uses_ray_tree(view, settings)};
     const uint32_t spp = uint32_t(settings.spp);
     const float inv_spp = 1.0f / float(spp);
     for (int y = 0; y < settings.height; ++y) {
         for (int x = 0; x < settings.width; ++x) {
             glm::vec3 radiance(0.0f);
             for (uint32_t s = 0; s < spp; ++s) {
-                tracer.px = uint32_t(x);
-                tracer.py = uint32_t(y);
-                tracer.sample = s;
                 float dx, dy;
                 sample_offset(s, dx, dy);
                 const glm::vec3 d = camera_dir(cam, uint32_t(settings.width), uint32_t(settings.height),

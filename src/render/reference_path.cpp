@@ -14,12 +14,11 @@ namespace {
 
 // The frame a reference pixel belongs to: the whole width x height image, one sample.
 FrameContext reference_frame(const CompiledScene& scene, const CameraGpu& cam, int width, int height, int depth,
-                             uint32_t seed, const KillPattern& kill = KillPattern{}, int warp_width = 8) {
+                             uint32_t seed) {
     FrameContext f;
     f.scene = scene.view();
     f.camera = cam;
-    set_geometry(f, uint32_t(width), uint32_t(height), uint32_t(warp_width));  // (--kill's warp tiles)
-    f.kill = kill;
+    set_geometry(f, uint32_t(width), uint32_t(height), 8u);
     f.max_depth = depth + 1;  // settings.h trace_levels
     f.path = true;
     f.seed = seed;
@@ -62,8 +61,7 @@ void render_reference_path(const CompiledScene& scene, const Camera& camera, con
                            Image& out) {
     out = Image(settings.width, settings.height);
     const CameraGpu cam = make_camera(camera, settings.width, settings.height, scene.render_origin);
-    FrameContext f = reference_frame(scene, cam, settings.width, settings.height, settings.depth, settings.seed,
-                                     settings.kill, settings.warp_width);
+    FrameContext f = reference_frame(scene, cam, settings.width, settings.height, settings.depth, settings.seed);
     const auto thresholds = make_srgb_thresholds();
     const float inv_spp = 1.0f / float(settings.spp);
     for (int y = 0; y < settings.height; ++y) {

@@ -356,14 +356,6 @@ SRT_HD_INLINE bool path_scatter_ray(const FrameContext& f, const Surface& sf, R&
     return true;
 }
 
-// Whether ray i lives into bounce b under --kill (render/kill.h); always without it.
-SRT_HD_INLINE bool survives_kill(const FrameContext& f, uint32_t i, int b) {
-    if (!f.kill.active()) return true;
-    uint32_t x, y;
-    ray_to_pixel(f, i, x, y);
-    return kill_survives_pixel(f.kill, x, y + f.row_offset, f.width, f.tile_shift, f.sample, b);
-}
-
 // One bounce of a path held in registers: intersect, shade and reflect, exactly as the
 // three wavefront stages do them (the surface is found once for both shade and reflect;
 // it is a pure function of the hit). `i` is the ray's slot (its pixel). Returns whether
@@ -378,13 +370,13 @@ SRT_HD_INLINE bool trace_bounce(const FrameContext& f, PathRay& r, uint32_t i, i
         const bool more = depth_left(f, bounce);
         const RngKey key = path_key(f, i, bounce);
         shadow_rays += path_shade_ray<kWidth, kStrategy>(f, sf, r, key, more);
-        return more && path_scatter_ray<kWidth>(f, sf, r, key, bounce) && survives_kill(f, i, bounce + 1);
+        return more && path_scatter_ray<kWidth>(f, sf, r, key, bounce);
     } else {
         if (!whitted_intersect_ray<kWidth>(f, i, r)) return false;
         const Surface sf = ray_surface<kWidth>(f.scene, r);
         shadow_rays += whitted_shade_ray<kWidth>(f, sf, r);
         if constexpr (ray_tree_of(kWidth)) return reflect_tree_ray<kWidth>(f, sf, r, i);
-        else return depth_left(f, bounce) && reflect_ray<kWidth>(sf, r) && survives_kill(f, i, bounce + 1);
+        else return depth_left(f, bounce) && reflect_ray<kWidth>(sf, r);
     }
 }
 
@@ -440,11 +432,11 @@ SRT_HD_INLINE bool stage_reflect(const FrameContext& f, uint32_t i, int bounce) 
     const RaySlot r{&f.rays, i};
     const Surface sf = ray_surface<kWidth>(f.scene, r);
     if constexpr (path_tracing_of(kWidth))
-        return path_scatter_ray<kWidth>(f, sf, r, path_key(f, i, bounce), bounce) && survives_kill(f, i, bounce + 1);
+        return path_scatter_ray<kWidth>(f, sf, r, path_key(f, i, bounce), bounce);
     else if constexpr (ray_tree_of(kWidth))
-        return reflect_tree_ray<kWidth>(f, sf, r, i);  // (--kill does not apply to ray trees)
+        return reflect_tree_ray<kWidth>(f, sf, r, i);
     else
-        return reflect_ray<kWidth>(sf, r) && survives_kill(f, i, bounce + 1);
+        return reflect_ray<kWidth>(sf, r);
 }
 
 // Calls fn(std::integral_constant<int, V>{}) for the frame's kernel variant V: the
