@@ -37,7 +37,7 @@ struct StageTiming {
 // tree's kernels (render/ray_tree.h, the variant bit kRayTree). The loops are here; the stage
 // launchers, which instantiate the kernels, are declared here and defined in
 // cuda/frame_launcher_stages.cuh, which only the file that compiles an integrator's
-// kernels includes (cuda/frames_whitted.cu, cuda/frames_path.cu).
+// kernels includes (cuda/frames_whitted.cu, cuda/frames_path.cu, cuda/frames_whitted_tree.cu).
 template <class Executor, bool kPath, bool kTree = false>
 struct FrameLauncher {
     Executor& ex;

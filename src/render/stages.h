@@ -252,9 +252,9 @@ SRT_HD_INLINE bool reflect_ray(const Surface& sf, R& r) {
 // Whitted's ray tree (render/ray_tree.h): the same three stages where a ray may split
 // ---------------------------------------------------------------------------
 
-// Whitted's intersect: the closest hit; a miss adds the background and, with a ray tree,
-// the slot takes its next deferred ray, until one hits or none is left (the pixel's tree
-// is done). One traversal in the code for both kinds of frame.
+// Whitted's intersect: the closest hit; a miss adds the background and, in a ray tree's
+// kernels (kRayTree), the slot takes its next deferred ray, until one hits or none is
+// left (the pixel's tree is done).
 template <int kWidth, class R>
 SRT_HD_INLINE bool whitted_intersect_ray(const FrameContext& f, uint32_t i, R& r) {
     for (;;) {
@@ -263,8 +263,8 @@ SRT_HD_INLINE bool whitted_intersect_ray(const FrameContext& f, uint32_t i, R& r
     }
 }
 
-// Whitted's shade: with a ray tree, what travelled inside glass lost to absorption on the
-// way (Beer-Lambert), and shadow rays that pass through glass; then direct light. A
+// Whitted's shade: in a ray tree's kernels, what travelled inside glass lost to absorption
+// on the way (Beer-Lambert), and shadow rays that pass through glass; then direct light. A
 // Fresnel dielectric sends nothing of its own: the scene compiler gives it no kd, ka or
 // kr (render/scene_gpu.cpp).
 template <int kWidth, class R>
