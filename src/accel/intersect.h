@@ -47,6 +47,11 @@ constexpr int kPathTracing = 256;
 // Whitted's ray tree (render/ray_tree.h): the kernels of Whitted frames with glass. Not
 // the traversal's either, except that its shadow rays pass through glass.
 constexpr int kRayTree = 512;
+// --kill (render/kill.h): the kernels of frames whose rays are killed to a schedule. Not
+// the traversal's: only the stages that send rays on test it, and frames without a kill
+// run kernels that hold none of its code (its arithmetic inline cost the megakernel 24
+// bytes more spills, and frames without a kill 1-2%).
+constexpr int kKill = 1024;
 constexpr int bvh_of(int variant) { return variant & 15; }
 constexpr bool precise_spheres_of(int variant) { return (variant & kPreciseSpheres) != 0; }
 constexpr bool alpha_masks_of(int variant) { return (variant & kAlphaMasks) != 0; }
@@ -54,7 +59,11 @@ constexpr bool textures_of(int variant) { return (variant & kTextures) != 0; }
 constexpr bool ray_cones_of(int variant) { return (variant & kRayCones) != 0; }
 constexpr bool path_tracing_of(int variant) { return (variant & kPathTracing) != 0; }
 constexpr bool ray_tree_of(int variant) { return (variant & kRayTree) != 0; }
-constexpr int whitted_variant(int variant) { return variant & ~kPathTracing; }
+constexpr bool kill_of(int variant) { return (variant & kKill) != 0; }
+// What traversal and intersect kernels are compiled for: neither integrator nor kill.
+constexpr int whitted_variant(int variant) { return variant & ~(kPathTracing | kKill); }
+// What shade kernels are compiled for: a kill does not change shading.
+constexpr int shade_variant(int variant) { return variant & ~kKill; }
 
 // The original id of primitive k (the scene's order, PrimGpu::p2.w), which no layout
 // changes.
@@ -597,6 +606,20 @@ SRT_HD_INLINE decltype(auto) with_path_variant(const SceneView& s, Fn&& fn) {
 template <class Fn>
 SRT_HD_INLINE decltype(auto) with_tree_variant(const SceneView& s, Fn&& fn) {
     return with_width_flags<kRayTree | kPreciseSpheres | kTextures | kRayCones | kAlphaMasks>(s, fn);
+}
+
+// The same for frames under --kill (kKill), of either integrator (kIntegrator: 0 or
+// kPathTracing): two variants per BVH width, for build time. A plain scene (no spheres in
+// double, no textures, no masks: the default scene, the Cornell boxes, Conference) runs
+// the plain code with the kill, so that a kill frame costs what the frame does without it
+// but for the kill itself; every other scene runs the code of every bit, as a ray tree's
+// (measured with ptxas on the megakernel of the BVH2: 232 bytes of spills plain, 312 with
+// every bit, 332 with every bit and the kill).
+template <int kIntegrator, class Fn>
+SRT_HD_INLINE decltype(auto) with_kill_variant(const SceneView& s, Fn&& fn) {
+    if (s.precise_spheres || s.textures || s.ray_cones || s.alpha_masks)
+        return with_width_flags<kKill | kIntegrator | kPreciseSpheres | kTextures | kRayCones | kAlphaMasks>(s, fn);
+    return with_width_flags<kKill | kIntegrator>(s, fn);
 }
 
 template <int kWidth>

@@ -37,11 +37,17 @@ struct FrameOptions {
     std::string launch = "graph";
     std::string warp_shape = "8x4";
     std::string devices;  // --devices all|0,1,...: split each frame over these GPUs
+    std::string kill = "none";  // --kill PATTERN:P (render/kill.h)
     void add_to(CLI::App& cmd, bool with_size = true);
     // Parses mode/backend (throws CLI::ValidationError-like InputError on bad values).
     RenderSettings settings(const Scene& scene, const CLI::App& cmd) const;
     Backend parsed_backend() const;
 };
+
+// --kill's check (render/kill.h parse_kill), and the refusal of a kill pattern where
+// Whitted's ray trees would not honour it (a scene with glass), as InputError.
+CLI::Validator kill_validator();
+void check_kill_applies(const KillPattern& kill, const Scene& scene, Integrator integrator);
 
 // Flags of `render` alone.
 struct RenderOptions {

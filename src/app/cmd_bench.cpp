@@ -65,6 +65,9 @@ int cmd_bench(int argc, char** argv) {
                    "Light transport: whitted or path (default: the scene's render.integrator, else whitted)")
         ->check(CLI::IsMember({"whitted", "path"}));
     cli.add_option("--seed", o.seed, "Path integrator: the random numbers' seed")->capture_default_str();
+    cli.add_option("--kill", o.kill_text, "Kill live rays at each bounce to a schedule: PATTERN:P, PATTERN ray, warp or "
+                                          "blockK, P the survival per bounce or pbrt; none (docs/benchmark.md)")
+        ->check(kill_validator())->capture_default_str();
     cli.add_option("--warp-shape", o.warp_shape, "Pixels covered by one warp of 32 rays")
         ->check(CLI::IsMember({"1x32", "2x16", "4x8", "8x4", "16x2", "32x1"}))->capture_default_str();
     cli.add_option("--frames", o.frames, "Timed frames per configuration (CPU backend default: 3)")
@@ -122,6 +125,8 @@ int cmd_bench(int argc, char** argv) {
     for (const std::string& n : scene.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
     o.integrator = scene.integrator.value_or(Integrator::Whitted);
     if (!o.integrator_text.empty()) parse_integrator(o.integrator_text, o.integrator);  // validated by the option
+    parse_kill(o.kill_text, o.kill);  // validated by the option
+    check_kill_applies(o.kill, scene, o.integrator);
     const double load_ms = ms_since(t_load);
     const auto t_compile = Clock::now();
     const CompiledScene compiled = compile_scene(scene, so.accel_layout());
@@ -202,9 +207,10 @@ int cmd_bench(int argc, char** argv) {
     }
     std::fflush(stdout);
     // What the CPU collapses (modes, launches) is said in the tables; the JSON keeps it as notes.
-    std::printf("frame    %dx%d, %d spp, %s integrator; %d timed frames (+%d warm-up) per configuration, %s; "
+    std::printf("frame    %dx%d, %d spp, %s integrator%s; %d timed frames (+%d warm-up) per configuration, %s; "
                 "plus one counted frame for rays, bounces and stages\n",
-                o.width, o.height, o.spp, to_string(o.integrator), o.frames, o.warmup,
+                o.width, o.height, o.spp, to_string(o.integrator),
+                o.kill.active() ? (", rays killed by " + to_string(o.kill)).c_str() : "", o.frames, o.warmup,
                 ex->split() ? "host clock around every band and its gather onto part 0's GPU"
                 : gpu       ? "CUDA events around generate..resolve"
                             : "host clock around generate..resolve");
@@ -216,6 +222,7 @@ int cmd_bench(int argc, char** argv) {
     base.spp = o.spp;
     base.integrator = o.integrator;
     base.seed = o.seed;
+    base.kill = o.kill;
     base.warp_width = std::atoi(o.warp_shape.c_str());
     const std::vector<Result> results = run_sweep(o, *ex, scene.camera, base);
 

@@ -143,8 +143,8 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
                 scene.name.c_str(), scene.spheres.size(), scene.planes.size(), scene.triangles.size(),
                 scene.lights.size(), texture_line(scene, compiled).c_str(), load_ms, compiled.bvh_stats.build_ms,
                 compiled.bvh_stats.nodes);
-    std::fprintf(info, "backend  %s, mode %s, %s integrator\n", ex->name().c_str(), to_string(rs.mode),
-                 to_string(rs.integrator));
+    std::fprintf(info, "backend  %s, mode %s, %s integrator%s\n", ex->name().c_str(), to_string(rs.mode),
+                 to_string(rs.integrator), rs.kill.active() ? (", rays killed by " + to_string(rs.kill)).c_str() : "");
 
     const uint32_t warps = frame_geometry(uint32_t(rs.width), uint32_t(rs.height), uint32_t(rs.warp_width)).ray_count / 32u;
     ojson frame_records = ojson::array();
@@ -255,6 +255,7 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
         s["spp"] = rs.spp;
         s["integrator"] = to_string(rs.integrator);
         s["seed"] = rs.seed;
+        s["kill"] = to_string(rs.kill);
         s["mode"] = to_string(rs.mode);
         s["launch"] = to_string(rs.launch);
         s["warp_shape"] = fo.warp_shape;

@@ -51,6 +51,24 @@ CLI::Validator float_range(float lo, float hi) {
 
 }  // namespace
 
+CLI::Validator kill_validator() {
+    return CLI::Validator(
+        [](std::string& input) {
+            KillPattern k;
+            return parse_kill(input, k);
+        },
+        "none|ray:P|warp:P|blockK:P|...:pbrt");
+}
+
+void check_kill_applies(const KillPattern& kill, const Scene& scene, Integrator integrator) {
+    if (!kill.active() || integrator != Integrator::Whitted) return;
+    for (const Material& m : scene.materials)
+        if (m.is_dielectric())
+            throw InputError("--kill " + to_string(kill) + ": the scene has glass, and under the Whitted integrator its "
+                             "rays form trees (docs/ARCHITECTURE.md), which --kill does not cut; use --integrator path, "
+                             "or a scene without glass");
+}
+
 void SceneOptions::add_to(CLI::App& cmd) {
     cmd.add_option("scene", scene,
                    "Scene file: .json, .obj, .ply, .gltf, .glb or .nff (docs/scene-format.md); default: the "
@@ -140,6 +158,10 @@ void FrameOptions::add_to(CLI::App& cmd, bool with_size) {
     cmd.add_option("--devices", devices, "GPUs to split each frame over, in bands balanced by their speed: all, or a list like 0,1 (CUDA)");
     cmd.add_option("--warp-shape", warp_shape, "Pixels covered by one warp of 32 rays")
         ->check(CLI::IsMember({"1x32", "2x16", "4x8", "8x4", "16x2", "32x1"}))->capture_default_str();
+    cmd.add_option("--kill", kill, "Kill live rays at each bounce, an experiment on how rays die (docs/benchmark.md): "
+                                   "PATTERN:P, PATTERN ray (each at random), warp (whole warp tiles) or blockK (K x K "
+                                   "tiles), P the survival per bounce or pbrt (pbrt-v4's Cornell box); none")
+        ->check(kill_validator())->capture_default_str();
 }
 
 RenderSettings FrameOptions::settings(const Scene& scene, const CLI::App& cmd) const {
@@ -156,6 +178,8 @@ RenderSettings FrameOptions::settings(const Scene& scene, const CLI::App& cmd) c
     rs.integrator = scene.integrator.value_or(Integrator::Whitted);
     if (!integrator.empty()) parse_integrator(integrator, rs.integrator);  // validated by the option
     rs.seed = seed;
+    parse_kill(kill, rs.kill);  // validated by the option
+    check_kill_applies(rs.kill, scene, rs.integrator);
     return rs;
 }
 

@@ -242,6 +242,7 @@ private:
         DeadRayMode mode;
         Integrator integrator;
         uint32_t seed;
+        KillPattern kill;  // in the kernels' FrameContext, and it picks their set
         bool counting;
         LaunchConfig launch;
         const void* buffers[9];
@@ -260,6 +261,7 @@ private:
         k.mode = s.mode;
         k.integrator = s.integrator;
         k.seed = s.seed;
+        k.kill = s.kill;
         k.counting = counting;
         k.launch = sizes_.config();
         const void* b[9] = {device_rgba,    origin_.get(),   stencil_.get(),  flags_.get(),    list_[0].get(),
@@ -348,20 +350,22 @@ private:
         while (!stats.bounces.empty() && stats.bounces.back().live_rays == 0) stats.bounces.pop_back();
     }
 
-    template <class, bool, bool> friend struct cuda::FrameLauncher;
-    template <bool kPath, bool kTree = false>
-    using Launcher = cuda::FrameLauncher<CudaExecutorImpl, kPath, kTree>;
+    template <class, int> friend struct cuda::FrameLauncher;
+    template <int kSet>
+    using Launcher = cuda::FrameLauncher<CudaExecutorImpl, kSet>;
 
     // run_frame's launches, issued (root null) or captured into `root`, by the launcher of
-    // the frame's integrator. Each integrator's kernels are compiled in a file of their
-    // own (cuda/frames_whitted.cu, cuda/frames_path.cu, and Whitted's ray tree's for
-    // scenes with glass, cuda/frames_whitted_tree.cu), so that a build compiles the sets
-    // side by side.
+    // the frame's set of kernels (its integrator, Whitted's ray tree for scenes with
+    // glass, either integrator's under --kill), each compiled in a file of its own
+    // (cuda/frames_*.cu), so that a build compiles the sets side by side.
     void issue_frame(FrameContext& f, const RenderSettings& settings, bool counting, bool timing, cudaGraph_t root,
                      bool hybrid) {
-        if (settings.integrator == Integrator::Path) issue_with<Launcher<true>>(f, settings, counting, timing, root, hybrid);
-        else if (uses_ray_tree(f.scene, settings)) issue_with<Launcher<false, true>>(f, settings, counting, timing, root, hybrid);
-        else issue_with<Launcher<false>>(f, settings, counting, timing, root, hybrid);
+        const bool path = settings.integrator == Integrator::Path;
+        if (settings.kill.active() && path) issue_with<Launcher<kKill | kPathTracing>>(f, settings, counting, timing, root, hybrid);
+        else if (settings.kill.active()) issue_with<Launcher<kKill>>(f, settings, counting, timing, root, hybrid);
+        else if (path) issue_with<Launcher<kPathTracing>>(f, settings, counting, timing, root, hybrid);
+        else if (uses_ray_tree(f.scene, settings)) issue_with<Launcher<kRayTree>>(f, settings, counting, timing, root, hybrid);
+        else issue_with<Launcher<0>>(f, settings, counting, timing, root, hybrid);
     }
     template <class L>
     void issue_with(FrameContext& f, const RenderSettings& settings, bool counting, bool timing, cudaGraph_t root,
@@ -392,9 +396,11 @@ private:
     // compute-sanitizer it hit illegal addresses in 4 of 12 graph renders. So the limit
     // is raised, before any graph is captured, to what the scene's width needs.
     void reserve_stack(const SceneView& view) {
-        // Either integrator may render the scene: both sets of kernels.
-        size_t need = std::max(Launcher<false>::stack_bytes(view), Launcher<true>::stack_bytes(view));
-        if (view.dielectrics) need = std::max(need, Launcher<false, true>::stack_bytes(view));
+        // Either integrator may render the scene, with or without --kill: every set of
+        // kernels it may run.
+        size_t need = std::max({Launcher<0>::stack_bytes(view), Launcher<kPathTracing>::stack_bytes(view),
+                                Launcher<kKill>::stack_bytes(view), Launcher<kKill | kPathTracing>::stack_bytes(view)});
+        if (view.dielectrics) need = std::max(need, Launcher<kRayTree>::stack_bytes(view));
         size_t current = 0;
         CUDA_CHECK(cudaDeviceGetLimit(&current, cudaLimitStackSize));
         if (need > current) CUDA_CHECK(cudaDeviceSetLimit(cudaLimitStackSize, need));
@@ -560,8 +566,10 @@ private:
 
 
 // The launchers' stage kernels are compiled where they are instantiated, once each.
-extern template struct cuda::FrameLauncher<CudaExecutorImpl, false, false>;
-extern template struct cuda::FrameLauncher<CudaExecutorImpl, true, false>;
-extern template struct cuda::FrameLauncher<CudaExecutorImpl, false, true>;
+extern template struct cuda::FrameLauncher<CudaExecutorImpl, 0>;
+extern template struct cuda::FrameLauncher<CudaExecutorImpl, kPathTracing>;
+extern template struct cuda::FrameLauncher<CudaExecutorImpl, kRayTree>;
+extern template struct cuda::FrameLauncher<CudaExecutorImpl, kKill>;
+extern template struct cuda::FrameLauncher<CudaExecutorImpl, kKill | kPathTracing>;
 
 }  // namespace srt

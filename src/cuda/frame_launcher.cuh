@@ -33,13 +33,18 @@ struct StageTiming {
 // The stage launchers and loops run_frame calls. Every <<<>>> of the renderer is in
 // launch(). While a graph is captured, `stream` is the stream capturing the current
 // loop body, and `loops` hold the WHILE nodes' conditions (0 with stream launches).
-// kPath: the integrator whose kernels it launches; kTree: Whitted's with glass, the ray
-// tree's kernels (render/ray_tree.h, the variant bit kRayTree). The loops are here; the stage
-// launchers, which instantiate the kernels, are declared here and defined in
-// cuda/frame_launcher_stages.cuh, which only the file that compiles an integrator's
-// kernels includes (cuda/frames_whitted.cu, cuda/frames_path.cu, cuda/frames_whitted_tree.cu).
-template <class Executor, bool kPath, bool kTree = false>
+// kSet, the set of kernels it launches, is the variant bits every one of them carries
+// (accel/intersect.h): 0 for Whitted's, kPathTracing for the path integrator's, kRayTree
+// for Whitted's with glass (render/ray_tree.h), and kKill with either integrator for
+// frames under --kill (render/kill.h). The loops are here; the stage launchers, which
+// instantiate the kernels, are declared here and defined in
+// cuda/frame_launcher_stages.cuh, which only the files that compile a set's kernels
+// include (cuda/frames_*.cu), so that each set compiles once, side by side in a build.
+template <class Executor, int kSet>
 struct FrameLauncher {
+    static constexpr bool kPath = path_tracing_of(kSet);
+    static constexpr bool kTree = ray_tree_of(kSet);
+    static constexpr bool kKilling = kill_of(kSet);
     Executor& ex;
     const RenderSettings& settings;
     bool counting;  // stats counters
@@ -60,15 +65,18 @@ struct FrameLauncher {
     // scene and this launcher's integrator (render/stages.h with_variant).
     template <class Fn>
     static void variant(const FrameContext& f, Fn&& fn) {
-        if constexpr (kPath) with_path_variant(f.scene, fn);
+        if constexpr (kKilling) with_kill_variant<kSet & kPathTracing>(f.scene, fn);
+        else if constexpr (kPath) with_path_variant(f.scene, fn);
         else if constexpr (kTree) with_tree_variant(f.scene, fn);
         else with_bvh_width(f.scene, fn);
     }
     // The per-thread stack the scene's kernels of this integrator need (local arrays: the
     // traversal stacks), for the executor to raise the limit to before any capture.
     static size_t stack_bytes(const SceneView& view);
-    // The same launcher for the Whitted kernels: what both integrators launch alike.
-    FrameLauncher<Executor, false, false> as_whitted() const {
+    // The same launcher for another set: set 0 for the kernels of no variant (generate,
+    // the live-word list, resolve), the Whitted set of the same kill for intersect.
+    template <int kOther>
+    FrameLauncher<Executor, kOther> as() const {
         return {ex, settings, counting, timing, stream, loops, root, hybrid, bounce};
     }
 
@@ -251,6 +259,7 @@ struct FrameLauncher {
     void shade(const FrameContext& f, int bounce);
     template <int W>
     void shade_w(const FrameContext& f) {
+        static_assert(shade_variant(W) == W, "shade kernels carry no kill");
         const cuda::ShadeOp<W> op = cuda::shade_op<W>(ctrl());
         const int block = ex.sizes_.config().shade;
         switch (settings.mode) {

@@ -1,17 +1,17 @@
 // frame_launcher_stages.cuh - the stage launchers of cuda/frame_launcher.cuh, which
-// instantiate the kernels: included only by the file that compiles an integrator's
-// kernels (cuda/frames_whitted.cu, cuda/frames_path.cu), so each kernel is compiled
-// once. What both integrators launch alike (generate, intersect, the live-word list,
-// resolve) the path launcher hands to the Whitted one; the ray tree's launcher (Whitted
-// with glass, cuda/frames_whitted_tree.cu) hands it generate, the list and resolve.
+// instantiate the kernels: included only by the files that compile a set's kernels
+// (cuda/frames_*.cu), so each kernel is compiled once. What both integrators launch
+// alike (generate, intersect, the live-word list, resolve) the path launcher hands to
+// the Whitted one of the same kill; the ray tree's launcher (Whitted with glass,
+// cuda/frames_whitted_tree.cu) hands it generate, the list and resolve.
 #pragma once
 
 #include "cuda/frame_launcher.cuh"
 
 namespace srt::cuda {
 
-template <class Executor, bool kPath, bool kTree>
-size_t FrameLauncher<Executor, kPath, kTree>::stack_bytes(const SceneView& view) {
+template <class Executor, int kSet>
+size_t FrameLauncher<Executor, kSet>::stack_bytes(const SceneView& view) {
     size_t need = 0;
     const auto frame = [&](const void* kernel) {
         cudaFuncAttributes a{};
@@ -26,27 +26,30 @@ size_t FrameLauncher<Executor, kPath, kTree>::stack_bytes(const SceneView& view)
         frame(reinterpret_cast<const void*>(cuda::k_megakernel<cuda::TraceOp<W>>));
         frame(reinterpret_cast<const void*>(cuda::k_regenerate<cuda::TraceOp<W>>));
         frame(reinterpret_cast<const void*>(
-            cuda::k_stencil_sparse_bounce<cuda::IntersectOp<whitted_variant(W)>, cuda::ShadeOp<W>, cuda::ReflectOp<W>>));
-        if constexpr (!kPath) frame(reinterpret_cast<const void*>(cuda::k_stencil_write<cuda::IntersectOp<W>>));
-        frame(reinterpret_cast<const void*>(cuda::k_stencil_read<cuda::ShadeOp<W>>));
+            cuda::k_stencil_sparse_bounce<cuda::IntersectOp<whitted_variant(W)>, cuda::ShadeOp<shade_variant(W)>,
+                                          cuda::ReflectOp<W>>));
+        if constexpr (!kPath)
+            frame(reinterpret_cast<const void*>(cuda::k_stencil_write<cuda::IntersectOp<whitted_variant(W)>>));
+        frame(reinterpret_cast<const void*>(cuda::k_stencil_read<cuda::ShadeOp<shade_variant(W)>>));
     });
     return need;
 }
 
-template <class Executor, bool kPath, bool kTree>
-void FrameLauncher<Executor, kPath, kTree>::sparse_bounce(const FrameContext& f) {
+template <class Executor, int kSet>
+void FrameLauncher<Executor, kSet>::sparse_bounce(const FrameContext& f) {
     variant(f, [&](auto w) {
         constexpr int W = decltype(w)::value;
         using Intersect = cuda::IntersectOp<whitted_variant(W)>;
-        const auto kernel = cuda::k_stencil_sparse_bounce<Intersect, cuda::ShadeOp<W>, cuda::ReflectOp<W>>;
+        constexpr int S = shade_variant(W);
+        const auto kernel = cuda::k_stencil_sparse_bounce<Intersect, cuda::ShadeOp<S>, cuda::ReflectOp<W>>;
         const auto [grid, b] = filling(kernel, ex.sizes_.config().intersect);
         launch(kIntersect, grid, b, kernel, f, ex.stencil_.get(), ex.list_[0].get(), ex.list_[1].get(),
-               Intersect{}, cuda::shade_op<W>(ctrl()), cuda::ReflectOp<W>{ctrl()}, counters(), ctrl());
+               Intersect{}, cuda::shade_op<S>(ctrl()), cuda::ReflectOp<W>{ctrl()}, counters(), ctrl());
     });
 }
 
-template <class Executor, bool kPath, bool kTree>
-void FrameLauncher<Executor, kPath, kTree>::tail(const FrameContext& f) {
+template <class Executor, int kSet>
+void FrameLauncher<Executor, kSet>::tail(const FrameContext& f) {
     variant(f, [&](auto w) {
         constexpr int W = decltype(w)::value;
         const auto kernel = cuda::k_path_tail<cuda::TraceOp<W>>;
@@ -57,8 +60,8 @@ void FrameLauncher<Executor, kPath, kTree>::tail(const FrameContext& f) {
     });
 }
 
-template <class Executor, bool kPath, bool kTree>
-void FrameLauncher<Executor, kPath, kTree>::trace_paths(const FrameContext& f, DeadRayMode mode) {
+template <class Executor, int kSet>
+void FrameLauncher<Executor, kSet>::trace_paths(const FrameContext& f, DeadRayMode mode) {
     uint32_t* reached = counting ? ex.reached_.get() : nullptr;
     variant(f, [&](auto w) {
         constexpr int W = decltype(w)::value;
@@ -75,8 +78,8 @@ void FrameLauncher<Executor, kPath, kTree>::trace_paths(const FrameContext& f, D
     });
 }
 
-template <class Executor, bool kPath, bool kTree>
-void FrameLauncher<Executor, kPath, kTree>::finish_trees(const FrameContext& f) {
+template <class Executor, int kSet>
+void FrameLauncher<Executor, kSet>::finish_trees(const FrameContext& f) {
     if constexpr (kTree) {  // only a ray tree's frames have trees
         variant(f, [&](auto w) {
             constexpr int W = decltype(w)::value;
@@ -92,10 +95,10 @@ void FrameLauncher<Executor, kPath, kTree>::finish_trees(const FrameContext& f) 
     }
 }
 
-template <class Executor, bool kPath, bool kTree>
-void FrameLauncher<Executor, kPath, kTree>::list_words(const FrameContext& f) {
-    if constexpr (kPath || kTree) {
-        as_whitted().list_words(f);
+template <class Executor, int kSet>
+void FrameLauncher<Executor, kSet>::list_words(const FrameContext& f) {
+    if constexpr (kSet != 0) {
+        as<0>().list_words(f);
     } else {
         const auto [grid, b] = filling(cuda::k_stencil_list, 256);
         launch(kReflect, grid, b, cuda::k_stencil_list, (const uint32_t*)ex.stencil_.get(), f.ray_count >> 5,
@@ -103,10 +106,10 @@ void FrameLauncher<Executor, kPath, kTree>::list_words(const FrameContext& f) {
     }
 }
 
-template <class Executor, bool kPath, bool kTree>
-void FrameLauncher<Executor, kPath, kTree>::generate(const FrameContext& f) {
-    if constexpr (kPath || kTree) {
-        as_whitted().generate(f);
+template <class Executor, int kSet>
+void FrameLauncher<Executor, kSet>::generate(const FrameContext& f) {
+    if constexpr (kSet != 0) {
+        as<0>().generate(f);
     } else {
         const cuda::GenerateOp op{ctrl()};
         const int block = ex.sizes_.config().generate;
@@ -138,33 +141,33 @@ void FrameLauncher<Executor, kPath, kTree>::generate(const FrameContext& f) {
     }
 }
 
-template <class Executor, bool kPath, bool kTree>
-void FrameLauncher<Executor, kPath, kTree>::intersect(const FrameContext& f, int bounce) {
+template <class Executor, int kSet>
+void FrameLauncher<Executor, kSet>::intersect(const FrameContext& f, int bounce) {
     if constexpr (kPath) {
-        as_whitted().intersect(f, bounce);
+        as<kSet & kKill>().intersect(f, bounce);
     } else {  // Whitted's variants, or a ray tree's (variant())
         variant(f, [&](auto w) {
-            write_stage(kIntersect, ex.sizes_.config().intersect, f, cuda::IntersectOp<decltype(w)::value>{}, counters(),
-                        0, 1);
+            write_stage(kIntersect, ex.sizes_.config().intersect, f, cuda::IntersectOp<whitted_variant(decltype(w)::value)>{},
+                        counters(), 0, 1);
         });
     }
 }
 
-template <class Executor, bool kPath, bool kTree>
-void FrameLauncher<Executor, kPath, kTree>::shade(const FrameContext& f, int) {
-    variant(f, [&](auto w) { shade_w<decltype(w)::value>(f); });
+template <class Executor, int kSet>
+void FrameLauncher<Executor, kSet>::shade(const FrameContext& f, int) {
+    variant(f, [&](auto w) { shade_w<shade_variant(decltype(w)::value)>(f); });
 }
 
-template <class Executor, bool kPath, bool kTree>
-void FrameLauncher<Executor, kPath, kTree>::reflect(const FrameContext& f, int) {
+template <class Executor, int kSet>
+void FrameLauncher<Executor, kSet>::reflect(const FrameContext& f, int) {
     variant(f, [&](auto w) {
         write_stage(kReflect, ex.sizes_.config().reflect, f, cuda::ReflectOp<decltype(w)::value>{ctrl()}, nullptr,
                     1, 0);
     });
 }
 
-template <class Executor, bool kPath, bool kTree>
-void FrameLauncher<Executor, kPath, kTree>::retire(const FrameContext& f, int bounce) {
+template <class Executor, int kSet>
+void FrameLauncher<Executor, kSet>::retire(const FrameContext& f, int bounce) {
     if (stencil() && bounce > 0) return reflect(f, bounce);
     if (!ex.probe_) return;
     switch (settings.mode) {
@@ -182,10 +185,10 @@ void FrameLauncher<Executor, kPath, kTree>::retire(const FrameContext& f, int bo
     }
 }
 
-template <class Executor, bool kPath, bool kTree>
-void FrameLauncher<Executor, kPath, kTree>::resolve(const FrameContext& f) {
-    if constexpr (kPath || kTree) {
-        as_whitted().resolve(f);
+template <class Executor, int kSet>
+void FrameLauncher<Executor, kSet>::resolve(const FrameContext& f) {
+    if constexpr (kSet != 0) {
+        as<0>().resolve(f);
     } else {
         const auto [grid, b] = per_ray(cuda::k_resolve, ex.sizes_.config().resolve, f.pixel_count);
         launch(kResolve, grid, b, cuda::k_resolve, f, ctrl());

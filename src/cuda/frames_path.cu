@@ -5,5 +5,5 @@
 #include "cuda/frame_launcher_stages.cuh"
 
 namespace srt {
-template struct cuda::FrameLauncher<CudaExecutorImpl, true, false>;
+template struct cuda::FrameLauncher<CudaExecutorImpl, kPathTracing>;
 }  // namespace srt

@@ -5,5 +5,5 @@
 #include "cuda/frame_launcher_stages.cuh"
 
 namespace srt {
-template struct cuda::FrameLauncher<CudaExecutorImpl, false, false>;
+template struct cuda::FrameLauncher<CudaExecutorImpl, 0>;
 }  // namespace srt

@@ -6,5 +6,5 @@
 #include "cuda/frame_launcher_stages.cuh"
 
 namespace srt {
-template struct cuda::FrameLauncher<CudaExecutorImpl, false, true>;
+template struct cuda::FrameLauncher<CudaExecutorImpl, kRayTree>;
 }  // namespace srt

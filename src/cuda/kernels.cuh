@@ -121,7 +121,10 @@ template <int kWidth>
 struct ReflectOp {
     const FrameControl* ctrl;
     __device__ bool operator()(const FrameContext& f, uint32_t i) const {
-        if constexpr (path_tracing_of(kWidth)) return stage_reflect<kWidth>(with_sample(f, ctrl), i, int(ctrl->bounce));
+        // The path integrator's random numbers and --kill (render/kill.h) are keyed by the
+        // sample; Whitted's reflect without a kill reads nothing of it.
+        if constexpr (path_tracing_of(kWidth) || kill_of(kWidth))
+            return stage_reflect<kWidth>(with_sample(f, ctrl), i, int(ctrl->bounce));
         else return stage_reflect<kWidth>(f, i, int(ctrl->bounce));
     }
 };

@@ -17,6 +17,7 @@
 #pragma once
 
 #include "core/hd.h"
+#include "render/kill.h"
 #include "render/scene_gpu.h"
 
 #include <cstddef>
@@ -66,6 +67,7 @@ struct FrameContext {
     uint32_t seed = 0;         // path: the random numbers' seed (render/rng.h)
     bool ray_tree = false;     // Whitted with glass: rays split, and `tree` holds the deferred ones
     RayTree tree;
+    KillPattern kill;          // --kill: rays killed to a schedule (render/kill.h)
     uint32_t sample = 0;       // current sample; sample 0 clears the radiance
     float sample_dx = 0.5f, sample_dy = 0.5f;  // sub-pixel position of this sample
     uint32_t spp = 1;          // samples this frame adds

@@ -47,9 +47,11 @@ inline void set_samples(FrameContext& f, const RenderSettings& settings) {
     f.exposure_scale = exposure_scale(settings.exposure);
 }
 
-// Whether a frame walks Whitted's ray tree (render/ray_tree.h): Whitted, with glass.
+// Whether a frame walks Whitted's ray tree (render/ray_tree.h): Whitted, with glass. Not
+// under --kill, whose kernels hold no tree (the command line refuses that pair: app.h
+// check_kill_applies).
 inline bool uses_ray_tree(const SceneView& s, const RenderSettings& settings) {
-    return settings.integrator == Integrator::Whitted && s.dielectrics;
+    return settings.integrator == Integrator::Whitted && s.dielectrics && !settings.kill.active();
 }
 
 template <class Launcher>
@@ -59,6 +61,7 @@ void run_frame(Launcher& launch, FrameContext& f, const RenderSettings& settings
     f.path = settings.integrator == Integrator::Path;
     f.seed = settings.seed;
     f.ray_tree = uses_ray_tree(f.scene, settings);  // the executor gave it f.tree
+    f.kill = settings.kill;
     launch.begin_frame(f);
     if (follows_paths(settings.mode)) {
         launch.trace_paths(f, settings.mode);  // every sample, bounce and resolve, per pixel

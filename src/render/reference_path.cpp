@@ -14,11 +14,12 @@ namespace {
 
 // The frame a reference pixel belongs to: the whole width x height image, one sample.
 FrameContext reference_frame(const CompiledScene& scene, const CameraGpu& cam, int width, int height, int depth,
-                             uint32_t seed) {
+                             uint32_t seed, const KillPattern& kill = KillPattern{}, int warp_width = 8) {
     FrameContext f;
     f.scene = scene.view();
     f.camera = cam;
-    set_geometry(f, uint32_t(width), uint32_t(height), 8u);
+    set_geometry(f, uint32_t(width), uint32_t(height), uint32_t(warp_width));  // (--kill's warp tiles)
+    f.kill = kill;
     f.max_depth = depth + 1;  // settings.h trace_levels
     f.path = true;
     f.seed = seed;
@@ -32,7 +33,7 @@ void add_sample(FrameContext& f, uint32_t i, uint32_t sample, PathRay& r, uint32
     f.sample = sample;
     sample_offset(sample, f.sample_dx, f.sample_dy);
     generate_ray(f, i, r);
-    with_path_variant(f.scene, [&](auto w) {
+    with_variant(f, [&](auto w) {  // the kernels' variant: a kill's under --kill
         for (int bounce = 0; bounce < f.max_depth; ++bounce)
             if (!trace_bounce<decltype(w)::value, kStrategy>(f, r, i, bounce, shadow_rays)) break;
     });
@@ -61,7 +62,8 @@ void render_reference_path(const CompiledScene& scene, const Camera& camera, con
                            Image& out) {
     out = Image(settings.width, settings.height);
     const CameraGpu cam = make_camera(camera, settings.width, settings.height, scene.render_origin);
-    FrameContext f = reference_frame(scene, cam, settings.width, settings.height, settings.depth, settings.seed);
+    FrameContext f = reference_frame(scene, cam, settings.width, settings.height, settings.depth, settings.seed,
+                                     settings.kill, settings.warp_width);
     const auto thresholds = make_srgb_thresholds();
     const float inv_spp = 1.0f / float(settings.spp);
     for (int y = 0; y < settings.height; ++y) {

@@ -1,6 +1,7 @@
 // settings.h - what a frame is asked to be, and what it reports back.
 #pragma once
 
+#include "render/kill.h"
 #include "scene/integrator.h"
 
 #include <cstdint>
@@ -64,6 +65,7 @@ struct RenderSettings {
     LaunchMode launch = LaunchMode::Graph;  // CUDA only
     int warp_width = 8;  // pixels per warp tile row: 1, 2, 4, 8, 16 or 32 (tile = warp_width x 32/warp_width)
     bool stats = false;  // count live rays/warps and time stages (costs extra work)
+    KillPattern kill;    // --kill: rays killed to a survival schedule (render/kill.h); none by default
 };
 
 // The bounces a frame's loop runs at most, an intersect each. Whitted: `depth`. Path:

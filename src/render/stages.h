@@ -356,6 +356,16 @@ SRT_HD_INLINE bool path_scatter_ray(const FrameContext& f, const Surface& sf, R&
     return true;
 }
 
+// Whether ray i lives into bounce b under --kill (render/kill.h): only a kill frame's
+// kernels (kKill) test it.
+template <int kVariant>
+SRT_HD_INLINE bool survives_kill(const FrameContext& f, uint32_t i, int b) {
+    if constexpr (!kill_of(kVariant)) return true;
+    uint32_t x, y;
+    ray_to_pixel(f, i, x, y);
+    return kill_survives_pixel(f.kill, x, y + f.row_offset, f.width, f.tile_shift, f.sample, b);
+}
+
 // One bounce of a path held in registers: intersect, shade and reflect, exactly as the
 // three wavefront stages do them (the surface is found once for both shade and reflect;
 // it is a pure function of the hit). `i` is the ray's slot (its pixel). Returns whether
@@ -370,13 +380,13 @@ SRT_HD_INLINE bool trace_bounce(const FrameContext& f, PathRay& r, uint32_t i, i
         const bool more = depth_left(f, bounce);
         const RngKey key = path_key(f, i, bounce);
         shadow_rays += path_shade_ray<kWidth, kStrategy>(f, sf, r, key, more);
-        return more && path_scatter_ray<kWidth>(f, sf, r, key, bounce);
+        return more && path_scatter_ray<kWidth>(f, sf, r, key, bounce) && survives_kill<kWidth>(f, i, bounce + 1);
     } else {
         if (!whitted_intersect_ray<kWidth>(f, i, r)) return false;
         const Surface sf = ray_surface<kWidth>(f.scene, r);
         shadow_rays += whitted_shade_ray<kWidth>(f, sf, r);
         if constexpr (ray_tree_of(kWidth)) return reflect_tree_ray<kWidth>(f, sf, r, i);
-        else return depth_left(f, bounce) && reflect_ray<kWidth>(sf, r);
+        else return depth_left(f, bounce) && reflect_ray<kWidth>(sf, r) && survives_kill<kWidth>(f, i, bounce + 1);
     }
 }
 
@@ -432,17 +442,21 @@ SRT_HD_INLINE bool stage_reflect(const FrameContext& f, uint32_t i, int bounce) 
     const RaySlot r{&f.rays, i};
     const Surface sf = ray_surface<kWidth>(f.scene, r);
     if constexpr (path_tracing_of(kWidth))
-        return path_scatter_ray<kWidth>(f, sf, r, path_key(f, i, bounce), bounce);
+        return path_scatter_ray<kWidth>(f, sf, r, path_key(f, i, bounce), bounce) && survives_kill<kWidth>(f, i, bounce + 1);
     else if constexpr (ray_tree_of(kWidth))
-        return reflect_tree_ray<kWidth>(f, sf, r, i);
+        return reflect_tree_ray<kWidth>(f, sf, r, i);  // (--kill does not apply to ray trees)
     else
-        return reflect_ray<kWidth>(sf, r);
+        return reflect_ray<kWidth>(sf, r) && survives_kill<kWidth>(f, i, bounce + 1);
 }
 
 // Calls fn(std::integral_constant<int, V>{}) for the frame's kernel variant V: the
 // scene's (accel/intersect.h with_bvh_width) and the integrator's bit.
 template <class Fn>
 SRT_HD_INLINE decltype(auto) with_variant(const FrameContext& f, Fn&& fn) {
+    if (f.kill.active()) {
+        if (f.path) return with_kill_variant<kPathTracing>(f.scene, fn);
+        return with_kill_variant<0>(f.scene, fn);
+    }
     if (f.path) return with_path_variant(f.scene, fn);
     if (f.ray_tree) return with_tree_variant(f.scene, fn);
     return with_bvh_width(f.scene, fn);
@@ -451,6 +465,7 @@ SRT_HD_INLINE decltype(auto) with_variant(const FrameContext& f, Fn&& fn) {
 // integrator bit; a ray tree's pops from the stack of deferred rays).
 template <class Fn>
 SRT_HD_INLINE decltype(auto) with_intersect_variant(const FrameContext& f, Fn&& fn) {
+    if (f.kill.active()) return with_kill_variant<0>(f.scene, fn);
     if (f.ray_tree) return with_tree_variant(f.scene, fn);
     return with_bvh_width(f.scene, fn);
 }

@@ -4,6 +4,9 @@
 
 #include "core/shell_quote.h"
 
+#include <algorithm>
+#include <cstdio>
+
 namespace srt::viewer::detail {
 
 DeadRayMode next_mode(DeadRayMode m) {
@@ -31,6 +34,15 @@ void Viewer::on_key(int key, int action) {
         case GLFW_KEY_I:
             rs_.integrator = rs_.integrator == Integrator::Whitted ? Integrator::Path : Integrator::Whitted;
             overlay_bounce_ = std::min(overlay_bounce_, trace_levels(rs_) - 1);
+            // --kill does not cut Whitted's ray trees (app.h check_kill_applies): under
+            // Whitted, a scene with glass is shown without the kill.
+            if (rs_.kill.active() && rs_.integrator == Integrator::Whitted &&
+                std::any_of(scene_.materials.begin(), scene_.materials.end(),
+                            [](const Material& m) { return m.is_dielectric(); })) {
+                std::fprintf(stderr, "note: --kill %s is off under Whitted, whose rays form trees at glass\n",
+                             to_string(rs_.kill).c_str());
+                rs_.kill = KillPattern{};
+            }
             break;
         case GLFW_KEY_V:
             // Off -> bounce 0 -> ... -> last bounce -> off.
@@ -76,6 +88,7 @@ std::string Viewer::camera_command() const {
                   to_string(rs_.integrator));
     cmd += b;
     if (rs_.seed != 0) cmd += " --seed " + std::to_string(rs_.seed);
+    if (rs_.kill.active()) cmd += " --kill " + to_string(rs_.kill);
     cmd += " --camera-from=" + xyz(c.from.x, c.from.y, c.from.z, 17);
     cmd += " --camera-at=" + xyz(c.at.x, c.at.y, c.at.z, 17);
     cmd += " --camera-up=" + xyz(c.up.x, c.up.y, c.up.z, 9);

@@ -37,8 +37,10 @@ void Viewer::draw_hud() {
                 ImGui::Text("  GPU part %zu: rows %d..%d  %.2f ms (gather %.2f ms)", i, b.y, b.y + b.rows - 1, b.ms,
                             b.gather_ms);
             }
-        ImGui::Text("%dx%d  %s  depth %d  mode %s  spp %d/frame%s", rs_.width, rs_.height, to_string(rs_.integrator),
-                    rs_.depth, to_string(rs_.mode), rs_.spp, compact ? "" : (vsync_ ? "  vsync on" : "  vsync off"));
+        ImGui::Text("%dx%d  %s  depth %d  mode %s  spp %d/frame%s%s", rs_.width, rs_.height,
+                    to_string(rs_.integrator), rs_.depth, to_string(rs_.mode), rs_.spp,
+                    compact ? "" : (vsync_ ? "  vsync on" : "  vsync off"),
+                    rs_.kill.active() ? ("  kill " + to_string(rs_.kill)).c_str() : "");
         ImGui::Text("samples  %d%s", accumulated_,
                     accumulated_ >= options_.max_samples ? "  (max: still)" : "  (accumulating while still)");
         if (overlay_bounce_ >= 0)

@@ -11,7 +11,9 @@
 # the BVH8 mesh. Every tool runs the path integrator's kernels in every mode over
 # scenes/glass.json ("path" cases), and Whitted's ray tree in every mode over
 # scenes/whitted-glass.json at depth 3, where trees outlast the bounce loop and its tail
-# (k_path_tail) finishes them ("glass" cases). The path modes (megakernel, regenerate) and the stencil's path tail
+# (k_path_tail) finishes them ("glass" cases), and the kernels of --kill under both
+# integrators ("kill": the default scene, random kills; "killpath": scenes/glass.json,
+# block kills). The path modes (megakernel, regenerate) and the stencil's path tail
 # (every case here is small enough for it to take over after bounce 0) are in every tool's
 # cases. Cases run one at a time
 # (SAN_JOBS): with 12 concurrent
@@ -39,6 +41,10 @@ one() {  # tool mode launch size
   local depth=4
   # "glass": Whitted's ray tree, deeper than the loop's 3 steps.
   [ "${5:-}" = glass ] && args="$SRC/scenes/whitted-glass.json" && depth=3 && log="$out/$1-$2-$3-$4-glass.log"
+  # "kill", "killpath": the kill's kernels (render/kill.h), Whitted's and the path integrator's.
+  [ "${5:-}" = kill ] && args="--kill ray:0.6" && log="$out/$1-$2-$3-$4-kill.log"
+  [ "${5:-}" = killpath ] && args="--integrator path --kill block2:0.7 $SRC/scenes/glass.json" &&
+    log="$out/$1-$2-$3-$4-killpath.log"
   timeout "${SAN_CASE_TIMEOUT:-300}" "$CS" --tool "$1" --error-exitcode 99 "$BIN" render --backend cuda --mode "$2" \
     --launch "$3" -W "${4%x*}" -H "${4#*x}" --depth $depth --spp 2 $args -o "$out/$1-$2-$3-$4${5:+-$5}.png" >"$log" 2>&1
   local rc=$?
@@ -61,7 +67,9 @@ for tool in memcheck racecheck synccheck initcheck; do
   for mode in stencil flags compact megakernel regenerate; do
     for launch in graph stream; do
       [ "$tool" = racecheck ] && [ "$launch" = graph ] && continue
-      for size in 67x33 33x17; do echo "$tool $mode $launch $size path"; echo "$tool $mode $launch $size glass"; done
+      for size in 67x33 33x17; do
+        for kind in path glass kill killpath; do echo "$tool $mode $launch $size $kind"; done
+      done
     done
   done
 done | grep -E -- "${SAN_FILTER:-.}" | xargs -P "${SAN_JOBS:-1}" -L 1 bash -c 'one "$@"' _

@@ -277,6 +277,74 @@ TEST(Gpu, GlassTreeStatsMatchCpu) {
                 (unsigned long long)c.bounces_run);
 }
 
+// --kill (render/kill.h): every pattern, both integrators, every mode and launch kind,
+// spp 1, 3 and 16 at an odd size: the CPU's image and live rays per bounce.
+TEST(Gpu, KillPatternsEqualCpu) {
+    auto g = gpu();
+    ASSERT_TRUE(g);
+    auto cpu = make_cpu_executor();
+    struct Case {
+        const char* file;
+        Integrator integrator;
+    };
+    int renders = 0;
+    for (const Case& c : {Case{"scenes/hall-of-mirrors.json", Integrator::Whitted}, Case{"scenes/glass.json", Integrator::Path},
+                          Case{"scenes/foliage.json", Integrator::Whitted}}) {
+        const Scene scene = load_scene(source_dir() + "/" + c.file);
+        for (AccelLayout layout : {AccelLayout::Bvh2, AccelLayout::Bvh4, AccelLayout::Bvh8}) {
+            const CompiledScene cs = compile_scene(scene, layout);
+            g->set_scene(cs);
+            cpu->set_scene(cs);
+            for (const char* pattern : {"ray:0.6", "warp:0.6", "block2:0.7", "ray:pbrt"}) {
+                for (int spp : {1, 3, 16}) {
+                    RenderSettings rs = settings(203, 117, 8, DeadRayMode::Stencil, LaunchMode::Graph, spp);
+                    rs.integrator = c.integrator;
+                    ASSERT_EQ(parse_kill(pattern, rs.kill), "");
+                    Image ref;
+                    FrameStats st;
+                    cpu->render(scene.camera, rs, ref, &st);
+                    for (DeadRayMode m : kModes) {
+                        for (LaunchMode l : {LaunchMode::Graph, LaunchMode::Stream}) {
+                            RenderSettings r = rs;
+                            r.mode = m;
+                            r.launch = l;
+                            Image img;
+                            FrameStats gs;
+                            g->render(scene.camera, r, img, &gs);
+                            ++renders;
+                            EXPECT_EQ(img.rgba, ref.rgba) << c.file << " " << to_string(layout) << " " << pattern << " spp " << spp << " "
+                                                          << to_string(m) << " " << to_string(l);
+                            ASSERT_EQ(gs.bounces.size(), st.bounces.size()) << c.file << " " << pattern;
+                            for (size_t b = 0; b < st.bounces.size(); ++b)
+                                EXPECT_EQ(gs.bounces[b].live_rays, st.bounces[b].live_rays)
+                                    << c.file << " " << pattern << " " << to_string(m) << " bounce " << b;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // A frame that differs from the last only by its kill is captured again (the kill is
+    // in the kernels' parameters): each pattern after another, graph launches, one mode.
+    {
+        const Scene scene = load_scene(source_dir() + "/scenes/hall-of-mirrors.json");
+        const CompiledScene cs = compile_scene(scene);
+        g->set_scene(cs);
+        cpu->set_scene(cs);
+        for (const char* pattern : {"ray:0.6", "warp:0.6", "none", "block2:0.7"}) {
+            RenderSettings rs = settings(203, 117, 8, DeadRayMode::Megakernel, LaunchMode::Graph, 1);
+            ASSERT_EQ(parse_kill(pattern, rs.kill), "");
+            Image ref, img;
+            cpu->render(scene.camera, rs, ref, nullptr);
+            g->render(scene.camera, rs, img, nullptr);
+            ++renders;
+            EXPECT_EQ(img.rgba, ref.rgba) << pattern << " right after another pattern";
+        }
+    }
+    std::printf("[kill] %d GPU renders (hall-of-mirrors whitted, glass.json path, foliage.json whitted; BVH2/4/8; ray/warp/block2/pbrt; "
+                "spp 1/3/16; 5 modes x graph/stream) == CPU, live rays per bounce too\n", renders);
+}
+
 TEST(Gpu, OddSizes) {
     auto g = gpu();
     ASSERT_TRUE(g);
