@@ -1,9 +1,14 @@
 // traversal_bench.cu - the traversal kernels alone, for quick turns on traversal code
-// (a variant is timed here in seconds, then in whole frames with tools/gpu/run.sh ab). For one scene it builds the BVH2, BVH4 and BVH8, traces the
-// primary rays of a 1024x768 frame (8x4 tiles, as the renderer orders them) and one shadow
-// ray a hit towards a light, and prints each layout's closest-hit and any-hit kernel
-// times (medians of 15) and how many of its hits differ from the BVH2's (0: every layout
-// must find the same primitive, ties included).
+// (a variant is timed here in seconds, then in whole frames with tools/gpu/run.sh ab).
+// For one scene it builds the BVH2, BVH4 and BVH8 and, at each frame size, traces four
+// ray sets (ray_sets.cuh): the primary rays (8x4 tiles, as the renderer orders them;
+// closest hit), a shadow ray a hit towards the first light (any hit), the Whitted reflect
+// stage's mirror ray from every hit and a cosine-weighted diffuse ray from every hit
+// (closest hit). For each (size, layout, set) it prints the rays traced, how many hit
+// (shadow: how many are occluded), the kernel's median time of 15 launches, G rays/s, in
+// how many slots the hit differs from the BVH2's (0: every layout must find the same
+// primitive, ties included) and a hash of the hits: another program can check that it
+// traced the same rays (on the diffuse set, one whose cosf and sinf are CUDA's: ray_sets.cuh).
 //
 // To try a traversal variant, add it as a template here and time it beside the
 // production one: a rebuild of this one file takes seconds.
@@ -11,10 +16,24 @@
 // Built with the rest where CUDA is found (`cmake --build build --target traversal_bench`);
 // carry build/traversal_bench to the GPU machine with gpu-bundle.sh. Run:
 //   traversal_bench SCENE [--from X,Y,Z --at X,Y,Z --up X,Y,Z --fov DEG] [--light X,Y,Z]
+//                   [--size WxH[,WxH...]]... [--check] [--json FILE]
 // The camera defaults to the scene's and the light to its first; Conference with the
-// README's view: --from 1600,500,90 --at 200,100,10 --fov 75 --light 600,600,50
+// README's view: --from 1600,500,90 --at 200,100,10 --fov 75 --light 600,600,50.
+// --size (repeatable; W a multiple of 8, H of 4): default 1024x768, 1920x1080, 3840x2160.
+// --check: exit 1 where any layout's hits differ from the BVH2's on any set (each named
+// on stderr). --json FILE: the rows as JSON too (keys as the columns, plus width, height
+// and query: closest or any). No CUDA device: exit 77.
+//
+// Output: lines starting with '#' are comments; every other line is one row of
+//   size layout set rays hits median_ms grays_per_s differ ids
+// e.g. "1024x768 bvh4 mirror 786432 523311 0.2113 3.722 0 8a3f09c1d2e4b5a6": hits are
+// the occluded rays on the shadow set; grays_per_s = rays / median time, in G rays/s; ids
+// is FNV-1a 64 (hex) over every slot's value as 4 little-endian bytes, in slot order: the
+// hit's original primitive id (a plane's: primitive count + its index), -1 a miss, -2 no
+// ray; on the shadow set 1 occluded, 0 not, -2 no ray.
 #include "cuda/check.h"
 #include "cuda/device_buffer.h"
+#include "ray_sets.cuh"
 #include "render/scene_gpu.h"
 #include "render/stages.h"
 #include "scene/load.h"
@@ -25,74 +44,38 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
 using namespace srt;
+using namespace srt::bench;
 
 namespace {
 
-constexpr uint32_t kW = 1024, kH = 768, kN = kW * kH, kBlock = 128;
-
-struct Rays {
-    float4* o;  // w unused
-    float4* d;  // w = tmax; 0 for no ray
-    float* t;
-    int* id;    // closest: hit id; any hit: 1 occluded, 0 not, -2 no ray
-};
-
-std::vector<int> download(const DeviceBuffer<int>& b) {
-    std::vector<int> v(b.size());
-    CUDA_CHECK(cudaMemcpy(v.data(), b.get(), b.bytes(), cudaMemcpyDeviceToHost));
-    return v;
-}
-
-__global__ void k_primary(CameraGpu c, Rays r) {
-    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= kN) return;
-    const uint32_t w = i >> 5, l = i & 31u, tiles_x = kW / 8u;
-    const uint32_t x = (w % tiles_x) * 8u + (l & 7u), y = (w / tiles_x) * 4u + (l >> 3);
-    const glm::vec3 d = camera_dir(c, kW, kH, float(x) + 0.5f, float(y) + 0.5f);
-    r.o[i] = make_float4(c.origin.x, c.origin.y, c.origin.z, 0.0f);
-    r.d[i] = make_float4(d.x, d.y, d.z, 3.0e38f);
-}
+constexpr uint32_t kBlock = 128;
 
 template <int kWidth>
-__global__ void k_closest(SceneView s, Rays r) {
+__global__ void k_closest(SceneView s, uint32_t n, Rays r) {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= kN) return;
+    if (i >= n) return;
     const float4 o = r.o[i], d = r.d[i];
+    if (!(d.w > 0.0f)) {
+        r.id[i] = -2;
+        return;
+    }
     const Hit h = intersect_closest<kWidth>(s, glm::vec3(o.x, o.y, o.z), glm::vec3(d.x, d.y, d.z), d.w);
     r.t[i] = h.t;
     r.id[i] = h.id;
 }
 
 template <int kWidth>
-__global__ void k_any(SceneView s, Rays r) {
+__global__ void k_any(SceneView s, uint32_t n, Rays r) {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= kN) return;
+    if (i >= n) return;
     const float4 o = r.o[i], d = r.d[i];
     r.id[i] = d.w > 0.0f ? (occluded<kWidth>(s, glm::vec3(o.x, o.y, o.z), glm::vec3(d.x, d.y, d.z), d.w) ? 1 : 0)
                          : -2;
-}
-
-// A primary hit's shadow ray towards the scene's first light, as shading starts it
-// (render/stages.h direct_light).
-__global__ void k_shadow(SceneView s, Rays prim, Rays sh) {
-    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= kN) return;
-    sh.d[i] = make_float4(0.0f, 0.0f, 1.0f, 0.0f);
-    if (prim.id[i] < 0 || s.light_count == 0) return;
-    const float4 o4 = prim.o[i], d4 = prim.d[i];
-    const glm::vec3 d(d4.x, d4.y, d4.z);
-    Surface sf = surface_at<2>(s, glm::vec3(o4.x, o4.y, o4.z), d, prim.t[i], prim.id[i]);  // meshes: no precise spheres
-    face_ray(sf, d);
-    if (sf.kd == 0.0f) return;
-    const glm::vec3 o = offset_origin(sf);
-    glm::vec3 l;
-    const float dist = light_direction(s, 0, o, l);
-    sh.o[i] = make_float4(o.x, o.y, o.z, 0.0f);
-    if (glm::dot(sf.ns, l) > 0.0f) sh.d[i] = make_float4(l.x, l.y, l.z, dist);
 }
 
 template <class Launch>
@@ -125,10 +108,13 @@ struct DeviceScene {
     DeviceBuffer<Bvh8Node> nodes8;
     DeviceBuffer<PrimGpu> prims;
     DeviceBuffer<PrimTestGpu> tests;
-    DeviceBuffer<f4> normals;
+    DeviceBuffer<f4> normals, uvs;
     DeviceBuffer<PlaneGpu> planes;
     DeviceBuffer<MaterialGpu> materials;
     DeviceBuffer<LightGpu> lights;
+    DeviceBuffer<TextureGpu> textures;
+    DeviceBuffer<uint32_t> texels, prim_alpha;
+    DeviceBuffer<float> srgb_lut;
     SceneView view;
     explicit DeviceScene(const CompiledScene& c) : view(c.view()) {
         nodes.upload(c.nodes, "BVH nodes");
@@ -140,6 +126,12 @@ struct DeviceScene {
         planes.upload(c.planes, "planes");
         materials.upload(c.materials, "materials");
         lights.upload(c.lights, "lights");
+        // Textures: what alpha-masked triangles' hits test (empty arrays give null).
+        textures.upload(c.textures, "textures");
+        texels.upload(c.texels, "texture images");
+        srgb_lut.upload(c.srgb_lut, "sRGB table");
+        uvs.upload(c.uvs, "texture coordinates");
+        prim_alpha.upload(c.prim_alpha, "alpha masks");
         view.nodes = nodes.get();
         view.nodes4 = nodes4.get();
         view.nodes8 = nodes8.get();
@@ -149,8 +141,149 @@ struct DeviceScene {
         view.planes = planes.get();
         view.materials = materials.get();
         view.lights = lights.get();
+        view.textures = textures.get();
+        view.texels = texels.get();
+        view.srgb_lut = srgb_lut.get();
+        view.uvs = uvs.get();
+        view.prim_alpha = prim_alpha.get();
+        view.emitters = nullptr;  // the path integrator's, which no kernel here reads
+        view.light_cdf = view.light_pmf = nullptr;
+        view.prim_emitter = nullptr;
     }
 };
+
+// One ray set's buffers on the device.
+struct RayBuffers {
+    DeviceBuffer<float4> o, d;
+    DeviceBuffer<float> t;
+    DeviceBuffer<int> id;
+    explicit RayBuffers(size_t n) {
+        o.allocate(n, "ray origins");
+        d.allocate(n, "ray directions");
+        t.allocate(n, "hit distances");
+        id.allocate(n, "hit ids");
+    }
+    Rays rays() const { return Rays{o.get(), d.get(), t.get(), id.get()}; }
+    std::vector<int> ids() const {
+        std::vector<int> v(id.size());
+        CUDA_CHECK(cudaMemcpy(v.data(), id.get(), id.bytes(), cudaMemcpyDeviceToHost));
+        return v;
+    }
+};
+
+struct Size {
+    uint32_t w, h;
+};
+std::string to_string(const Size& s) { return std::to_string(s.w) + "x" + std::to_string(s.h); }
+
+enum SetKind { kPrimary, kShadow, kMirror, kDiffuse, kSets };
+const char* const kSetNames[kSets] = {"primary", "shadow", "mirror", "diffuse"};
+
+// One row of the output.
+struct Row {
+    Size size;
+    const char* layout;
+    int set;  // SetKind
+    size_t rays, hits, differ;
+    float ms;
+    unsigned long long ids;
+    double grays() const { return rays == 0 ? 0.0 : double(rays) / (double(ms) * 1e6); }
+};
+
+// FNV-1a 64 over each value's 4 bytes, little-endian.
+unsigned long long fnv1a(const std::vector<int>& v) {
+    unsigned long long h = 14695981039346656037ull;
+    for (const int x : v)
+        for (int k = 0; k < 4; ++k) h = (h ^ ((uint32_t(x) >> (8 * k)) & 0xffu)) * 1099511628211ull;
+    return h;
+}
+
+constexpr AccelLayout kLayouts[] = {AccelLayout::Bvh2, AccelLayout::Bvh4, AccelLayout::Bvh8};
+
+// Each layout's kernel times on the four sets at one size, and its hits against the
+// BVH2's (kLayouts[0]).
+void bench_size(const Scene& scene, const std::vector<CompiledScene>& layouts,
+                const std::vector<std::unique_ptr<DeviceScene>>& ds, const Size& sz, std::vector<Row>& rows) {
+    const uint32_t n = sz.w * sz.h, grid = (n + kBlock - 1) / kBlock;
+    std::printf("# %s: %u slots a set; medians of 15 launches\n", to_string(sz).c_str(), n);
+    std::printf("# size layout set rays hits median_ms grays_per_s differ ids\n");
+    RayBuffers buf[kSets] = {RayBuffers(n), RayBuffers(n), RayBuffers(n), RayBuffers(n)};
+    const Rays prim = buf[kPrimary].rays(), sh = buf[kShadow].rays(), mir = buf[kMirror].rays(),
+               dif = buf[kDiffuse].rays();
+    std::vector<int> ref[kSets];
+    for (size_t k = 0; k < layouts.size(); ++k) {
+        const CompiledScene& c = layouts[k];
+        const SceneView& s = ds[k]->view;
+        const CameraGpu cam = make_camera(scene.camera, int(sz.w), int(sz.h), c.render_origin);
+        k_primary<<<grid, kBlock>>>(cam, sz.w, sz.h, prim);
+        float ms[kSets] = {};
+        with_bvh_width(s, [&](auto w) {
+            constexpr int W = decltype(w)::value;
+            ms[kPrimary] = median_ms([&] { k_closest<W><<<grid, kBlock>>>(s, n, prim); });
+            k_secondary<W & kPreciseSpheres><<<grid, kBlock>>>(s, n, prim, sh, mir, dif);
+            ms[kShadow] = median_ms([&] { k_any<W><<<grid, kBlock>>>(s, n, sh); });
+            ms[kMirror] = median_ms([&] { k_closest<W><<<grid, kBlock>>>(s, n, mir); });
+            ms[kDiffuse] = median_ms([&] { k_closest<W><<<grid, kBlock>>>(s, n, dif); });
+        });
+        CUDA_CHECK(cudaGetLastError());
+        for (int set = 0; set < kSets; ++set) {
+            std::vector<int> ids = buf[set].ids();
+            // Hit ids are BVH-order positions, which the BVH8 reorders: compare original ids.
+            if (set != kShadow)
+                for (int& id : ids)
+                    if (id >= 0 && size_t(id) < c.prims.size()) id = int(float_bits(c.prims[size_t(id)].p2.w));
+            if (k == 0) ref[set] = ids;
+            Row r{sz, to_string(kLayouts[k]), set, 0, 0, 0, ms[set], fnv1a(ids)};
+            for (uint32_t i = 0; i < n; ++i) {
+                r.rays += ids[i] != -2;
+                r.hits += set == kShadow ? ids[i] == 1 : ids[i] >= 0;
+                r.differ += ids[i] != ref[set][i];
+            }
+            std::printf("%s %s %s %zu %zu %.4f %.3f %zu %016llx\n", to_string(sz).c_str(), r.layout,
+                        kSetNames[set], r.rays, r.hits, double(r.ms), r.grays(), r.differ, r.ids);
+            rows.push_back(r);
+        }
+        std::fflush(stdout);
+    }
+}
+
+std::string json_string(const std::string& s) {
+    std::string out = "\"";
+    for (const char ch : s) {
+        if (ch == '"' || ch == '\\') out += '\\';
+        if (static_cast<unsigned char>(ch) < 0x20) {
+            char esc[8];
+            std::snprintf(esc, sizeof esc, "\\u%04x", unsigned(static_cast<unsigned char>(ch)));
+            out += esc;
+        } else {
+            out += ch;
+        }
+    }
+    return out + "\"";
+}
+
+bool write_json(const char* path, const std::string& scene, const std::vector<Row>& rows) {
+    FILE* f = std::fopen(path, "w");
+    if (!f) {
+        std::fprintf(stderr, "traversal_bench: cannot write %s\n", path);
+        return false;
+    }
+    std::fprintf(f, "{\n  \"scene\": %s,\n  \"launches\": 15,\n  \"results\": [", json_string(scene).c_str());
+    for (size_t k = 0; k < rows.size(); ++k) {
+        const Row& r = rows[k];
+        std::fprintf(f,
+                     "%s\n    {\"size\": \"%s\", \"width\": %u, \"height\": %u, \"layout\": \"%s\", "
+                     "\"set\": \"%s\", \"query\": \"%s\", \"rays\": %zu, \"hits\": %zu, \"median_ms\": %.6f, "
+                     "\"grays_per_s\": %.6f, \"differ\": %zu, \"ids\": \"%016llx\"}",
+                     k ? "," : "", to_string(r.size).c_str(), r.size.w, r.size.h, r.layout, kSetNames[r.set],
+                     r.set == kShadow ? "any" : "closest", r.rays, r.hits, double(r.ms), r.grays(), r.differ,
+                     r.ids);
+    }
+    std::fprintf(f, "\n  ]\n}\n");
+    const bool ok = std::fclose(f) == 0;
+    if (!ok) std::fprintf(stderr, "traversal_bench: cannot write %s\n", path);
+    return ok;
+}
 
 bool parse_vec(const char* flag, const char* s, glm::vec3& v) {
     float x, y, z;
@@ -173,62 +306,81 @@ bool parse_vec(const char* flag, const char* s, Point3& v) {
     v = Point3(x, y, z);
     return true;
 }
-
-// Each layout's kernel times, and its hits against the BVH2's.
-void compare_layouts(const Scene& scene, const char* name) {
-    std::printf("%s: %zu triangles, %zu spheres, %u rays of %ux%u\n", name, scene.triangles.size(),
-                scene.spheres.size(), kN, kW, kH);
-    const uint32_t grid = (kN + kBlock - 1) / kBlock;
-    std::vector<int> ref_closest, ref_any;
-    for (const AccelLayout accel : {AccelLayout::Bvh2, AccelLayout::Bvh4, AccelLayout::Bvh8}) {
-        const CompiledScene c = compile_scene(scene, accel);
-        DeviceScene ds(c);
-        const SceneView& s = ds.view;
-        DeviceBuffer<float4> po, pd, so, sd;
-        DeviceBuffer<float> pt, st;
-        DeviceBuffer<int> pid, sid;
-        for (auto* b : {&po, &pd, &so, &sd}) b->allocate(kN, "rays");
-        for (auto* b : {&pt, &st}) b->allocate(kN, "hit distances");
-        for (auto* b : {&pid, &sid}) b->allocate(kN, "hit ids");
-        const Rays prim{po.get(), pd.get(), pt.get(), pid.get()}, sh{so.get(), sd.get(), st.get(), sid.get()};
-        k_primary<<<grid, kBlock>>>(make_camera(scene.camera, kW, kH, c.render_origin), prim);
-        float ms_closest = 0.0f, ms_any = 0.0f;
-        with_bvh_width(s, [&](auto w) {
-            constexpr int W = decltype(w)::value;
-            ms_closest = median_ms([&] { k_closest<W><<<grid, kBlock>>>(s, prim); });
-            k_shadow<<<grid, kBlock>>>(s, prim, sh);
-            ms_any = median_ms([&] { k_any<W><<<grid, kBlock>>>(s, sh); });
-        });
-        CUDA_CHECK(cudaGetLastError());
-        // Hit ids are BVH-order positions, which the BVH8 reorders: compare original ids.
-        std::vector<int> closest = download(pid);
-        const std::vector<int> any = download(sid);
-        for (int& id : closest)
-            if (id >= 0 && size_t(id) < c.prims.size()) id = int(float_bits(c.prims[size_t(id)].p2.w));
-        if (ref_closest.empty()) {
-            ref_closest = closest;
-            ref_any = any;
+// WxH[,WxH...], appended to `out`.
+bool parse_sizes(const char* s, std::vector<Size>& out) {
+    for (const char* p = s; p && *p;) {
+        unsigned w = 0, h = 0;
+        int used = 0;
+        if (std::sscanf(p, "%ux%u%n", &w, &h, &used) != 2 || (p[used] != '\0' && p[used] != ',') || w == 0 ||
+            h == 0 || w % 8 || h % 4 || double(w) * h > 2147483648.0) {
+            std::fprintf(stderr, "traversal_bench: --size wants WxH[,WxH...] with W a multiple of 8 and H of 4 "
+                                 "(the 8x4 tiles), got '%s'\n", s);
+            return false;
         }
-        size_t differ_c = 0, differ_a = 0, shadow_rays = 0;
-        for (uint32_t i = 0; i < kN; ++i) {
-            differ_c += closest[i] != ref_closest[i];
-            differ_a += any[i] != ref_any[i];
-            shadow_rays += any[i] >= 0;
-        }
-        std::printf("%-5s closest %7.1f us (%5.2f G rays/s), %zu differ from bvh2 | any hit %7.1f us (%5.2f G rays/s, "
-                    "%zu rays), %zu differ\n",
-                    to_string(accel), ms_closest * 1e3f, double(kN) / (ms_closest * 1e6), differ_c,
-                    ms_any * 1e3f, double(shadow_rays) / (ms_any * 1e6), shadow_rays, differ_a);
+        out.push_back(Size{w, h});
+        p += used + (p[used] == ',');
     }
+    return s && *s;
 }
+
+const char* const kUsage =
+    "usage: traversal_bench SCENE [--from X,Y,Z --at X,Y,Z --up X,Y,Z --fov DEG] [--light X,Y,Z]\n"
+    "                       [--size WxH[,WxH...]]... [--check] [--json FILE]\n"
+    "  --size   frame sizes (repeatable; W a multiple of 8, H of 4); default 1024x768,1920x1080,3840x2160\n"
+    "  --check  exit 1 where any layout's hits differ from the BVH2's on any ray set\n"
+    "  --json   also write the rows to FILE\n"
+    "Exits 77 where there is no CUDA device.\n";
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 2) {
-        std::fprintf(stderr, "usage: traversal_bench SCENE [--from X,Y,Z --at X,Y,Z --up X,Y,Z --fov DEG] "
-                             "[--light X,Y,Z]\n");
+    for (int a = 1; a < argc; ++a)
+        if (std::string(argv[a]) == "--help" || std::string(argv[a]) == "-h") {
+            std::fputs(kUsage, stdout);
+            return 0;
+        }
+    if (argc < 2 || argv[1][0] == '-') {
+        std::fputs(kUsage, stderr);
         return 2;
+    }
+    struct {
+        const char *from = nullptr, *at = nullptr, *up = nullptr, *light = nullptr, *fov = nullptr;
+        const char* json = nullptr;
+    } opt;
+    std::vector<Size> sizes;
+    bool check = false;
+    for (int a = 2; a < argc; ++a) {
+        const std::string f = argv[a];
+        const char* v = a + 1 < argc ? argv[a + 1] : nullptr;
+        if (f == "--check") {
+            check = true;
+            continue;
+        }
+        const char** slot = nullptr;
+        if (f == "--from") slot = &opt.from;
+        else if (f == "--at") slot = &opt.at;
+        else if (f == "--up") slot = &opt.up;
+        else if (f == "--fov") slot = &opt.fov;
+        else if (f == "--light") slot = &opt.light;
+        else if (f == "--json") slot = &opt.json;
+        if (f == "--size") {
+            if (!parse_sizes(v, sizes)) return 2;
+        } else if (!slot) {
+            std::fprintf(stderr, "traversal_bench: unknown argument '%s'\n%s", f.c_str(), kUsage);
+            return 2;
+        } else if (!v) {
+            std::fprintf(stderr, "traversal_bench: %s wants a value\n", f.c_str());
+            return 2;
+        } else {
+            *slot = v;
+        }
+        ++a;
+    }
+    if (sizes.empty()) sizes = {{1024, 768}, {1920, 1080}, {3840, 2160}};
+    int dev_count = 0;
+    if (cudaGetDeviceCount(&dev_count) != cudaSuccess || dev_count == 0) {
+        std::fprintf(stderr, "traversal_bench: no CUDA device\n");
+        return 77;
     }
     Scene scene;
     try {
@@ -237,37 +389,52 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "%s\n", e.what());
         return 1;
     }
-    for (int a = 2; a < argc; ++a) {
-        const std::string f = argv[a];
-        const char* v = a + 1 < argc ? argv[a + 1] : nullptr;
-        bool ok = true;
-        if (f == "--from") ok = parse_vec("--from", v, scene.camera.from);
-        else if (f == "--at") ok = parse_vec("--at", v, scene.camera.at);
-        else if (f == "--up") ok = parse_vec("--up", v, scene.camera.up);
-        else if (f == "--light") {  // one point light instead of the scene's, as render's --light
-            Point3 p;
-            ok = parse_vec("--light", v, p);
-            scene.lights.assign(1, Light{});
-            scene.lights[0].position = p;
-        }
-        else if (f == "--fov") ok = v && (scene.camera.fov_deg = std::strtof(v, nullptr)) > 0.0f;
-        else {
-            std::fprintf(stderr, "traversal_bench: unknown argument '%s'\n", f.c_str());
-            return 2;
-        }
-        if (!ok) return 2;
-        ++a;
+    // As the renderer's options apply (app/main.cpp): the camera, then a light the loader
+    // made up follows it, then --light replaces the scene's lights.
+    if ((opt.from && !parse_vec("--from", opt.from, scene.camera.from)) ||
+        (opt.at && !parse_vec("--at", opt.at, scene.camera.at)) ||
+        (opt.up && !parse_vec("--up", opt.up, scene.camera.up)))
+        return 2;
+    if (opt.fov && !((scene.camera.fov_deg = std::strtof(opt.fov, nullptr)) > 0.0f)) {
+        std::fprintf(stderr, "traversal_bench: --fov wants degrees, got '%s'\n", opt.fov);
+        return 2;
     }
-    int dev_count = 0;
-    if (cudaGetDeviceCount(&dev_count) != cudaSuccess || dev_count == 0) {
-        std::fprintf(stderr, "traversal_bench: no CUDA device\n");
-        return 77;
+    place_auto_light(scene);
+    if (opt.light) {  // one point light instead of the scene's, as render's --light
+        Point3 p;
+        if (!parse_vec("--light", opt.light, p)) return 2;
+        scene.lights.assign(1, Light{});
+        scene.lights[0].position = p;
+        scene.auto_light.reset();
     }
+    std::vector<Row> rows;
     try {
-        compare_layouts(scene, argv[1]);
+        std::vector<CompiledScene> layouts;
+        std::vector<std::unique_ptr<DeviceScene>> ds;
+        for (const AccelLayout accel : kLayouts) {
+            layouts.push_back(compile_scene(scene, accel));
+            ds.push_back(std::make_unique<DeviceScene>(layouts.back()));
+        }
+        std::printf("# %s: %zu triangles, %zu spheres, %zu planes; %zu lights", argv[1], scene.triangles.size(),
+                    scene.spheres.size(), scene.planes.size(), scene.lights.size());
+        const Light* l = scene.lights.empty() ? nullptr : &scene.lights[0];
+        if (l && l->type == LightType::Point)
+            std::printf(", the first a point at (%g, %g, %g)", l->position.x, l->position.y, l->position.z);
+        std::printf(l && l->type != LightType::Point ? ", the first directional\n" : "\n");
+        for (const Size& sz : sizes) bench_size(scene, layouts, ds, sz, rows);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "traversal_bench: %s\n", e.what());
         return 1;
     }
-    return 0;
+    if (opt.json && !write_json(opt.json, argv[1], rows)) return 1;
+    bool differ = false;
+    for (const Row& r : rows)
+        if (r.differ) {
+            differ = true;
+            if (check)
+                std::fprintf(stderr, "traversal_bench: %s %s differs from bvh2 on the %s set in %zu slots\n",
+                             to_string(r.size).c_str(), r.layout, kSetNames[r.set], r.differ);
+        }
+    if (check) std::printf("# check: %s\n", differ ? "FAILED (stderr)" : "every layout found the BVH2's hits");
+    return check && differ ? 1 : 0;
 }
