@@ -351,12 +351,13 @@ TEST(Viewer, ScriptedInputEndsEqualToHeadlessRender) {
         "frame 0 key ] release\n"
         "frame 1 key LEFT_BRACKET press\n"
         "frame 1 key LEFT_BRACKET release\n"
-        "# dead-ray mode: stencil -> flags -> compact -> megakernel -> regenerate -> stencil\n"
+        "# dead-ray mode: stencil -> flags -> compact -> pool -> megakernel -> regenerate -> stencil\n"
         "frame 1 key M press\n"
         "frame 2 key M press\n"
         "frame 3 key m press\n"
         "frame 3 key M press\n"
         "frame 4 key M press\n"
+        "frame 4 key m press\n"
         "# fly forward, look around, change speed, then R puts the camera back\n"
         "frame 2 key W press\n"
         "frame 3 key W release\n"
@@ -379,12 +380,13 @@ TEST(Viewer, StillFramesAccumulateToRenderSpp) {
     expect_viewer_equals_render("accumulate", "", 9, 160, 120, 9);
 }
 
-// The path modes (M three and four times from the stencil) accumulate as the wavefront
-// does: the window ends as `render --spp N` of the samples it summed.
+// The pool and the path modes (M three, four and five times from the stencil) accumulate
+// as the wavefront does: the window ends as `render --spp N` of the samples it summed.
 TEST(Viewer, PathModesAccumulateToRenderSpp) {
     const std::string m = "frame 0 key M press\n";
-    expect_viewer_equals_render("megakernel", m + m + m, 6, 160, 120);
-    expect_viewer_equals_render("regenerate", m + m + m + m, 6, 160, 120);
+    expect_viewer_equals_render("pool", m + m + m, 6, 160, 120);
+    expect_viewer_equals_render("megakernel", m + m + m + m, 6, 160, 120);
+    expect_viewer_equals_render("regenerate", m + m + m + m + m, 6, 160, 120);
 }
 
 // I switches to the path integrator: a still path-traced view converges, frame after

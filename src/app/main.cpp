@@ -152,7 +152,7 @@ void FrameOptions::add_to(CLI::App& cmd, bool with_size) {
     cmd.add_option("--exposure", exposure, "Exposure in EV: 8-bit output (PNG, the viewer) shows radiance * 2^EV; EXR and PFM hold the radiance unscaled")
         ->check(float_range(-30.0f, 30.0f))->capture_default_str();
     cmd.add_option("--backend,-b", backend, "Executor")->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
-    cmd.add_option("--mode,-m", mode, "Dead-ray strategy: wavefronts stencil, flags, compact; whole paths megakernel, regenerate")->check(CLI::IsMember({"stencil", "flags", "compact", "megakernel", "regenerate"}))->capture_default_str();
+    cmd.add_option("--mode,-m", mode, "Dead-ray strategy: wavefronts stencil, flags, compact, pool (a pool of paths regenerated as they end); whole paths megakernel, regenerate")->check(CLI::IsMember({"stencil", "flags", "compact", "pool", "megakernel", "regenerate"}))->capture_default_str();
     cmd.add_option("--launch", launch, "How the GPU's kernels are issued: a CUDA graph with device-side loops, or stream launches (CUDA)")
         ->check(CLI::IsMember({"graph", "stream"}))->capture_default_str();
     cmd.add_option("--devices", devices, "GPUs to split each frame over, in bands balanced by their speed: all, or a list like 0,1 (CUDA)");

@@ -81,7 +81,7 @@ std::vector<DeadRayMode> parse_modes(const std::string& text) {
     std::string item;
     while (std::getline(ss, item, ',')) {
         if (item == "all") {
-            for (DeadRayMode m : {DeadRayMode::Stencil, DeadRayMode::Flags, DeadRayMode::Compact,
+            for (DeadRayMode m : {DeadRayMode::Stencil, DeadRayMode::Flags, DeadRayMode::Compact, DeadRayMode::Pool,
                                   DeadRayMode::Megakernel, DeadRayMode::Regenerate})
                 if (std::find(out.begin(), out.end(), m) == out.end()) out.push_back(m);
             continue;

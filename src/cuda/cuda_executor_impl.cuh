@@ -13,6 +13,7 @@
 #include "cuda/frame_launcher.cuh"
 #include "cuda/kernels.cuh"
 #include "cuda/launch_sizer.h"
+#include "cuda/pool_kernels.cuh"
 #include "render/pipeline.h"
 #include "render/srgb.h"
 
@@ -245,7 +246,7 @@ private:
         KillPattern kill;  // in the kernels' FrameContext, and it picks their set
         bool counting;
         LaunchConfig launch;
-        const void* buffers[9];
+        const void* buffers[10];
     };
     FrameKey frame_key(const RenderSettings& s, uint32_t* device_rgba, bool counting) const {
         FrameKey k;
@@ -264,8 +265,9 @@ private:
         k.kill = s.kill;
         k.counting = counting;
         k.launch = sizes_.config();
-        const void* b[9] = {device_rgba,    origin_.get(),   stencil_.get(),  flags_.get(),    list_[0].get(),
-                            list_[1].get(), counters_.get(), reached_.get(), tree_entries_.get()};
+        const void* b[10] = {device_rgba,    origin_.get(),   stencil_.get(),  flags_.get(),
+                             list_[0].get(), list_[1].get(), counters_.get(), reached_.get(),
+                             tree_entries_.get(), pool_sample_.get()};
         std::memcpy(k.buffers, b, sizeof b);
         return k;
     }
@@ -319,13 +321,13 @@ private:
         }
         stats.bounces_run = c.bounces_run;
         stats.steps_from_bounces();
-        if (follows_paths(settings.mode)) {  // the path kernels count bounces per sample
+        if (mixes_samples(settings.mode)) {  // the path kernels and the pool count bounces per sample
             std::vector<uint32_t> reached(reached_.size());
             CUDA_CHECK(cudaMemcpy(reached.data(), reached_.get(), reached_.bytes(), cudaMemcpyDeviceToHost));
             stats.bounces_run = 0;
             for (uint32_t r : reached) stats.bounces_run += r;
         }
-        if (settings.mode == DeadRayMode::Regenerate) {  // its warp steps mix bounces
+        if (settings.mode == DeadRayMode::Regenerate || settings.mode == DeadRayMode::Pool) {  // their warp steps mix bounces
             cuda::PathCounters steps{};
             CUDA_CHECK(cudaMemcpy(&steps, path_steps_.get(), sizeof steps, cudaMemcpyDeviceToHost));
             stats.lane_steps = steps.lane_steps;
@@ -375,6 +377,28 @@ private:
         launch.hybrid = hybrid;
         run_frame(launch, f, settings);
     }
+
+    // The pool's buffers (cuda/pool_kernels.cuh): allocate() made them for --mode pool.
+    cuda::PoolBuffers pool_buffers() {
+        return {pool_sample_.get(), pool_bounce_.get(), {list_[0].get(), list_[1].get()}, pool_hits_.get(),
+                pool_ended_.get()};
+    }
+    // The paths in flight: as Cycles sizes its pool, 16 x what the GPU runs at once (and
+    // at least 16 x 65,536), a whole number of warps; at most the frame's ray slots.
+    // SRT_POOL_PATHS, read when the executor is made (so a captured graph's pool is the
+    // executor's), overrides it, for experiments and the tests of small pools.
+    uint32_t pool_paths(uint32_t ray_count) const {
+        uint64_t n = 16ull * std::max<uint64_t>(uint64_t(props_.multiProcessorCount) *
+                                                     uint64_t(props_.maxThreadsPerMultiProcessor),
+                                                 65536ull);
+        if (pool_override_ != 0) n = pool_override_;
+        n = std::max<uint64_t>(32, (n + 31) / 32 * 32);
+        return uint32_t(std::min<uint64_t>(n, ray_count));
+    }
+    const uint64_t pool_override_ = [] {
+        const char* env = std::getenv("SRT_POOL_PATHS");
+        return env ? uint64_t(std::strtoull(env, nullptr, 10)) : 0ull;
+    }();
 
     // A bounce is sparse when its live words are no more than the warps of the sparse
     // kernel's grid: each then gets at most one word, so the bounce costs the latency of
@@ -451,11 +475,19 @@ private:
         hit_id_.grow(n, "hit ids");
         stencil_.grow(n / kWarpSize, "stencil");
         if (s.mode == DeadRayMode::Flags) flags_.grow(n, "ray flags");
-        // Live sets: stencil lists live words, compact lists live rays (kernels.cuh).
+        // Live sets: stencil lists live words, compact lists live rays (kernels.cuh), the
+        // pool its queue of paths (pool_kernels.cuh).
+        const bool rays_listed = s.mode == DeadRayMode::Compact || s.mode == DeadRayMode::Pool;
         if (s.mode != DeadRayMode::Flags) {
-            const size_t entries = s.mode == DeadRayMode::Compact ? n : n / kWarpSize;
+            const size_t entries = rays_listed ? n : n / kWarpSize;
             list_[0].grow(entries, "live list 0");
             list_[1].grow(entries, "live list 1");
+        }
+        if (s.mode == DeadRayMode::Pool) {  // grown together: the graph's key names the first
+            pool_sample_.grow(n, "pool samples");
+            pool_bounce_.grow(n, "pool bounces");
+            pool_hits_.grow(n, "pool hit list");
+            pool_ended_.grow(n, "pool ended list");
         }
     }
 
@@ -549,7 +581,8 @@ private:
     DeviceBuffer<FrameControl> ctrl_;
     DeviceBuffer<uint32_t> word_counts_;  // dense reflect's live words (cuda::kWordCountSlots)
     DeviceBuffer<BounceCounters> counters_;
-    DeviceBuffer<uint32_t> reached_;               // path modes, stats: per sample, the bounces reached
+    DeviceBuffer<uint32_t> reached_;               // path modes and pool, stats: per sample, the bounces reached
+    DeviceBuffer<uint32_t> pool_sample_, pool_bounce_, pool_hits_, pool_ended_;  // the pool (pool_buffers)
     DeviceBuffer<cuda::PathCounters> path_steps_;  // regenerate, stats: its SIMD efficiency
     FrameControl frame_start_{};               // staging for the per-frame upload (camera, reset state)
     cudaStream_t side_[3] = {};  // capture of the sample and bounce loop bodies and the dense/sparse branches

@@ -205,6 +205,9 @@ struct FrameLauncher {
     void tail(const FrameContext& f);
     // The path modes: one kernel runs the whole frame (cuda/path_kernels.cuh).
     void trace_paths(const FrameContext& f, DeadRayMode mode);
+    // The pool (cuda/pool_kernels.cuh): its first paths, then steps while paths remain,
+    // a WHILE node in a graph; stream launches read the queue's size after each step.
+    void trace_pool(const FrameContext& f);
     // Whitted's ray trees still live after the bounce loop, followed to their ends in
     // registers (k_path_tail), in every wavefront mode.
     void finish_trees(const FrameContext& f);

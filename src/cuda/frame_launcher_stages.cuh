@@ -7,6 +7,7 @@
 #pragma once
 
 #include "cuda/frame_launcher.cuh"
+#include "cuda/pool_kernels.cuh"
 
 namespace srt::cuda {
 
@@ -74,6 +75,44 @@ void FrameLauncher<Executor, kSet>::trace_paths(const FrameContext& f, DeadRayMo
             const auto [grid, b] = filling(kernel, cuda::kPathBlock);
             launch(kPaths, grid, b, kernel, f, cuda::TraceOp<W>{}, counters(),
                    counting ? ex.path_steps_.get() : nullptr, reached, ctrl());
+        }
+    });
+}
+
+template <class Executor, int kSet>
+void FrameLauncher<Executor, kSet>::trace_pool(const FrameContext& f) {
+    const cuda::PoolBuffers p = ex.pool_buffers();
+    const uint32_t pool = ex.pool_paths(f.ray_count);
+    uint32_t* reached = counting ? ex.reached_.get() : nullptr;
+    const auto [gp, bp] = per_ray(cuda::k_pool_start, ex.sizes_.config().generate, pool);
+    launch(kGenerate, gp, bp, cuda::k_pool_start, f, p, pool, ctrl());
+    variant(f, [&](auto w) {
+        constexpr int W = decltype(w)::value;
+        using Traversal = cuda::IntersectOp<whitted_variant(W)>;
+        const auto intersect = cuda::k_pool_intersect<Traversal>;
+        const auto shade = cuda::k_pool_shade<W, Traversal>;
+        // (Pairs, not structured bindings: the lambda below captures them.)
+        const std::pair<uint32_t, int> i = filling(intersect, ex.sizes_.config().intersect);
+        const std::pair<uint32_t, int> s = filling(shade, ex.sizes_.config().shade);
+        const std::pair<uint32_t, int> r = filling(cuda::k_pool_regenerate, ex.sizes_.config().generate);
+        const auto step = [&] {
+            launch(kIntersect, i.first, i.second, intersect, f, p, Traversal{}, counters(),
+                   counting ? ex.path_steps_.get() : nullptr, reached, ctrl());
+            launch(kShade, s.first, s.second, shade, f, p, Traversal{}, counters(), ctrl());
+            launch(kGenerate, r.first, r.second, cuda::k_pool_regenerate, f, p, ctrl());
+            launch(kReflect, 1, 1, cuda::k_pool_end, ctrl(), loops);
+        };
+        if (graph()) {
+            loops.bounces = cuda::make_loop_handle(root);
+            in_body(ex.side_[1], loops.bounces, step);
+            return;
+        }
+        for (;;) {  // stream launches: the host reads the next queue's size after each step
+            step();
+            FrameControl c{};
+            CUDA_CHECK(cudaMemcpyAsync(&c, ctrl(), sizeof c, cudaMemcpyDeviceToHost, stream));
+            CUDA_CHECK(cudaStreamSynchronize(stream));
+            if (c.live[c.parity] == 0) break;
         }
     });
 }

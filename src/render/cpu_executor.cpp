@@ -37,7 +37,8 @@ public:
                 FrameStats* stats) override {
         // The CPU runs the stencil wavefront and the megakernel's lock-step warps; the
         // other modes differ only in how a GPU schedules the same work.
-        if ((settings.mode == DeadRayMode::Flags || settings.mode == DeadRayMode::Compact) && !mode_notice_) {
+        if ((settings.mode == DeadRayMode::Flags || settings.mode == DeadRayMode::Compact ||
+             settings.mode == DeadRayMode::Pool) && !mode_notice_) {
             std::fprintf(stderr, "note: the CPU executor runs --mode %s as the stencil; the mode "
                                  "applies to the CUDA executor\n", to_string(settings.mode));
             mode_notice_ = true;
@@ -65,7 +66,9 @@ public:
 
         Launcher launch{*this, stats};
         if (stats) *stats = FrameStats{};
-        run_frame(launch, f, settings);
+        RenderSettings run = settings;
+        if (run.mode == DeadRayMode::Pool) run.mode = DeadRayMode::Stencil;  // (the note above)
+        run_frame(launch, f, run);
         last_frame_ = f;
         if (stats) {
             if (follows_paths(settings.mode)) {
@@ -309,6 +312,8 @@ private:
         }
         // Whitted's ray trees that outlast the loop's `depth` steps: each live warp's lanes
         // follow theirs to the end, in registers, as the megakernel does.
+        // The pool runs as the stencil here (render()): run_frame never calls this.
+        void trace_pool(FrameContext&) { throw std::logic_error("the CPU executor runs --mode pool as the stencil"); }
         void finish_trees(const FrameContext& f) {
             const auto t0 = Clock::now();
             const uint32_t depth = uint32_t(f.max_depth);

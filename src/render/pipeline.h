@@ -67,6 +67,11 @@ void run_frame(Launcher& launch, FrameContext& f, const RenderSettings& settings
         launch.trace_paths(f, settings.mode);  // every sample, bounce and resolve, per pixel
         return;
     }
+    if (settings.mode == DeadRayMode::Pool) {
+        launch.trace_pool(f);  // every sample and bounce, paths of any sample sharing a launch
+        launch.resolve(f);
+        return;
+    }
     launch.for_each_sample(f, [&] {
         launch.generate(f);
         launch.for_each_bounce(f, [&](int bounce) {

@@ -10,6 +10,7 @@ const char* to_string(DeadRayMode m) {
         case DeadRayMode::Compact: return "compact";
         case DeadRayMode::Megakernel: return "megakernel";
         case DeadRayMode::Regenerate: return "regenerate";
+        case DeadRayMode::Pool: return "pool";
     }
     return "?";
 }
@@ -20,6 +21,7 @@ bool parse_mode(const std::string& s, DeadRayMode& out) {
     else if (s == "compact") out = DeadRayMode::Compact;
     else if (s == "megakernel") out = DeadRayMode::Megakernel;
     else if (s == "regenerate") out = DeadRayMode::Regenerate;
+    else if (s == "pool") out = DeadRayMode::Pool;
     else return false;
     return true;
 }

@@ -24,10 +24,15 @@ enum class DeadRayMode : uint8_t {
                  // a dead lane idles until its warp's last path ends, a dead warp leaves
     Regenerate,  // persistent threads fetch pixels from a global counter; a lane whose path
                  // ended starts its pixel's next sample, or fetches a new pixel (path regeneration)
+    Pool,        // the wavefront as production renderers build it: a pool of paths, queues per
+                 // stage, and a path that ends replaced by its pixel's next sample or the next
+                 // pixel, so every launch is full (cuda/pool_kernels.cuh)
 };
-constexpr int kDeadRayModes = 5;
+constexpr int kDeadRayModes = 6;
 // Whether a mode follows whole paths in one kernel (no wavefront, no stencil buffer).
 constexpr bool follows_paths(DeadRayMode m) { return m == DeadRayMode::Megakernel || m == DeadRayMode::Regenerate; }
+// The modes whose runs count bounces per sample (the path kernels' and the pool's stats).
+constexpr bool mixes_samples(DeadRayMode m) { return follows_paths(m) || m == DeadRayMode::Pool; }
 const char* to_string(DeadRayMode m);
 bool parse_mode(const std::string& s, DeadRayMode& out);
 

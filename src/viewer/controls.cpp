@@ -13,7 +13,8 @@ DeadRayMode next_mode(DeadRayMode m) {
     switch (m) {
         case DeadRayMode::Stencil: return DeadRayMode::Flags;
         case DeadRayMode::Flags: return DeadRayMode::Compact;
-        case DeadRayMode::Compact: return DeadRayMode::Megakernel;
+        case DeadRayMode::Compact: return DeadRayMode::Pool;
+        case DeadRayMode::Pool: return DeadRayMode::Megakernel;
         case DeadRayMode::Megakernel: return DeadRayMode::Regenerate;
         case DeadRayMode::Regenerate: return DeadRayMode::Stencil;
     }

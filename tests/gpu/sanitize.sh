@@ -54,17 +54,17 @@ one() {  # tool mode launch size
 }
 export -f one
 for tool in memcheck racecheck synccheck initcheck; do
-  for mode in stencil flags compact megakernel regenerate; do
+  for mode in stencil flags compact pool megakernel regenerate; do
     for launch in graph stream; do
       [ "$tool" = racecheck ] && [ "$launch" = graph ] && continue
       for size in 67x33 1x1 961x1 33x17; do echo "$tool $mode $launch $size"; done
     done
   done
-  [ "$tool" = racecheck ] || [ "$tool" = synccheck ] || for mode in stencil megakernel regenerate; do
+  [ "$tool" = racecheck ] || [ "$tool" = synccheck ] || for mode in stencil pool megakernel regenerate; do
     for size in 67x33 1x1 961x1 33x17; do echo "$tool $mode graph $size bvh8"; done; done
-  [ "$tool" = racecheck ] && for mode in stencil flags compact megakernel regenerate; do for size in 67x33 33x17; do
+  [ "$tool" = racecheck ] && for mode in stencil flags compact pool megakernel regenerate; do for size in 67x33 33x17; do
     echo "$tool $mode stream $size bvh8"; done; done
-  for mode in stencil flags compact megakernel regenerate; do
+  for mode in stencil flags compact pool megakernel regenerate; do
     for launch in graph stream; do
       [ "$tool" = racecheck ] && [ "$launch" = graph ] && continue
       for size in 67x33 33x17; do

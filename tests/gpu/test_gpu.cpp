@@ -92,7 +92,7 @@ RenderSettings settings(int w, int h, int depth, DeadRayMode mode = DeadRayMode:
 }
 
 const DeadRayMode kModes[] = {DeadRayMode::Stencil, DeadRayMode::Flags, DeadRayMode::Compact,
-                              DeadRayMode::Megakernel, DeadRayMode::Regenerate};
+                              DeadRayMode::Megakernel, DeadRayMode::Regenerate, DeadRayMode::Pool};
 // The wavefronts: the modes that keep a live set between kernels (the stencil probe).
 const DeadRayMode kWavefronts[] = {DeadRayMode::Stencil, DeadRayMode::Flags, DeadRayMode::Compact};
 
@@ -208,13 +208,14 @@ TEST(Gpu, StatsMatchCpu) {
     g->set_scene(cs);
     cpu->set_scene(cs);
     Image img;
-    FrameStats c, s, k, m, r;
+    FrameStats c, s, k, m, r, p;
     cpu->render(scene.camera, settings(320, 180, 8), img, &c);
     g->render(scene.camera, settings(320, 180, 8, DeadRayMode::Stencil), img, &s);
     g->render(scene.camera, settings(320, 180, 8, DeadRayMode::Compact), img, &k);
     g->render(scene.camera, settings(320, 180, 8, DeadRayMode::Megakernel), img, &m);
     g->render(scene.camera, settings(320, 180, 8, DeadRayMode::Regenerate), img, &r);
-    for (const FrameStats* x : {&s, &k, &m, &r}) {
+    g->render(scene.camera, settings(320, 180, 8, DeadRayMode::Pool), img, &p);
+    for (const FrameStats* x : {&s, &k, &m, &r, &p}) {
         ASSERT_EQ(x->bounces.size(), c.bounces.size());
         EXPECT_EQ(x->rays_traced, c.rays_traced);
         EXPECT_EQ(x->bounces_run, c.bounces_run);
@@ -232,6 +233,9 @@ TEST(Gpu, StatsMatchCpu) {
         // Regeneration traces the same rays, its warps mixing bounces and pixels.
         EXPECT_EQ(r.bounces[b].live_rays, c.bounces[b].live_rays) << b;
         EXPECT_EQ(r.bounces[b].shadow_rays, c.bounces[b].shadow_rays) << b;
+        // So does the pool, whose launches mix paths of every bounce.
+        EXPECT_EQ(p.bounces[b].live_rays, c.bounces[b].live_rays) << b;
+        EXPECT_EQ(p.bounces[b].shadow_rays, c.bounces[b].shadow_rays) << b;
     }
     EXPECT_EQ(m.warp_steps, c.warp_steps);
     EXPECT_EQ(m.lane_steps, c.lane_steps);
@@ -342,7 +346,56 @@ TEST(Gpu, KillPatternsEqualCpu) {
         }
     }
     std::printf("[kill] %d GPU renders (hall-of-mirrors whitted, glass.json path, foliage.json whitted; BVH2/4/8; ray/warp/block2/pbrt; "
-                "spp 1/3/16; 5 modes x graph/stream) == CPU, live rays per bounce too\n", renders);
+                "spp 1/3/16; every mode x graph/stream) == CPU, live rays per bounce too\n", renders);
+}
+
+// The pool with fewer paths than pixels (SRT_POOL_PATHS, read when an executor is made):
+// pixels hand their places on as their samples end (k_pool_regenerate), pad slots are
+// skipped, ray trees run to their ends in the loop; the image and the live rays per bounce
+// are still the CPU's, bit for bit.
+TEST(Gpu, SmallPoolEqualsCpu) {
+    auto cpu = make_cpu_executor();
+    int renders = 0;
+    for (const char* paths : {"32", "1000", "4096"}) {
+        setenv("SRT_POOL_PATHS", paths, 1);
+        auto g = gpu();
+        unsetenv("SRT_POOL_PATHS");
+        ASSERT_TRUE(g);
+        for (const char* file : {"scenes/hall-of-mirrors.json", "scenes/whitted-glass.json", "scenes/glass.json"}) {
+            const Scene scene = load_scene(source_dir() + "/" + file);
+            const bool path = std::string(file) == "scenes/glass.json";
+            for (AccelLayout layout : {AccelLayout::Bvh2, AccelLayout::Bvh8}) {
+                const CompiledScene cs = compile_scene(scene, layout);
+                g->set_scene(cs);
+                cpu->set_scene(cs);
+                for (int spp : {1, 3}) {
+                    RenderSettings rs = settings(97, 61, 6, DeadRayMode::Stencil, LaunchMode::Graph, spp);
+                    rs.integrator = path ? Integrator::Path : Integrator::Whitted;
+                    Image ref;
+                    FrameStats st;
+                    cpu->render(scene.camera, rs, ref, &st);
+                    for (LaunchMode l : {LaunchMode::Graph, LaunchMode::Stream}) {
+                        RenderSettings r = rs;
+                        r.mode = DeadRayMode::Pool;
+                        r.launch = l;
+                        Image img;
+                        FrameStats gs;
+                        g->render(scene.camera, r, img, &gs);
+                        ++renders;
+                        EXPECT_EQ(img.rgba, ref.rgba) << "pool of " << paths << " " << file << " "
+                                                      << to_string(layout) << " spp " << spp << " " << to_string(l);
+                        ASSERT_EQ(gs.bounces.size(), st.bounces.size()) << paths << " " << file;
+                        for (size_t b = 0; b < st.bounces.size(); ++b)
+                            EXPECT_EQ(gs.bounces[b].live_rays, st.bounces[b].live_rays)
+                                << "pool of " << paths << " " << file << " bounce " << b;
+                        EXPECT_EQ(gs.bounces_run, st.bounces_run) << "pool of " << paths << " " << file;
+                    }
+                }
+            }
+        }
+    }
+    std::printf("[pool] %d GPU renders with pools of 32, 1000 and 4096 paths (hall-of-mirrors, whitted-glass, "
+                "glass.json path; BVH2/8; spp 1/3; graph/stream) == CPU\n", renders);
 }
 
 TEST(Gpu, OddSizes) {

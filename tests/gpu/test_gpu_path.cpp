@@ -76,7 +76,7 @@ std::vector<std::pair<std::string, Scene>> path_scenes() {
 }
 
 const DeadRayMode kPathModes[] = {DeadRayMode::Stencil, DeadRayMode::Flags, DeadRayMode::Compact,
-                                  DeadRayMode::Megakernel, DeadRayMode::Regenerate};
+                                  DeadRayMode::Megakernel, DeadRayMode::Regenerate, DeadRayMode::Pool};
 
 }  // namespace
 
@@ -165,7 +165,7 @@ TEST(GpuPath, StatsMatchCpu) {
             EXPECT_EQ(s.bounces[b].shadow_rays, c.bounces[b].shadow_rays) << to_string(m) << " bounce " << b;
             if (m == DeadRayMode::Compact)
                 EXPECT_EQ(s.bounces[b].live_warps, (c.bounces[b].live_rays + 31) / 32) << "bounce " << b;
-            else if (m != DeadRayMode::Regenerate)
+            else if (m != DeadRayMode::Regenerate && m != DeadRayMode::Pool)  // their warps mix bounces
                 EXPECT_EQ(s.bounces[b].live_warps, c.bounces[b].live_warps) << to_string(m) << " bounce " << b;
         }
     }

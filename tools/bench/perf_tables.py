@@ -16,7 +16,7 @@ import sys
 # FPS at depths 1..6 of the GTX 560 stencil tracer (seed 004: the 2012 Habr article "a
 # stencil buffer in CUDA"), beside ours in the tables.
 SEED_FPS = [30.0, 25.0, 23.7, 20.0, 19.4, 18.8]
-MODES = ["stencil", "flags", "compact", "megakernel", "regenerate"]
+MODES = ["stencil", "flags", "compact", "pool", "megakernel", "regenerate"]
 
 
 def load(d, name):

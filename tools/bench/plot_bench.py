@@ -25,6 +25,7 @@ STYLE = {
     "compact": dict(color="tab:green", marker="^", linestyle="-."),
     "megakernel": dict(color="tab:red", marker="D", linestyle="-"),
     "regenerate": dict(color="tab:purple", marker="v", linestyle="--"),
+    "pool": dict(color="tab:brown", marker="P", linestyle=":"),
 }
 
 

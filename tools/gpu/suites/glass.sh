@@ -11,7 +11,7 @@ P=$OUT/pictures; mkdir -p "$P"
 stencilrt render --backend cuda scenes/whitted-glass.json --spp 16 -o "$P/whitted-glass.png" 2>&1 | grep -E "^frame|error"
 if [ -x .gpu/bin/stencilrt-old ]; then
   same=0; differ=0
-  for m in stencil flags compact megakernel regenerate; do
+  for m in stencil flags compact pool megakernel regenerate; do
     for s in default cornell-mirror conference; do
       args="scenes/$s.json"; [ $s = default ] && args=""; [ $s = conference ] && args="$CONF $CONF_CAM --accel bvh8"
       for which in old new; do
