@@ -81,11 +81,14 @@ TEST(Kill, ParsesWhatItPrints) {
     EXPECT_FLOAT_EQ(p.survival(1), 0.99f);
     EXPECT_FLOAT_EQ(p.survival(4), 0.60f);
     EXPECT_NEAR(p.survival(5), 0.60 * 0.60 / 0.68, 1e-6);
+    // Any survival prints as text that reads back as the same float.
+    const KillPattern f = kill_of("ray:0.123456789");
+    EXPECT_EQ(kill_of(to_string(f)).p, f.p) << to_string(f);
     const KillPattern h = kill_of("warp:0.5");
     EXPECT_FLOAT_EQ(h.survival(3), 0.125f);
     KillPattern k;
     for (const char* bad : {"", "ray", "ray:", "ray:0", "ray:1.5", "ray:-0.5", "ray:0.5x", "warps:0.5", "block:0.5",
-                            "block0:0.5", "blockx:0.5", "ray:pbrt2"})
+                            "block0:0.5", "blockx:0.5", "ray:pbrt2", "ray:1e-50"})
         EXPECT_NE(parse_kill(bad, k), "") << "'" << bad << "' was accepted";
 }
 

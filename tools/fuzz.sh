@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tools/fuzz.sh [seconds-per-target] - fuzz the scene loaders with libFuzzer.
 #
-# Builds one libFuzzer binary per parser (tests/fuzz/fuzz_{json,obj,nff,ply,gltf,texture}.cpp) with
+# Builds one libFuzzer binary per parser (tests/fuzz/fuzz_{json,obj,nff,ply,gltf,texture,kill}.cpp) with
 # clang++ directly, ASan + UBSan on, from the loader sources (src/scene/*.cpp and
 # src/core/*.cpp), then runs each for N seconds (default 60) over the seed corpus in
 # tests/fuzz/corpus/<target>. Prints the runs per target; exits non-zero on any
@@ -9,7 +9,7 @@
 # srt::InputError). Findings are kept in build-fuzz/findings/.
 #
 # Environment: CXX_FUZZ (default clang++-14, else clang++), SRT_FUZZ_DIR (default
-# build-fuzz), SRT_FUZZ_TARGETS (default "json obj nff ply gltf texture").
+# build-fuzz), SRT_FUZZ_TARGETS (default "json obj nff ply gltf texture kill").
 set -euo pipefail
 
 secs=${1:-60}
@@ -19,7 +19,7 @@ if ! [[ "$secs" =~ ^[0-9]+$ ]] || [ "$secs" -lt 1 ]; then
 fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${SRT_FUZZ_DIR:-$root/build-fuzz}
-targets=${SRT_FUZZ_TARGETS:-json obj nff ply gltf texture}
+targets=${SRT_FUZZ_TARGETS:-json obj nff ply gltf texture kill}
 cxx=${CXX_FUZZ:-$(command -v clang++-14 || command -v clang++ || true)}
 if [ -z "$cxx" ]; then
     echo "fuzz.sh: clang++ not found (Debian: apt-get install clang-14)" >&2
@@ -37,7 +37,7 @@ echo "fuzz.sh: building with $cxx in $out"
 t_build=$(date +%s)
 # The loaders and what they use (textures: libpng and libjpeg); not the image writers
 # (png.cpp, OpenEXR), which no loader calls.
-srcs=("$root"/src/scene/*.cpp)
+srcs=("$root"/src/scene/*.cpp "$root"/src/render/kill.cpp)
 for f in "$root"/src/core/*.cpp; do
     case "$(basename "$f")" in png.cpp|image_formats.cpp|output_file.cpp) ;; *) srcs+=("$f") ;; esac
 done

@@ -378,10 +378,12 @@ private:
         run_frame(launch, f, settings);
     }
 
-    // The pool's buffers (cuda/pool_kernels.cuh): allocate() made them for --mode pool.
-    cuda::PoolBuffers pool_buffers() {
-        return {pool_sample_.get(), pool_bounce_.get(), {list_[0].get(), list_[1].get()}, pool_hits_.get(),
-                pool_ended_.get()};
+    // The pool's buffers (cuda/pool_kernels.cuh) for `rays` slots: allocate() made them
+    // for --mode pool.
+    cuda::PoolBuffers pool_buffers(uint32_t rays) {
+        const uint32_t words = rays / kWarpSize;
+        return {pool_sample_.get(), pool_bounce_.get(), pool_hit_.get(), {list_[0].get(), list_[1].get()},
+                pool_next_.get(), words};
     }
     // The paths in flight: as Cycles sizes its pool, 16 x what the GPU runs at once (and
     // at least 16 x 65,536), a whole number of warps; at most the frame's ray slots.
@@ -484,10 +486,11 @@ private:
             list_[1].grow(entries, "live list 1");
         }
         if (s.mode == DeadRayMode::Pool) {  // grown together: the graph's key names the first
+            const size_t words = n / kWarpSize;
             pool_sample_.grow(n, "pool samples");
             pool_bounce_.grow(n, "pool bounces");
-            pool_hits_.grow(n, "pool hit list");
-            pool_ended_.grow(n, "pool ended list");
+            pool_hit_.grow(n, "pool hits");
+            pool_next_.grow(words, "pool stencil");
         }
     }
 
@@ -582,7 +585,7 @@ private:
     DeviceBuffer<uint32_t> word_counts_;  // dense reflect's live words (cuda::kWordCountSlots)
     DeviceBuffer<BounceCounters> counters_;
     DeviceBuffer<uint32_t> reached_;               // path modes and pool, stats: per sample, the bounces reached
-    DeviceBuffer<uint32_t> pool_sample_, pool_bounce_, pool_hits_, pool_ended_;  // the pool (pool_buffers)
+    DeviceBuffer<uint32_t> pool_sample_, pool_bounce_, pool_hit_, pool_next_;  // the pool (pool_buffers)
     DeviceBuffer<cuda::PathCounters> path_steps_;  // regenerate, stats: its SIMD efficiency
     FrameControl frame_start_{};               // staging for the per-frame upload (camera, reset state)
     cudaStream_t side_[3] = {};  // capture of the sample and bounce loop bodies and the dense/sparse branches

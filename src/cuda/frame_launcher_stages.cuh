@@ -23,7 +23,8 @@ size_t FrameLauncher<Executor, kSet>::stack_bytes(const SceneView& view) {
     f.scene = view;
     variant(f, [&](auto w) {
         constexpr int W = decltype(w)::value;
-        frame(reinterpret_cast<const void*>(cuda::k_path_tail<cuda::TraceOp<W>>));
+        frame(reinterpret_cast<const void*>(cuda::k_path_tail<cuda::TraceOp<W>, false>));
+        if constexpr (kTree) frame(reinterpret_cast<const void*>(cuda::k_path_tail<cuda::TraceOp<W>, true>));
         frame(reinterpret_cast<const void*>(cuda::k_megakernel<cuda::TraceOp<W>>));
         frame(reinterpret_cast<const void*>(cuda::k_regenerate<cuda::TraceOp<W>>));
         frame(reinterpret_cast<const void*>(
@@ -53,7 +54,7 @@ template <class Executor, int kSet>
 void FrameLauncher<Executor, kSet>::tail(const FrameContext& f) {
     variant(f, [&](auto w) {
         constexpr int W = decltype(w)::value;
-        const auto kernel = cuda::k_path_tail<cuda::TraceOp<W>>;
+        const auto kernel = cuda::k_path_tail<cuda::TraceOp<W>, false>;
         const auto [grid, b] = per_ray(kernel, cuda::kPathBlock, f.ray_count);
         launch(kIntersect, grid, b, kernel, f, cuda::TraceOp<W>{}, cuda::TailKind::ListedWords, ex.stencil_.get(),
                ex.flags_.get(), (const uint32_t*)ex.list_[0].get(), (const uint32_t*)ex.list_[1].get(), counters(),
@@ -81,26 +82,34 @@ void FrameLauncher<Executor, kSet>::trace_paths(const FrameContext& f, DeadRayMo
 
 template <class Executor, int kSet>
 void FrameLauncher<Executor, kSet>::trace_pool(const FrameContext& f) {
-    const cuda::PoolBuffers p = ex.pool_buffers();
+    const cuda::PoolBuffers p = ex.pool_buffers(f.ray_count);
     const uint32_t pool = ex.pool_paths(f.ray_count);
     uint32_t* reached = counting ? ex.reached_.get() : nullptr;
-    const auto [gp, bp] = per_ray(cuda::k_pool_start, ex.sizes_.config().generate, pool);
-    launch(kGenerate, gp, bp, cuda::k_pool_start, f, p, pool, ctrl());
+    // The next queue's stencil into the queue, in slot order; then it is this step's.
+    const auto next_queue = [&] {
+        launch(kReflect, std::max((p.words + 255u) / 256u, 1u), 256, cuda::k_pool_compact, p, ctrl());
+        launch(kReflect, 1, 1, cuda::k_pool_end, ctrl(), loops);
+    };
+    // (Each step leaves the stencil clear; a frame cut short might not.)
+    CUDA_CHECK(cudaMemsetAsync(p.next, 0, size_t(p.words) * 4u, stream));
+    launch(kGenerate, (pool + 255u) / 256u, 256, cuda::k_pool_start, f, p, pool, ctrl());
+    next_queue();
     variant(f, [&](auto w) {
         constexpr int W = decltype(w)::value;
         using Traversal = cuda::IntersectOp<whitted_variant(W)>;
         const auto intersect = cuda::k_pool_intersect<Traversal>;
-        const auto shade = cuda::k_pool_shade<W, Traversal>;
+        const auto shade = cuda::k_pool_shade<shade_variant(W), Traversal>;
+        const auto reflect = cuda::k_pool_reflect<W>;
         // (Pairs, not structured bindings: the lambda below captures them.)
         const std::pair<uint32_t, int> i = filling(intersect, ex.sizes_.config().intersect);
         const std::pair<uint32_t, int> s = filling(shade, ex.sizes_.config().shade);
-        const std::pair<uint32_t, int> r = filling(cuda::k_pool_regenerate, ex.sizes_.config().generate);
+        const std::pair<uint32_t, int> r = filling(reflect, ex.sizes_.config().reflect);
         const auto step = [&] {
             launch(kIntersect, i.first, i.second, intersect, f, p, Traversal{}, counters(),
                    counting ? ex.path_steps_.get() : nullptr, reached, ctrl());
             launch(kShade, s.first, s.second, shade, f, p, Traversal{}, counters(), ctrl());
-            launch(kGenerate, r.first, r.second, cuda::k_pool_regenerate, f, p, ctrl());
-            launch(kReflect, 1, 1, cuda::k_pool_end, ctrl(), loops);
+            launch(kReflect, r.first, r.second, reflect, f, p, ctrl());
+            next_queue();
         };
         if (graph()) {
             loops.bounces = cuda::make_loop_handle(root);
@@ -108,11 +117,11 @@ void FrameLauncher<Executor, kSet>::trace_pool(const FrameContext& f) {
             return;
         }
         for (;;) {  // stream launches: the host reads the next queue's size after each step
-            step();
             FrameControl c{};
             CUDA_CHECK(cudaMemcpyAsync(&c, ctrl(), sizeof c, cudaMemcpyDeviceToHost, stream));
             CUDA_CHECK(cudaStreamSynchronize(stream));
             if (c.live[c.parity] == 0) break;
+            step();
         }
     });
 }
@@ -122,7 +131,7 @@ void FrameLauncher<Executor, kSet>::finish_trees(const FrameContext& f) {
     if constexpr (kTree) {  // only a ray tree's frames have trees
         variant(f, [&](auto w) {
             constexpr int W = decltype(w)::value;
-            const auto kernel = cuda::k_path_tail<cuda::TraceOp<W>>;
+            const auto kernel = cuda::k_path_tail<cuda::TraceOp<W>, true>;
             const auto [grid, b] = per_ray(kernel, cuda::kPathBlock, f.ray_count);
             const cuda::TailKind kind = settings.mode == DeadRayMode::Stencil ? cuda::TailKind::StencilWords
                                         : settings.mode == DeadRayMode::Flags ? cuda::TailKind::Flags

@@ -68,8 +68,6 @@ struct FrameControl {
     uint32_t tail_end;              // stencil: the bounce after the last one the tail ran
     uint32_t next_ray;              // regenerate: the next ray (pixel) to hand out
     uint32_t tree_end;              // Whitted's ray tree: the step after the last its tail ran (k_path_tail)
-    uint32_t pool_hits;             // pool: the size of the hit list (cuda/pool_kernels.cuh)
-    uint32_t pool_ended;            // pool: the size of the ended list
 };
 static_assert(sizeof(FrameControl) == 256, "FrameControl: two 128-byte lines");
 

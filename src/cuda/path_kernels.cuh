@@ -184,14 +184,16 @@ enum class TailKind : uint32_t {
 //    after the bounce loop: each warp takes its own 32 slots (stencil, flags) or 32
 //    entries of the survivors' list (compact), from step `depth` on; the furthest step to
 //    FrameControl::tree_end. The steps past the depth count in the stats' last row.
-// One kernel for both, so that each variant holds one more copy of the bounce's code,
-// not two.
-template <class Trace>
+// One kernel for both, compiled twice (kTrees): the stencil's tail, which every set of
+// kernels launches, holds none of the trees' code, which a ray tree's set adds. (One
+// kernel for all four kinds cost the stencil's Whitted frames 1.2-1.7% at depths 8 and 12.)
+template <class Trace, bool kTrees>
 __global__ void __launch_bounds__(kPathBlock, kPathMinBlocks) k_path_tail(FrameContext f, Trace trace, TailKind kind,
                                                                           uint32_t* __restrict__ stencil, uint32_t* flags,
                                                                           const uint32_t* list0, const uint32_t* list1,
                                                                           BounceCounters* counters, FrameControl* ctrl) {
-    const bool trees = kind != TailKind::ListedWords;
+    constexpr bool trees = kTrees;
+    if (!trees) kind = TailKind::ListedWords;
     if (!trees && !ctrl->tail) return;
     f.sample = ctrl->sample;  // (the path integrator keys its random numbers by it)
     const uint32_t p = ctrl->parity;
@@ -201,7 +203,7 @@ __global__ void __launch_bounds__(kPathBlock, kPathMinBlocks) k_path_tail(FrameC
     for (uint32_t k = first;; k += warps_in_grid()) {
         uint32_t i = (k << 5) | lane_id(), w = k;
         bool live_in;
-        if (kind == TailKind::ListedWords) {
+        if (!trees) {
             if (k >= ctrl->live[p]) break;  // warp-uniform
             w = (p ? list1 : list0)[k];
             i = (w << 5) | lane_id();
@@ -236,7 +238,7 @@ __global__ void __launch_bounds__(kPathBlock, kPathMinBlocks) k_path_tail(FrameC
             if (live_in) store3(f.rays.radiance, i, r.rad);
         }
         // Every path (or tree) of the unit has ended.
-        if (kind == TailKind::ListedWords || kind == TailKind::StencilWords) {
+        if (!trees || kind == TailKind::StencilWords) {
             if (lane_id() == 0) stencil[w] = 0;
         } else if (kind == TailKind::Flags) {
             flags[i] = 0u;

@@ -1,6 +1,6 @@
 // pool_kernels.cuh - the wavefront as production renderers build it (--mode pool): a
-// fixed pool of paths, queues per stage filled by warp-aggregated appends, and new work
-// regenerated into the slots of paths that ended, so that every launch is full.
+// fixed pool of paths, a queue of them that every stage walks, and new work regenerated
+// into the slots of paths that ended, so that every launch is full.
 //
 // A path's state stays in its pixel's ray slot (render/frame.h), so the stage functions
 // are the other modes' own; what the pool adds per slot is the sample and the bounce its
@@ -12,12 +12,22 @@
 // the order every other mode adds them (sample by sample, bounce by bounce), so the
 // image is theirs, bit for bit, whatever paths share a launch with it.
 //
+// The queue is kept in slot order: the paths a step sends on (or starts) set their bits
+// in a stencil of the next queue, one bit per slot, and the queue is compacted from its
+// words by prefix sums of their popcounts (k_pool_compact; a 32nd of the reads of a flag
+// per slot), so a warp's lanes are neighbouring slots, neighbouring pixels. Appended by
+// warp-aggregated atomics instead, the queue's order decayed step by step as samples
+// mixed, a warp's lanes came from ever more tiles, and the stages waited on scattered
+// loads (ncu, H100, Cornell box at 16 samples: the pool took 44.5 ms against compaction's
+// 27.5; its shade kernel's L1 hit rate 47%, long-scoreboard stalls 75% of its cycles).
+//
 // One step of the loop (cuda/frame_launcher.cuh trace_pool):
-//   k_pool_intersect   queue[parity] -> hits (a surface) or ended (a miss, a tree done)
-//   k_pool_shade       hits: shade and scatter (render/stages.h), -> queue[parity ^ 1]
-//                      (sent on, a bounce deeper) or ended
-//   k_pool_regenerate  ended: the pixel's next sample, or the next pixel's first, camera
-//                      rays -> queue[parity ^ 1]
+//   k_pool_intersect   the queue: closest hits (a miss, or a ray tree done, ends the path)
+//   k_pool_shade       the queue's hits: shade (render/stages.h)
+//   k_pool_reflect     the queue: scatter the hits; an ended path's slot takes its pixel's
+//                      next sample, or the next pixel's first; the survivors and the new
+//                      paths set their bits in the next queue's stencil
+//   k_pool_compact     the stencil into the next queue, in slot order
 //   k_pool_end         the next queue becomes this one; the loop runs while it is not empty
 #pragma once
 
@@ -25,13 +35,14 @@
 
 namespace srt::cuda {
 
-// The pool's per-slot state and lists, one entry per ray slot each (the executor's).
+// The pool's per-slot state, lists and stencil (the executor's).
 struct PoolBuffers {
-    uint32_t* sample;    // the sample the slot's path belongs to
-    uint32_t* bounce;    // the bounce it is at (the loop step, for a ray tree)
-    uint32_t* queue[2];  // paths to intersect: queue[parity] this step, queue[parity ^ 1] the next
-    uint32_t* hits;      // paths whose ray found a surface: shade's
-    uint32_t* ended;     // paths that ended this step: regenerate's
+    uint32_t* sample;    // per slot: the sample its path belongs to
+    uint32_t* bounce;    // per slot: the bounce it is at (the loop step, for a ray tree)
+    uint32_t* hit;       // per slot: this step's intersect found a surface
+    uint32_t* queue[2];  // paths to walk: queue[parity] this step, queue[parity ^ 1] the next
+    uint32_t* next;      // the next queue's stencil: one bit per slot, a word per 32
+    uint32_t words;      // stencil words
 };
 
 // Starts sample s of slot i's pixel: its camera ray, as generate does in every mode
@@ -44,14 +55,29 @@ __device__ __forceinline__ bool pool_generate(FrameContext f, const PoolBuffers&
     return stage_generate(f, i);
 }
 
+// Puts the slots of the lanes that `keep` in the next queue: one atomicOr per stencil word
+// the warp's lanes touch (a queue in slot order gives a warp one or two). Warp-uniform.
+__device__ __forceinline__ void pool_mark(const PoolBuffers& p, bool keep, uint32_t slot) {
+    const uint32_t word = slot >> 5;
+    const uint32_t peers = __match_any_sync(kFullMask, keep ? word : 0xffffffffu);
+    if (!keep) return;
+    const uint32_t bit = 1u << (slot & 31u);
+#if __CUDA_ARCH__ >= 800
+    const uint32_t bits = __reduce_or_sync(peers, bit);
+#else
+    uint32_t bits = 0;
+    for (uint32_t m = peers; m; m &= m - 1u) bits |= __shfl_sync(peers, bit, __ffs(m) - 1);
+#endif
+    if (lane_id() == uint32_t(__ffs(peers) - 1)) atomicOr(&p.next[word], bits);
+}
+
 // The pool's first paths: the first sample of the pixels of slots 0 .. pool-1.
 static __global__ void k_pool_start(FrameContext f, PoolBuffers p, uint32_t pool, FrameControl* ctrl) {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i == 0) ctrl->next_ray = pool;
     if ((i >> 5) >= (pool >> 5)) return;  // pool: whole warps
     f.camera = ctrl->camera;
-    const bool alive = pool_generate(f, p, i, ctrl->sample);  // false: a pad slot
-    warp_append(alive, i, p.queue[0], &ctrl->live[0]);
+    pool_mark(p, pool_generate(f, p, i, ctrl->sample), i);  // false: a pad slot
 }
 
 // Counts a live ray at its bounce (stats): the lanes at one bounce count together, as a
@@ -82,9 +108,7 @@ __global__ void k_pool_intersect(FrameContext f, PoolBuffers p, Intersect inters
         }
         const uint32_t ray = valid ? in[k] : 0u;
         pool_count(f, counters, reached, valid, valid ? p.bounce[ray] : 0u, valid ? p.sample[ray] - first : 0u);
-        const bool hit = valid && intersect(f, ray);
-        warp_append(hit, ray, p.hits, &ctrl->pool_hits);
-        warp_append(valid && !hit, ray, p.ended, &ctrl->pool_ended);
+        if (valid) p.hit[ray] = intersect(f, ray) ? 1u : 0u;
     });
     if (counters && lane_id() == 0 && warp_steps) {
         atomicAdd(&steps->lane_steps, lane_steps);
@@ -92,48 +116,53 @@ __global__ void k_pool_intersect(FrameContext f, PoolBuffers p, Intersect inters
     }
 }
 
-// Shade and scatter in one kernel, as a production renderer's surface kernel: the hit
-// is read once for both (render/stages.h shade, then reflect, of the path's own sample
-// and bounce).
+// Shade, then scatter, as the other wavefronts run them (render/stages.h), each path at
+// its own sample and bounce. Two kernels, not one: fused (as a production renderer's
+// surface kernel), shading's traversal of shadow rays and the scatter took 90 registers,
+// 30% occupancy, and waited on scattered loads (ncu, H100: long-scoreboard stalls 16 of
+// its 21 cycles per issue).
 template <int kVariant, class Traversal>
 __global__ void k_pool_shade(FrameContext f, PoolBuffers p, Traversal, BounceCounters* counters, FrameControl* ctrl) {
-    const uint32_t parity = ctrl->parity;
-    const uint32_t* __restrict__ in = p.hits;
-    for_each_list_chunk(ctrl->pool_hits, [&](uint32_t k, bool valid) {
-        bool alive = false;
-        uint32_t ray = 0;
-        if (valid) {
-            ray = in[k];
-            const int bounce = int(p.bounce[ray]);
-            FrameContext g = f;
-            g.sample = p.sample[ray];
-            const uint32_t shadow = stage_shade<shade_variant(kVariant)>(g, ray, bounce);
-            if (counters && shadow)
-                atomicAdd(&counters[stats_row(f, bounce)].shadow_rays, (unsigned long long)shadow);
-            alive = stage_reflect<kVariant>(g, ray, bounce);
-            if (alive) p.bounce[ray] = uint32_t(bounce + 1);
-        }
-        warp_append(alive, ray, p.queue[parity ^ 1u], &ctrl->live[parity ^ 1u]);
-        warp_append(valid && !alive, ray, p.ended, &ctrl->pool_ended);
+    const uint32_t* __restrict__ in = p.queue[ctrl->parity];
+    for_each_list_chunk(ctrl->live[ctrl->parity], [&](uint32_t k, bool valid) {
+        if (!valid) return;
+        const uint32_t ray = in[k];
+        if (!p.hit[ray]) return;
+        const int bounce = int(p.bounce[ray]);
+        FrameContext g = f;
+        g.sample = p.sample[ray];
+        const uint32_t shadow = stage_shade<kVariant>(g, ray, bounce);
+        if (counters && shadow) atomicAdd(&counters[stats_row(f, bounce)].shadow_rays, (unsigned long long)shadow);
     });
 }
 
-// Each ended path's slot takes its pixel's next sample; a pixel whose samples are done
-// hands its place to the next pixel in ray order (one atomic per warp; pad slots are
-// skipped), which starts its first sample in its own slot.
-static __global__ void k_pool_regenerate(FrameContext f, PoolBuffers p, FrameControl* ctrl) {
-    const uint32_t parity = ctrl->parity, first = ctrl->sample, end = ctrl->sample_end;
+// Scatter; a path that ended (a miss, nothing sent on, the depth) gives its slot its
+// pixel's next sample, or, with its pixel's samples done, its place to the next pixel in
+// ray order (one atomic per warp; pad slots are skipped), which starts its first sample in
+// its own slot. Every path alive after this marks its slot in the next queue.
+template <int kVariant>
+__global__ void k_pool_reflect(FrameContext f, PoolBuffers p, FrameControl* ctrl) {
+    const uint32_t first = ctrl->sample, end = ctrl->sample_end;
     f.camera = ctrl->camera;
-    const uint32_t* __restrict__ in = p.ended;
-    for_each_list_chunk(ctrl->pool_ended, [&](uint32_t k, bool valid) {
+    const uint32_t* __restrict__ in = p.queue[ctrl->parity];
+    for_each_list_chunk(ctrl->live[ctrl->parity], [&](uint32_t k, bool valid) {
         uint32_t slot = valid ? in[k] : 0u;
         bool alive = false, want = false;
         if (valid) {
-            const uint32_t next = p.sample[slot] + 1u;
-            if (next < end) alive = pool_generate(f, p, slot, next);
-            else want = true;
+            if (p.hit[slot]) {
+                const int bounce = int(p.bounce[slot]);
+                FrameContext g = f;
+                g.sample = p.sample[slot];
+                alive = stage_reflect<kVariant>(g, slot, bounce);
+                if (alive) p.bounce[slot] = uint32_t(bounce + 1);
+            }
+            if (!alive) {
+                const uint32_t next = p.sample[slot] + 1u;
+                if (next < end) alive = pool_generate(f, p, slot, next);
+                else want = true;
+            }
         }
-        for (;;) {
+        for (;;) {  // the next pixels, for the lanes whose pixel is done
             const uint32_t wanting = __ballot_sync(kFullMask, want);
             if (wanting == 0) break;
             uint32_t base = 0;
@@ -150,16 +179,46 @@ static __global__ void k_pool_regenerate(FrameContext f, PoolBuffers p, FrameCon
                 }  // else a pad slot: take another
             }
         }
-        warp_append(alive, slot, p.queue[parity ^ 1u], &ctrl->live[parity ^ 1u]);
+        pool_mark(p, alive, slot);
     });
+}
+
+// The stencil into the next queue: a warp's 32 words (1,024 slots, 32 tiles) take their
+// place in one atomic, and within it their slots keep their order: a prefix sum of the
+// words' popcounts across the warp (shuffles) gives each word its offset. The words are
+// cleared for the step after. One kernel a step and no block barrier: a device-wide scan
+// (cub::DeviceScan) kept the queue in slot order across the whole frame, at three more
+// launches a step, and it and a block-wide scan (cub::BlockScan, then one of our own) drew
+// compute-sanitizer synccheck's "divergent threads in warp" at their __syncthreads, in
+// graph launches only, where nothing diverges.
+static __global__ void k_pool_compact(PoolBuffers p, FrameControl* ctrl) {
+    const uint32_t w = blockIdx.x * blockDim.x + threadIdx.x;
+    const uint32_t out = ctrl->parity ^ 1u, lane = lane_id();
+    uint32_t bits = w < p.words ? p.next[w] : 0u;
+    const uint32_t count = uint32_t(__popc(bits));
+    uint32_t inclusive = count;
+    for (uint32_t d = 1; d < 32u; d <<= 1) {
+        const uint32_t below = __shfl_up_sync(kFullMask, inclusive, d);
+        if (lane >= d) inclusive += below;
+    }
+    const uint32_t total = __shfl_sync(kFullMask, inclusive, 31);
+    uint32_t base = 0;
+    if (lane == 0 && total) base = atomicAdd(&ctrl->live[out], total);
+    base = __shfl_sync(kFullMask, base, 0);
+    if (bits == 0) return;
+    p.next[w] = 0;
+    uint32_t* q = p.queue[out] + base + (inclusive - count);
+    while (bits) {
+        const int b = __ffs(bits) - 1;
+        *q++ = w * 32u + uint32_t(b);
+        bits &= bits - 1u;
+    }
 }
 
 // After a step: the next queue becomes this one, and the loop goes on while it holds a path.
 static __global__ void k_pool_end(FrameControl* c, LoopHandles loops) {
     const uint32_t parity = c->parity;
     c->live[parity] = 0;
-    c->pool_hits = 0;
-    c->pool_ended = 0;
     c->parity = parity ^ 1u;
     c->bounces_run += 1;
     if (loops.bounces) cudaGraphSetConditional(loops.bounces, c->live[parity ^ 1u] != 0 ? 1u : 0u);

@@ -46,6 +46,8 @@ std::string parse_kill(const std::string& text, KillPattern& out) {
     if (!parse_fraction(survival, p))
         return "'" + survival + "': the survival per bounce is a fraction in (0, 1], or pbrt (pbrt-v4's Cornell box)";
     out.p = float(p);
+    if (!(out.p > 0.0f))  // below float's range: 0 would read as pbrt's schedule
+        return "'" + survival + "': the survival per bounce is too small for a float";
     return "";
 }
 
@@ -54,7 +56,7 @@ std::string to_string(const KillPattern& k) {
     std::string s = k.kind == KillKind::Ray ? "ray" : k.kind == KillKind::Warp ? "warp" : "block" + std::to_string(k.block);
     if (k.p == 0.0f) return s + ":pbrt";
     char buf[32];
-    std::snprintf(buf, sizeof buf, ":%g", double(k.p));
+    std::snprintf(buf, sizeof buf, ":%.9g", double(k.p));  // 9 digits: the float's own value back
     return s + buf;
 }
 

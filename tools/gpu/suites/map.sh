@@ -3,7 +3,8 @@
 # and Conference (BVH8), depth 8; the path integrator on the Cornell box, the Cornell box
 # with glass spheres and with water (depth 16) and Conference lit by an area light (depth
 # 8), 16 samples; and the default scene's kill patterns at survival 0.5 (depth 8).
-# tools/bench/map_table.py prints the table. MAP_FRAMES sets the timed frames.
+# tools/bench/map_table.py prints the table. MAP_FRAMES sets the timed frames; NCU=1 (below)
+# adds the profiles of the path-traced Conference.
 CB=$PWD/.data/scenes/cornell-box
 n=${MAP_FRAMES:-10}
 conf_path_scene "$R/conference-path-scene.json"
@@ -16,3 +17,17 @@ bench map-path-conference "$R/conference-path-scene.json" --accel bvh8 -i path -
   --frames $n > /dev/null
 for k in ray warp block4; do bench map-kill-$k-0.5 --kill $k:0.5 --depths 8 --modes all --frames $n > /dev/null; done
 python3 tools/bench/map_table.py "$R"/map-whitted-*.json "$R"/map-path-*.json "$R"/map-kill-*.json
+# NCU=1: Nsight Compute of the path-traced Conference (1 sample, stream launches): the
+# megakernel and path regeneration whole, and a mid-frame intersect and shade of
+# compaction and of the pool (their 5th and 6th launches).
+if [ "${NCU:-0}" = 1 ]; then
+  args="--backend cuda --launch stream $R/conference-path-scene.json --accel bvh8 -i path -d 8 -o /tmp/x.png"
+  for k in megakernel:k_megakernel regenerate:k_regenerate compact:k_compact_write compact:k_compact_read \
+           pool:k_pool_intersect pool:k_pool_shade; do
+    mode=${k%%:*}; kernel=${k#*:}
+    skip=4; [ "$mode" = megakernel ] || [ "$mode" = regenerate ] && skip=0
+    ncu_run map-$mode-$kernel --kernel-name regex:$kernel --launch-skip $skip --launch-count 1 \
+      stencilrt render --mode $mode $args
+    echo "## ncu path-conference $mode $kernel"; ncu_summary "$R/ncu-map-$mode-$kernel.txt"
+  done
+fi
