@@ -28,7 +28,7 @@ namespace srt {
 enum class KillKind : uint32_t { None = 0, Ray, Warp, Block };
 
 // pbrt-v4's Cornell box: the fraction of its primary paths still alive at bounces 1 to 4
-// (the benchmark issue's measured schedule); past the fourth, the fourth's ratio to the
+// (a measured schedule of real path deaths); past the fourth, the fourth's ratio to the
 // third, bounce after bounce.
 constexpr float kPbrtCornell1 = 0.99f, kPbrtCornell2 = 0.78f, kPbrtCornell3 = 0.68f, kPbrtCornell4 = 0.60f;
 

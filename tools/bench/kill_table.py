@@ -4,8 +4,8 @@
 depth and mode: the frame's median time, the live rays it traced (camera and secondary,
 shadow rays not counted), the time per live ray, and the mean live lanes per live warp
 over its bounces; then, per survival, each mode's time per live ray under random (ray)
-kills over its time under block kills (the benchmark issue's target: <= 1.25 for the
-fastest mode). Standard library only: it runs on the GPU machine too.
+kills over its time under block kills: what scattered deaths cost each mode, beyond the
+deaths themselves. Standard library only: it runs on the GPU machine too.
 With --plot PNG (matplotlib: python3-matplotlib) it also draws the sweep: the time per
 live ray (left) and frames per second (right) against the mean live lanes per live warp,
 a colour per mode, a marker per pattern, the lanes of each survival joined per pattern.
