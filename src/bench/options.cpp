@@ -88,7 +88,7 @@ std::vector<DeadRayMode> parse_modes(const std::string& text) {
         }
         DeadRayMode m;
         if (!parse_mode(item, m))
-            throw InputError("--modes: unknown mode '" + item + "' (stencil, flags, compact, megakernel, regenerate or all)");
+            throw InputError("--modes: unknown mode '" + item + "' (stencil, flags, compact, pool, megakernel, regenerate or all)");
         if (std::find(out.begin(), out.end(), m) == out.end()) out.push_back(m);
     }
     if (out.empty()) throw InputError("--modes: '" + text + "' is empty; give e.g. stencil,flags,compact");

@@ -23,6 +23,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -212,22 +213,24 @@ public:
     bool sparse_bounces() const override { return hybrid_ok_; }
 
     // The stencil words as they are now, for the stencil probe. For flags and compact
-    // the same words are derived on the host from the per-ray flags / the live list.
+    // (and the stencil's bounces handed to compaction) the same words are derived on the
+    // host from the per-ray flags / the live list.
     std::vector<uint32_t> stencil_words(const RenderSettings& s, uint32_t ray_count) {
         CUDA_CHECK(cudaStreamSynchronize(stream_));
         std::vector<uint32_t> words(ray_count / kWarpSize, 0u);
-        if (s.mode == DeadRayMode::Stencil) {
+        FrameControl c{};
+        CUDA_CHECK(cudaMemcpy(&c, ctrl_.get(), sizeof c, cudaMemcpyDeviceToHost));
+        if (s.mode == DeadRayMode::Stencil && !c.packed) {
             CUDA_CHECK(cudaMemcpy(words.data(), stencil_.get(), words.size() * 4, cudaMemcpyDeviceToHost));
         } else if (s.mode == DeadRayMode::Flags) {
             std::vector<uint32_t> flags(ray_count);
             CUDA_CHECK(cudaMemcpy(flags.data(), flags_.get(), flags.size() * 4, cudaMemcpyDeviceToHost));
             for (uint32_t i = 0; i < ray_count; ++i)
                 if (flags[i]) words[i >> 5] |= 1u << (i & 31);
-        } else {
-            FrameControl c{};
-            CUDA_CHECK(cudaMemcpy(&c, ctrl_.get(), sizeof c, cudaMemcpyDeviceToHost));
-            std::vector<uint32_t> list(c.live[0]);
-            CUDA_CHECK(cudaMemcpy(list.data(), list_[0].get(), size_t(c.live[0]) * 4, cudaMemcpyDeviceToHost));
+        } else {  // compaction's list 0, and the stencil's once it handed a sample to compaction
+            const uint32_t n = s.mode == DeadRayMode::Stencil ? c.packed_live[0] : c.live[0];
+            std::vector<uint32_t> list(n);
+            CUDA_CHECK(cudaMemcpy(list.data(), list_[0].get(), size_t(n) * 4, cudaMemcpyDeviceToHost));
             for (uint32_t i : list) words[i >> 5] |= 1u << (i & 31);
         }
         return words;
@@ -446,6 +449,20 @@ private:
         return 0xffffffffu;
     }
 
+    // The stencil hands a sample's bounces to compaction (cuda/kernels.cuh, PACKED) once
+    // a dense bounce leaves fewer live lanes than this per live word. By default the path
+    // integrator's samples are handed over after their first bounce, and Whitted's under
+    // --kill never are (their tail pays): measured on the H100 at 1080p
+    // (tools/gpu/run.sh pack; docs/performance.md "The stencil's answer"), no threshold of
+    // lanes per word told the two apart. Read when the executor is made; SRT_PACK_LANES
+    // overrides it for both, for experiments and tests (0: never; 33: after the first bounce).
+    uint32_t pack_lanes(bool path) const { return pack_override_ ? *pack_override_ : path ? 33u : 0u; }
+    const std::optional<uint32_t> pack_override_ = []() -> std::optional<uint32_t> {
+        const char* env = std::getenv("SRT_PACK_LANES");
+        if (!env) return std::nullopt;
+        return uint32_t(std::strtoul(env, nullptr, 10));
+    }();
+
     size_t record() {
         if (next_event_ == events_.size()) events_.push_back(std::make_unique<Event>());
         CUDA_CHECK(cudaEventRecord(events_[next_event_]->get(), stream_));
@@ -477,13 +494,15 @@ private:
         hit_id_.grow(n, "hit ids");
         stencil_.grow(n / kWarpSize, "stencil");
         if (s.mode == DeadRayMode::Flags) flags_.grow(n, "ray flags");
-        // Live sets: stencil lists live words, compact lists live rays (kernels.cuh), the
-        // pool its queue of paths (pool_kernels.cuh).
+        // Live sets: stencil lists live words, and live rays where it hands bounces to
+        // compaction (the path integrator, --kill); compact lists live rays (kernels.cuh), the pool
+        // its queue of paths (pool_kernels.cuh).
         const bool rays_listed = s.mode == DeadRayMode::Compact || s.mode == DeadRayMode::Pool;
+        const bool packs = s.mode == DeadRayMode::Stencil && (s.integrator == Integrator::Path || s.kill.active());
         if (s.mode != DeadRayMode::Flags) {
             const size_t entries = rays_listed ? n : n / kWarpSize;
-            list_[0].grow(entries, "live list 0");
-            list_[1].grow(entries, "live list 1");
+            list_[0].grow(packs ? n : entries, "live list 0");
+            list_[1].grow(packs ? n : entries, "live list 1");
         }
         if (s.mode == DeadRayMode::Pool) {  // grown together: the graph's key names the first
             const size_t words = n / kWarpSize;
@@ -588,7 +607,7 @@ private:
     DeviceBuffer<uint32_t> pool_sample_, pool_bounce_, pool_hit_, pool_next_;  // the pool (pool_buffers)
     DeviceBuffer<cuda::PathCounters> path_steps_;  // regenerate, stats: its SIMD efficiency
     FrameControl frame_start_{};               // staging for the per-frame upload (camera, reset state)
-    cudaStream_t side_[3] = {};  // capture of the sample and bounce loop bodies and the dense/sparse branches
+    cudaStream_t side_[4] = {};  // capture of the sample and bounce loop bodies, the dense/sparse and packed branches
     cuda::GraphExec graph_;
     FrameKey graph_key_{};
     uint64_t scene_generation_ = 0;

@@ -128,24 +128,28 @@ struct FrameLauncher {
         loops.samples = cuda::make_loop_handle(root);
         in_body(ex.side_[0], loops.samples, [&] {
             if (if_nodes) loops.dense = cuda::make_loop_handle(cuda::capturing_graph(stream));
+            if (if_nodes && pack_lanes()) loops.packed = cuda::make_loop_handle(cuda::capturing_graph(stream));
             body();
             end_sample();
         });
     }
     // Stencil: each bounce is dense (the three wavefront kernels, then the live-word
-    // list if the next bounce is sparse), sparse (one fused kernel over the list) or the
-    // tail (one launch follows its paths through the rest of the sample); k_end_bounce decides. A graph
-    // holds an IF/ELSE node per bounce (ELSE: the sparse and the tail kernel); stream
-    // launches issue every kind and each kernel checks FrameControl::dense and ::tail.
+    // list if the next bounce is sparse), sparse (one fused kernel over the list), the
+    // tail (one launch follows its paths through the rest of the sample) or, in the sets
+    // that pack, packed (handed to compaction's kernels for the rest of the sample);
+    // k_end_bounce decides. A graph holds an IF/ELSE node per bounce (ELSE: the sparse,
+    // the tail and the packed kernels); stream launches issue every kind and each kernel
+    // checks FrameControl::dense, ::tail and ::packed.
     template <class Body>
     void for_each_bounce(const FrameContext& f, Body&& body) {
         const uint32_t depth = uint32_t(f.max_depth);
         const bool both = stencil() && (hybrid || !graph());
         const uint32_t sparse_words = both ? ex.sparse_words() : 0u;  // 0: every bounce dense
         const uint32_t tail_words = this->tail_words();
+        const uint32_t pack_lanes = both ? this->pack_lanes() : 0u;
         auto end = [&] {
             launch(kReflect, 1, 1, cuda::k_end_bounce, ctrl(), ex.word_counts_.get(), depth, stencil(), sparse_words,
-                   tail_words, loops);
+                   tail_words, kPath || kKilling, pack_lanes, loops);
         };
         if (!graph()) {
             for (uint32_t b = 0; b < depth; ++b) {
@@ -153,9 +157,11 @@ struct FrameLauncher {
                 body(int(b));
                 if (both) sparse_bounce(f);
                 if (tail_words) tail(f);
+                if (pack_lanes) packed_bounce(f);
                 if (ex.probe_) ex.probe_(int(f.sample), int(b), ex.stencil_words(settings, f.ray_count));
                 end();
                 if (both) list_words(f);
+                if (pack_lanes) pack(f);
             }
             bounce = -1;
             return;
@@ -180,15 +186,36 @@ struct FrameLauncher {
                     body(-1);
                     end();
                     list_words(f);
+                    if (pack_lanes) pack(f);
                 },
                 [&](cudaStream_t s) {
-                    // Both kernels; the one that does not apply returns at entry. (A
-                    // nested IF tail ELSE sparse node, launching only the one that works,
-                    // measured 1-2% slower: the node costs more than the empty launch.)
                     stream = s;
-                    sparse_bounce(f);
-                    if (tail_words) tail(f);
-                    end();
+                    // Sparse or tail: both kernels; the one that does not apply returns at
+                    // entry. (A nested IF tail ELSE sparse node, launching only the one
+                    // that works, measured 1-2% slower: the node costs more than the
+                    // empty launch.)
+                    const auto sparse_or_tail = [&] {
+                        sparse_bounce(f);
+                        if (tail_words) tail(f);
+                        end();
+                    };
+                    if (!pack_lanes) return sparse_or_tail();
+                    // Packed, or sparse or tail: a nested IF node, since a packed bounce is
+                    // short and a tail's empty launch over the whole frame is not (16
+                    // samples of the Cornell box at depth 16: 2 ms of 31).
+                    const cudaStream_t inner = stream;
+                    cuda::capture_if_else(
+                        inner, ex.side_[3], loops.packed,
+                        [&](cudaStream_t t) {
+                            stream = t;
+                            packed_bounce(f);
+                            end();
+                        },
+                        [&](cudaStream_t t) {
+                            stream = t;
+                            sparse_or_tail();
+                        });
+                    stream = inner;
                 });
             stream = outer;
         });
@@ -196,7 +223,19 @@ struct FrameLauncher {
     // The tail's threshold (cuda_executor.cu), or 0: no tail. Stencil only, as the
     // sparse bounce; not under the probe, which wants the words after every bounce.
     uint32_t tail_words() const { return stencil() && (hybrid || !graph()) && !ex.probe_ ? ex.tail_words() : 0u; }
+    // The live lanes per live word below which a bounce is handed to compaction
+    // (cuda_executor_impl.cuh), or 0: never. Only the path integrator's and --kill's sets
+    // can: Whitted's rays end by whole tiles, where the tail pays, and its kernels stay as
+    // they were.
+    uint32_t pack_lanes() const { return (kPath || kKilling) && stencil() ? ex.pack_lanes(kPath) : 0u; }
     void sparse_bounce(const FrameContext& f);
+    // After a dense bounce that hands the sample to compaction: its live lanes listed
+    // from the words (k_stencil_pack; nothing to do otherwise).
+    void pack(const FrameContext& f);
+    // A packed bounce: compaction's intersect, shade and reflect over
+    // FrameControl::packed_live's lists.
+    void packed_bounce(const FrameContext& f);
+    void packed_intersect(const FrameContext& f);  // (the Whitted set's, for the path integrator, as intersect)
     // The rest of the sample in one launch, once few words live: each warp follows a
     // listed word's paths to their ends (k_path_tail). One warp per word of the
     // frame, most of which find no entry and leave: the hardware then balances the words'

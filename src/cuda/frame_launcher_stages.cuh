@@ -51,6 +51,52 @@ void FrameLauncher<Executor, kSet>::sparse_bounce(const FrameContext& f) {
 }
 
 template <class Executor, int kSet>
+void FrameLauncher<Executor, kSet>::packed_bounce(const FrameContext& f) {
+    if constexpr (kPath || kKilling) {
+        FrameControl* c = ctrl();
+        packed_intersect(f);
+        // Compaction's shade and reflect, as shade_w and write_stage launch them.
+        variant(f, [&](auto w) {
+            constexpr int W = decltype(w)::value;
+            constexpr int S = shade_variant(W);
+            const auto shade = cuda::k_compact_read<cuda::ShadeOp<S>>;
+            const auto [gs, bs] = filling(shade, ex.sizes_.config().shade);
+            launch(kShade, gs, bs, shade, f, (const uint32_t*)ex.list_[1].get(), (const uint32_t*)&c->packed_live[1],
+                   cuda::shade_op<S>(c), counters(), c, &c->packed_live[0]);
+            const auto reflect = cuda::k_compact_write<cuda::ReflectOp<W>>;
+            const auto [gr, br] = filling(reflect, ex.sizes_.config().reflect);
+            launch(kReflect, gr, br, reflect, f, (const uint32_t*)ex.list_[1].get(),
+                   (const uint32_t*)&c->packed_live[1], cuda::ReflectOp<W>{c}, ex.list_[0].get(),
+                   &c->packed_live[0], (BounceCounters*)nullptr, (const FrameControl*)c);
+        });
+    }
+}
+
+template <class Executor, int kSet>
+void FrameLauncher<Executor, kSet>::pack(const FrameContext& f) {
+    const uint32_t words = f.ray_count >> 5;
+    launch(kReflect, std::max((words + 255u) / 256u, 1u), 256, cuda::k_stencil_pack, ex.stencil_.get(), words, ctrl(),
+           ex.list_[0].get());
+}
+
+template <class Executor, int kSet>
+void FrameLauncher<Executor, kSet>::packed_intersect(const FrameContext& f) {
+    if constexpr (kPath) {
+        as<kSet & kKill>().packed_intersect(f);
+    } else {  // compaction's intersect over the packed lists (the same kernels as --mode compact's)
+        FrameControl* c = ctrl();
+        variant(f, [&](auto w) {
+            using Op = cuda::IntersectOp<whitted_variant(decltype(w)::value)>;
+            const auto kernel = cuda::k_compact_write<Op>;
+            const auto [grid, b] = filling(kernel, ex.sizes_.config().intersect);
+            launch(kIntersect, grid, b, kernel, f, (const uint32_t*)ex.list_[0].get(),
+                   (const uint32_t*)&c->packed_live[0], Op{}, ex.list_[1].get(), &c->packed_live[1], counters(),
+                   (const FrameControl*)c);
+        });
+    }
+}
+
+template <class Executor, int kSet>
 void FrameLauncher<Executor, kSet>::tail(const FrameContext& f) {
     variant(f, [&](auto w) {
         constexpr int W = decltype(w)::value;

@@ -42,6 +42,10 @@ struct BounceCounters {
 //            live[parity] entries, walked by a grid that fills the GPU once and whose
 //            one fused kernel appends the survivors to list[parity ^ 1]. k_end_bounce
 //            picks the next bounce's kind from the live words it counted.
+//            While it is PACKED (the sets that pack, once few lanes of each live word
+//            live, and for the rest of the sample), compaction's lists, with sizes
+//            packed_live[0] and [1] (zero in every other bounce, so that the kernels of
+//            compaction that stream launches issue then find nothing).
 //   compact: list 0 / list 1 of live ray ids: generate and reflect write list 0,
 //            intersect reads list 0 and writes list 1, shade and reflect read list 1;
 //   flags:   no list; live[0] != 0 says some ray survived reflect.
@@ -68,6 +72,9 @@ struct FrameControl {
     uint32_t tail_end;              // stencil: the bounce after the last one the tail ran
     uint32_t next_ray;              // regenerate: the next ray (pixel) to hand out
     uint32_t tree_end;              // Whitted's ray tree: the step after the last its tail ran (k_path_tail)
+    uint32_t packed;                // stencil: 0, or the bounce is handed to compaction: 1 the first
+                                    // (k_stencil_pack lists the lanes), 2 a later one of the sample
+    uint32_t packed_live[2];        // stencil, packed: the sizes of compaction's lists 0 and 1
 };
 static_assert(sizeof(FrameControl) == 256, "FrameControl: two 128-byte lines");
 
@@ -85,7 +92,8 @@ constexpr uint32_t kWordCountWords = kWordCountSlots * kWordCountStride;
 struct LoopHandles {
     cudaGraphConditionalHandle samples = 0;
     cudaGraphConditionalHandle bounces = 0;
-    cudaGraphConditionalHandle dense = 0;  // stencil: IF dense ELSE sparse (and tail), per bounce
+    cudaGraphConditionalHandle dense = 0;   // stencil: IF dense ELSE sparse (and tail), per bounce
+    cudaGraphConditionalHandle packed = 0;  // stencil, in that ELSE: IF packed ELSE sparse (and tail)
 };
 
 // ---------------------------------------------------------------------------
@@ -151,6 +159,14 @@ ShadeOp<kWidth> shade_op(const FrameControl* ctrl) {
     if constexpr (path_tracing_of(kWidth)) return ShadeOp<kWidth>{ctrl};
     else return ShadeOp<kWidth>{};
 }
+
+// Whether a reflect op's dense kernel also counts the live lanes, beside the live words,
+// for k_end_bounce's choice of a packed bounce: only the sets that may pack (the path
+// integrator's and --kill's), so that Whitted's reflect stays what it was.
+template <class T>
+struct CountsLanes : std::false_type {};
+template <int kWidth>
+struct CountsLanes<ReflectOp<kWidth>> : std::bool_constant<path_tracing_of(kWidth) || kill_of(kWidth)> {};
 
 // The dynamic shared memory per thread that kernel `k` needs: the most that any of its
 // Op parameters asks for (0 for kernels that do not traverse).
@@ -243,7 +259,11 @@ __global__ void k_stencil_write(FrameContext f, uint32_t* __restrict__ stencil, 
     const uint32_t out = __ballot_sync(kFullMask, alive);  // ...but still vote
     if (lane_id() == 0) {
         stencil[w] = out;
-        if (word_counts && out) atomicAdd(&word_counts[(w % kWordCountSlots) * kWordCountStride], 1u);
+        if (word_counts && out) {
+            uint32_t* slot = &word_counts[(w % kWordCountSlots) * kWordCountStride];
+            atomicAdd(slot, 1u);
+            if constexpr (CountsLanes<Op>::value) atomicAdd(slot + 1, uint32_t(__popc(out)));
+        }
     }
 }
 
@@ -323,7 +343,7 @@ template <class Intersect, class Shade, class Reflect>
 __global__ void k_stencil_sparse_bounce(FrameContext f, uint32_t* __restrict__ stencil, uint32_t* list0,
                                         uint32_t* list1, Intersect intersect, Shade shade, Reflect reflect,
                                         BounceCounters* counters, FrameControl* ctrl) {
-    if (ctrl->dense || ctrl->tail) return;
+    if (ctrl->dense || ctrl->tail || ctrl->packed) return;
     const uint32_t p = ctrl->parity;
     WarpAppender out{p ? list0 : list1, &ctrl->live[p ^ 1u]};
     BounceCounters* c = bounce_counters(counters, ctrl);
@@ -349,6 +369,67 @@ __global__ void k_stencil_sparse_read(FrameContext f, const uint32_t* __restrict
         const uint32_t i = (w << 5) | lane_id();
         if (stencil_test(word, i)) op(f, i);
     });
+}
+
+// Sets the bits of the lanes that `keep` in `words` (one bit per slot): one atomicOr per
+// word the warp's lanes touch (lanes in slot order touch one or two). Warp-uniform.
+__device__ __forceinline__ void stencil_mark(uint32_t* __restrict__ words, bool keep, uint32_t slot) {
+    const uint32_t word = slot >> 5;
+    const uint32_t peers = __match_any_sync(kFullMask, keep ? word : 0xffffffffu);
+    if (!keep) return;
+    const uint32_t bit = 1u << (slot & 31u);
+#if __CUDA_ARCH__ >= 800
+    const uint32_t bits = __reduce_or_sync(peers, bit);
+#else
+    uint32_t bits = 0;
+    for (uint32_t m = peers; m; m &= m - 1u) bits |= __shfl_sync(peers, bit, __ffs(m) - 1);
+#endif
+    if (lane_id() == uint32_t(__ffs(peers) - 1)) atomicOr(&words[word], bits);
+}
+
+// Lists the set bits of words[w] (thread w of the grid; the caller's grid covers `n`
+// words in whole warps) as slots w * 32 + bit, appended to out[0 .. *count), and clears the
+// word. A warp's 32 words (1,024 slots) take their place in one atomic, and within it their
+// slots keep their order: a prefix sum of the words' popcounts across the warp (shuffles)
+// gives each word its offset. Compaction driven by the stencil: a 32nd of the reads of a
+// flag per slot. No block barrier: a device-wide scan (cub::DeviceScan) kept the whole
+// list in slot order, at three more launches, and it and a block-wide scan (cub::BlockScan,
+// then one of our own) drew compute-sanitizer synccheck's "divergent threads in warp" at
+// their __syncthreads, in graph launches only, where nothing diverges. Warp-uniform.
+__device__ __forceinline__ void list_stencil_lanes(uint32_t* __restrict__ words, uint32_t n, uint32_t w,
+                                                   uint32_t* __restrict__ out, uint32_t* count) {
+    const uint32_t lane = lane_id();
+    uint32_t bits = w < n ? words[w] : 0u;
+    const uint32_t popc = uint32_t(__popc(bits));
+    uint32_t inclusive = popc;
+    for (uint32_t d = 1; d < 32u; d <<= 1) {
+        const uint32_t below = __shfl_up_sync(kFullMask, inclusive, d);
+        if (lane >= d) inclusive += below;
+    }
+    const uint32_t total = __shfl_sync(kFullMask, inclusive, 31);
+    uint32_t base = 0;
+    if (lane == 0 && total) base = atomicAdd(count, total);
+    base = __shfl_sync(kFullMask, base, 0);
+    if (bits == 0) return;
+    words[w] = 0;
+    uint32_t* q = out + base + (inclusive - popc);
+    while (bits) {
+        *q++ = w * 32u + uint32_t(__ffs(bits) - 1);
+        bits &= bits - 1u;
+    }
+}
+
+// PACKED bounces (the sets that pack; k_end_bounce decides): where paths end one by one,
+// the words keep few live lanes each and every warp over them runs nearly empty, and
+// where path steps are long, lanes that end early idle while others trace. At its first
+// packed bounce the stencil hands its live set to compaction: k_stencil_pack lists the
+// live lanes from the words in slot order, and the rest of the sample runs compaction's
+// kernels over that list (FrameControl::packed_live counts it), which repack the
+// survivors at every stage.
+static __global__ void k_stencil_pack(uint32_t* __restrict__ stencil, uint32_t words, FrameControl* ctrl,
+                                      uint32_t* list0) {
+    if (ctrl->packed != 1u) return;  // only the first packed bounce: later ones have reflect's list
+    list_stencil_lanes(stencil, words, blockIdx.x * blockDim.x + threadIdx.x, list0, &ctrl->packed_live[0]);
 }
 
 // ---------------------------------------------------------------------------
@@ -454,6 +535,8 @@ __host__ __device__ inline void reset_sample(FrameControl& c) {
     c.active = 1;
     c.tail = 0;
     c.tail_end = 0;
+    c.packed = 0;
+    c.packed_live[0] = c.packed_live[1] = 0;
 }
 
 // The state a frame starts from: the host uploads it with the camera, in one copy.
@@ -471,13 +554,16 @@ inline FrameControl frame_start(const FrameContext& f) {
 }
 
 // After reflect: count the bounce if it started with live rays, step to the next, say
-// whether it is needed (some ray alive and depth left) and, for the stencil, whether
-// it is dense (more than `sparse_words` live words; sparse_words == 0: always dense),
-// sparse, or the tail (no more than `tail_words`: k_path_tail runs the rest of
-// the sample). `stencil` is false for flags and compact, whose survivors are live[0] (a
-// flag, a list size).
+// whether it is needed (some ray alive and depth left) and, for the stencil, what kind it
+// is: packed, once the live lanes fall below `pack_lanes` per live word (0: never) and
+// for the rest of the sample; else the tail (no more than `tail_words` live words:
+// k_path_tail runs the rest of the sample); else dense (more than `sparse_words` live
+// words; sparse_words == 0: always dense) or sparse. `stencil` is false for flags and
+// compact, whose survivors are live[0] (a flag, a list size). `counts_lanes`: the dense
+// reflect counted live lanes too (CountsLanes), to be summed and cleared.
 static __global__ void k_end_bounce(FrameControl* c, uint32_t* word_counts, uint32_t depth, bool stencil,
-                                    uint32_t sparse_words, uint32_t tail_words, LoopHandles loops) {
+                                    uint32_t sparse_words, uint32_t tail_words, bool counts_lanes,
+                                    uint32_t pack_lanes, LoopHandles loops) {
     if (c->tail) {  // the tail followed every path to its end: the sample is done
         if (c->tail_end > c->bounce) {
             c->bounces_run += c->tail_end - c->bounce;
@@ -491,19 +577,29 @@ static __global__ void k_end_bounce(FrameControl* c, uint32_t* word_counts, uint
         c->active = 0;
         if (loops.bounces) cudaGraphSetConditional(loops.bounces, 0u);
         if (loops.dense) cudaGraphSetConditional(loops.dense, 0u);
+        if (loops.packed) cudaGraphSetConditional(loops.packed, 0u);
         return;
     }
     c->bounces_run += c->active;
     c->bounce += 1;
     const bool was_dense = c->dense != 0;
-    uint32_t live = 0;
+    uint32_t live = 0, lanes = 0;
     if (!stencil) {
         live = c->live[0];
         c->live[1] = 0;
+    } else if (c->packed) {
+        live = c->packed_live[0];  // compaction's survivors, in rays
+        c->packed_live[1] = 0;
     } else if (c->dense) {
         for (uint32_t k = 0; k < kWordCountWords; k += kWordCountStride) {
             live += word_counts[k];
             word_counts[k] = 0;
+        }
+        if (counts_lanes) {  // (only the sets that may pack count them: CountsLanes)
+            for (uint32_t k = 1; k < kWordCountWords; k += kWordCountStride) {
+                lanes += word_counts[k];
+                word_counts[k] = 0;
+            }
         }
         c->live[c->parity] = 0;  // k_stencil_list refills it if the next bounce is sparse
     } else {
@@ -513,11 +609,21 @@ static __global__ void k_end_bounce(FrameControl* c, uint32_t* word_counts, uint
     }
     const bool more = live != 0 && c->bounce < depth;
     c->active = more ? 1u : 0u;
-    c->tail = (stencil && more && live <= tail_words) ? 1u : 0u;
-    c->dense = (!c->tail && (!stencil || sparse_words == 0 || live > sparse_words)) ? 1u : 0u;
-    c->need_list = (more && was_dense && !c->dense) ? 1u : 0u;
+    if (!stencil || !more) {
+        c->packed = 0;
+    } else if (c->packed) {
+        c->packed = 2;
+    } else if (was_dense && uint64_t(lanes) < uint64_t(pack_lanes) * uint64_t(live)) {
+        c->packed = 1;
+        c->live[0] = c->live[1] = 0;
+    }
+    if (!c->packed) c->packed_live[0] = c->packed_live[1] = 0;
+    c->tail = (stencil && more && !c->packed && live <= tail_words) ? 1u : 0u;
+    c->dense = (!c->tail && !c->packed && (!stencil || sparse_words == 0 || live > sparse_words)) ? 1u : 0u;
+    c->need_list = (more && was_dense && !c->dense && !c->packed) ? 1u : 0u;  // the tail reads the list too
     if (loops.bounces) cudaGraphSetConditional(loops.bounces, more ? 1u : 0u);
     if (loops.dense) cudaGraphSetConditional(loops.dense, c->dense);
+    if (loops.packed) cudaGraphSetConditional(loops.packed, c->packed ? 1u : 0u);
 }
 
 // After a sample's last bounce: step to the next sample and reset the bounce loop.
@@ -527,6 +633,7 @@ static __global__ void k_end_sample(FrameControl* c, LoopHandles loops) {
     if (loops.samples) cudaGraphSetConditional(loops.samples, c->sample < c->sample_end ? 1u : 0u);
     if (loops.bounces) cudaGraphSetConditional(loops.bounces, 1u);
     if (loops.dense) cudaGraphSetConditional(loops.dense, 1u);
+    if (loops.packed) cudaGraphSetConditional(loops.packed, 0u);
 }
 
 // ---------------------------------------------------------------------------

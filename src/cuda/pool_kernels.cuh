@@ -55,20 +55,9 @@ __device__ __forceinline__ bool pool_generate(FrameContext f, const PoolBuffers&
     return stage_generate(f, i);
 }
 
-// Puts the slots of the lanes that `keep` in the next queue: one atomicOr per stencil word
-// the warp's lanes touch (a queue in slot order gives a warp one or two). Warp-uniform.
+// Puts the slots of the lanes that `keep` in the next queue. Warp-uniform.
 __device__ __forceinline__ void pool_mark(const PoolBuffers& p, bool keep, uint32_t slot) {
-    const uint32_t word = slot >> 5;
-    const uint32_t peers = __match_any_sync(kFullMask, keep ? word : 0xffffffffu);
-    if (!keep) return;
-    const uint32_t bit = 1u << (slot & 31u);
-#if __CUDA_ARCH__ >= 800
-    const uint32_t bits = __reduce_or_sync(peers, bit);
-#else
-    uint32_t bits = 0;
-    for (uint32_t m = peers; m; m &= m - 1u) bits |= __shfl_sync(peers, bit, __ffs(m) - 1);
-#endif
-    if (lane_id() == uint32_t(__ffs(peers) - 1)) atomicOr(&p.next[word], bits);
+    stencil_mark(p.next, keep, slot);
 }
 
 // The pool's first paths: the first sample of the pixels of slots 0 .. pool-1.
@@ -183,36 +172,11 @@ __global__ void k_pool_reflect(FrameContext f, PoolBuffers p, FrameControl* ctrl
     });
 }
 
-// The stencil into the next queue: a warp's 32 words (1,024 slots, 32 tiles) take their
-// place in one atomic, and within it their slots keep their order: a prefix sum of the
-// words' popcounts across the warp (shuffles) gives each word its offset. The words are
-// cleared for the step after. One kernel a step and no block barrier: a device-wide scan
-// (cub::DeviceScan) kept the queue in slot order across the whole frame, at three more
-// launches a step, and it and a block-wide scan (cub::BlockScan, then one of our own) drew
-// compute-sanitizer synccheck's "divergent threads in warp" at their __syncthreads, in
-// graph launches only, where nothing diverges.
+// The stencil into the next queue, in slot order (list_stencil_lanes), its words cleared
+// for the step after.
 static __global__ void k_pool_compact(PoolBuffers p, FrameControl* ctrl) {
-    const uint32_t w = blockIdx.x * blockDim.x + threadIdx.x;
-    const uint32_t out = ctrl->parity ^ 1u, lane = lane_id();
-    uint32_t bits = w < p.words ? p.next[w] : 0u;
-    const uint32_t count = uint32_t(__popc(bits));
-    uint32_t inclusive = count;
-    for (uint32_t d = 1; d < 32u; d <<= 1) {
-        const uint32_t below = __shfl_up_sync(kFullMask, inclusive, d);
-        if (lane >= d) inclusive += below;
-    }
-    const uint32_t total = __shfl_sync(kFullMask, inclusive, 31);
-    uint32_t base = 0;
-    if (lane == 0 && total) base = atomicAdd(&ctrl->live[out], total);
-    base = __shfl_sync(kFullMask, base, 0);
-    if (bits == 0) return;
-    p.next[w] = 0;
-    uint32_t* q = p.queue[out] + base + (inclusive - count);
-    while (bits) {
-        const int b = __ffs(bits) - 1;
-        *q++ = w * 32u + uint32_t(b);
-        bits &= bits - 1u;
-    }
+    const uint32_t out = ctrl->parity ^ 1u;
+    list_stencil_lanes(p.next, p.words, blockIdx.x * blockDim.x + threadIdx.x, p.queue[out], &ctrl->live[out]);
 }
 
 // After a step: the next queue becomes this one, and the loop goes on while it holds a path.

@@ -13,7 +13,9 @@
 # scenes/whitted-glass.json at depth 3, where trees outlast the bounce loop and its tail
 # (k_path_tail) finishes them ("glass" cases), and the kernels of --kill under both
 # integrators ("kill": the default scene, random kills; "killpath": scenes/glass.json,
-# block kills). The path modes (megakernel, regenerate) and the stencil's path tail
+# block kills), and the stencil's two ways through the path integrator's later bounces,
+# packed from the first bounce on ("pathpack", SRT_PACK_LANES=33) and the tail
+# ("pathtail", SRT_PACK_LANES=0). The path modes (megakernel, regenerate) and the stencil's path tail
 # (every case here is small enough for it to take over after bounce 0) are in every tool's
 # cases. Cases run one at a time
 # (SAN_JOBS): with 12 concurrent
@@ -43,9 +45,14 @@ one() {  # tool mode launch size
   [ "${5:-}" = glass ] && args="$SRC/scenes/whitted-glass.json" && depth=3 && log="$out/$1-$2-$3-$4-glass.log"
   # "kill", "killpath": the kill's kernels (render/kill.h), Whitted's and the path integrator's.
   [ "${5:-}" = kill ] && args="--kill ray:0.6" && log="$out/$1-$2-$3-$4-kill.log"
+  local pack=
+  [ "${5:-}" = pathpack ] && args="--integrator path $SRC/scenes/glass.json" && pack=33 &&
+    log="$out/$1-$2-$3-$4-pathpack.log"
+  [ "${5:-}" = pathtail ] && args="--integrator path $SRC/scenes/glass.json" && pack=0 &&
+    log="$out/$1-$2-$3-$4-pathtail.log"
   [ "${5:-}" = killpath ] && args="--integrator path --kill block2:0.7 $SRC/scenes/glass.json" &&
     log="$out/$1-$2-$3-$4-killpath.log"
-  timeout "${SAN_CASE_TIMEOUT:-300}" "$CS" --tool "$1" --error-exitcode 99 "$BIN" render --backend cuda --mode "$2" \
+  env ${pack:+SRT_PACK_LANES=$pack} timeout "${SAN_CASE_TIMEOUT:-300}" "$CS" --tool "$1" --error-exitcode 99 "$BIN" render --backend cuda --mode "$2" \
     --launch "$3" -W "${4%x*}" -H "${4#*x}" --depth $depth --spp 2 $args -o "$out/$1-$2-$3-$4${5:+-$5}.png" >"$log" 2>&1
   local rc=$?
   printf '%-10s %-8s %-6s %-6s %-4s rc=%d  %s\n' "$1" "$2" "$3" "$4" "${5:-}" "$rc" \
@@ -69,6 +76,7 @@ for tool in memcheck racecheck synccheck initcheck; do
       [ "$tool" = racecheck ] && [ "$launch" = graph ] && continue
       for size in 67x33 33x17; do
         for kind in path glass kill killpath; do echo "$tool $mode $launch $size $kind"; done
+        [ "$mode" = stencil ] && for kind in pathpack pathtail; do echo "$tool $mode $launch $size $kind"; done
       done
     done
   done

@@ -4,6 +4,7 @@
 // sum. Label `gpu`, in srt_gpu_tests (exits 77 without a device).
 #include "cuda/cuda_executor.h"
 #include "render/executor.h"
+#include "render/kill.h"
 #include "scene/load.h"
 #include "scene/scene.h"
 
@@ -119,6 +120,78 @@ TEST(GpuPath, EveryModeEqualsTheCpu) {
     }
 }
 
+// The stencil's packed bounces (cuda/kernels.cuh: the live lanes listed from the words,
+// then compaction's kernels) at any threshold of live lanes per live word (SRT_PACK_LANES,
+// read when an executor is made; 0: never, 33: after the first bounce): with the path
+// integrator and under --kill, graph and stream frames equal the CPU's image and live and
+// shadow rays per bounce, at 1 and 3 samples, on the BVH2 and BVH8; a packed bounce's
+// warps are the fewest that hold its rays, and the extreme thresholds pack never and
+// somewhere.
+TEST(GpuPath, PackedStencilAtAnyThresholdEqualsCpu) {
+    auto cpu = make_cpu_executor();
+    const std::string src = env_or("SRT_SOURCE_DIR", SRT_SOURCE_DIR);
+    int renders = 0, packed_bounces = 0;
+    for (const char* lanes : {"0", "8", "24", "33"}) {
+        setenv("SRT_PACK_LANES", lanes, 1);
+        auto g = path_gpu();
+        unsetenv("SRT_PACK_LANES");
+        ASSERT_TRUE(g);
+        int packed_here = 0;
+        for (const char* file : {"scenes/glass.json", "scenes/hall-of-mirrors.json"}) {
+            const Scene scene = load_scene(src + "/" + file);
+            const bool path = std::string(file) == "scenes/glass.json";
+            for (AccelLayout layout : {AccelLayout::Bvh2, AccelLayout::Bvh8}) {
+                const CompiledScene cs = compile_scene(scene, layout);
+                g->set_scene(cs);
+                cpu->set_scene(cs);
+                for (const char* kill : {"", "ray:0.7"}) {
+                    if (!path && !*kill) continue;  // Whitted without a kill does not pack
+                    for (int spp : {1, 3}) {
+                        RenderSettings rs = path_settings(131, 75, 8, DeadRayMode::Stencil, LaunchMode::Graph, spp);
+                        if (!path) rs.integrator = Integrator::Whitted;
+                        if (*kill) ASSERT_EQ(parse_kill(kill, rs.kill), "");
+                        Image ref;
+                        FrameStats c;
+                        cpu->render(scene.camera, rs, ref, &c);
+                        for (LaunchMode l : {LaunchMode::Graph, LaunchMode::Stream}) {
+                            RenderSettings r = rs;
+                            r.launch = l;
+                            Image img;
+                            FrameStats s;
+                            g->render(scene.camera, r, img, &s);
+                            ++renders;
+                            const std::string where = std::string(file) + " lanes " + lanes + " kill '" + kill +
+                                                      "' " + to_string(layout) + " " + to_string(l) + " spp " +
+                                                      std::to_string(spp);
+                            EXPECT_EQ(img.rgba, ref.rgba) << where;
+                            EXPECT_EQ(s.rays_traced, c.rays_traced) << where;
+                            EXPECT_EQ(s.bounces_run, c.bounces_run) << where;
+                            ASSERT_EQ(s.bounces.size(), c.bounces.size()) << where;
+                            for (size_t b = 0; b < c.bounces.size(); ++b) {
+                                EXPECT_EQ(s.bounces[b].live_rays, c.bounces[b].live_rays) << where << " bounce " << b;
+                                EXPECT_EQ(s.bounces[b].shadow_rays, c.bounces[b].shadow_rays) << where << " bounce " << b;
+                                const uint64_t fewest = (c.bounces[b].live_rays + 31) / 32;
+                                // At one sample a packed bounce runs the fewest warps (at 3 the
+                                // rows sum three samples' lists).
+                                if (spp == 1 && s.bounces[b].live_warps != c.bounces[b].live_warps) {
+                                    EXPECT_EQ(s.bounces[b].live_warps, fewest) << where << " bounce " << b;
+                                    ++packed_here;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if (std::string(lanes) == "0") EXPECT_EQ(packed_here, 0) << "SRT_PACK_LANES=0 packed a bounce";
+        if (std::string(lanes) == "33") EXPECT_GT(packed_here, 0) << "SRT_PACK_LANES=33 packed no bounce";
+        packed_bounces += packed_here;
+    }
+    std::printf("[packed stencil] %d GPU renders (glass.json path, hall-of-mirrors under ray:0.7; pack below 0, 8, 24, "
+                "33 lanes per word; BVH2/8; spp 1/3; graph/stream) == CPU; %d bounces packed at 1 spp\n",
+                renders, packed_bounces);
+}
+
 // The wide BVHs on the GPU give the CPU's BVH2 image.
 TEST(GpuPath, WideBvhsEqualCpuBvh2) {
     auto g = path_gpu();
@@ -142,7 +215,8 @@ TEST(GpuPath, WideBvhsEqualCpuBvh2) {
 }
 
 // Live rays, live warps and shadow rays per bounce, the rays traced and the bounces run
-// equal the CPU's in every mode (compaction's warps: the fewest that hold the rays).
+// equal the CPU's in every mode (compaction's warps, and the stencil's in a packed bounce:
+// the fewest that hold the rays).
 TEST(GpuPath, StatsMatchCpu) {
     auto g = path_gpu();
     ASSERT_TRUE(g);
@@ -163,8 +237,12 @@ TEST(GpuPath, StatsMatchCpu) {
         for (size_t b = 0; b < c.bounces.size(); ++b) {
             EXPECT_EQ(s.bounces[b].live_rays, c.bounces[b].live_rays) << to_string(m) << " bounce " << b;
             EXPECT_EQ(s.bounces[b].shadow_rays, c.bounces[b].shadow_rays) << to_string(m) << " bounce " << b;
+            const uint64_t packed = (c.bounces[b].live_rays + 31) / 32;  // the fewest warps that hold them
             if (m == DeadRayMode::Compact)
-                EXPECT_EQ(s.bounces[b].live_warps, (c.bounces[b].live_rays + 31) / 32) << "bounce " << b;
+                EXPECT_EQ(s.bounces[b].live_warps, packed) << "bounce " << b;
+            else if (m == DeadRayMode::Stencil)  // a dense bounce's words, or a packed bounce's lanes
+                EXPECT_TRUE(s.bounces[b].live_warps == c.bounces[b].live_warps || s.bounces[b].live_warps == packed)
+                    << "bounce " << b << ": " << s.bounces[b].live_warps << " warps";
             else if (m != DeadRayMode::Regenerate && m != DeadRayMode::Pool)  // their warps mix bounces
                 EXPECT_EQ(s.bounces[b].live_warps, c.bounces[b].live_warps) << to_string(m) << " bounce " << b;
         }

@@ -19,13 +19,17 @@ for k in ray warp block4; do bench map-kill-$k-0.5 --kill $k:0.5 --depths 8 --mo
 python3 tools/bench/map_table.py "$R"/map-whitted-*.json "$R"/map-path-*.json "$R"/map-kill-*.json
 # NCU=1: Nsight Compute of the path-traced Conference (1 sample, stream launches): the
 # megakernel and path regeneration whole, and a mid-frame intersect and shade of
-# compaction and of the pool (their 5th and 6th launches).
+# compaction and of the pool (their 5th and 6th launches), and the stencil's bounce-1
+# intersect, handed to compaction's kernel.
 if [ "${NCU:-0}" = 1 ]; then
   args="--backend cuda --launch stream $R/conference-path-scene.json --accel bvh8 -i path -d 8 -o /tmp/x.png"
   for k in megakernel:k_megakernel regenerate:k_regenerate compact:k_compact_write compact:k_compact_read \
-           pool:k_pool_intersect pool:k_pool_shade; do
+           pool:k_pool_intersect pool:k_pool_shade stencil:k_compact_write; do
     mode=${k%%:*}; kernel=${k#*:}
     skip=4; [ "$mode" = megakernel ] || [ "$mode" = regenerate ] && skip=0
+    # The stencil hands the sample to compaction's kernels after bounce 0, whose stream
+    # launches of them find nothing: its 3rd k_compact_write is bounce 1's intersect.
+    [ "$mode" = stencil ] && skip=2
     ncu_run map-$mode-$kernel --kernel-name regex:$kernel --launch-skip $skip --launch-count 1 \
       stencilrt render --mode $mode $args
     echo "## ncu path-conference $mode $kernel"; ncu_summary "$R/ncu-map-$mode-$kernel.txt"
