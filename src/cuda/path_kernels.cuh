@@ -192,59 +192,62 @@ __global__ void __launch_bounds__(kPathBlock, kPathMinBlocks) k_path_tail(FrameC
                                                                           uint32_t* __restrict__ stencil, uint32_t* flags,
                                                                           const uint32_t* list0, const uint32_t* list1,
                                                                           BounceCounters* counters, FrameControl* ctrl) {
-    constexpr bool trees = kTrees;
-    if (!trees) kind = TailKind::ListedWords;
-    if (!trees && !ctrl->tail) return;
+    if constexpr (!kTrees) {
+        if (!ctrl->tail) return;
+    }
     f.sample = ctrl->sample;  // (the path integrator keys its random numbers by it)
-    const uint32_t p = ctrl->parity;
-    const int from = trees ? f.max_depth : int(ctrl->bounce);
+    const int from = kTrees ? f.max_depth : int(ctrl->bounce);
     int to = from;  // warp-uniform: the bounces this warp's rays ran to
-    const uint32_t first = warp_global();
-    for (uint32_t k = first;; k += warps_in_grid()) {
-        uint32_t i = (k << 5) | lane_id(), w = k;
-        bool live_in;
-        if (!trees) {
-            if (k >= ctrl->live[p]) break;  // warp-uniform
-            w = (p ? list1 : list0)[k];
-            i = (w << 5) | lane_id();
-            live_in = stencil_test(stencil[w], i);
-        } else {
-            if (k != first || (k << 5) >= f.ray_count) break;  // one unit per warp
-            if (kind == TailKind::StencilWords) {
-                live_in = stencil_test(stencil[k], i);
-            } else if (kind == TailKind::Flags) {
-                live_in = flags[i] != 0;
-            } else {
-                const uint32_t n = ctrl->live[0];
-                if ((k << 5) >= n) break;  // warp-uniform
-                live_in = i < n;
-                i = live_in ? list0[i] : 0u;
-            }
+    // Follows the lanes' rays that live_in marks from `from` to their ends. Warp-uniform.
+    const auto follow = [&](uint32_t i, bool live_in) {
+        PathRay r;
+        if (live_in) r = PathRay::load(f.rays, i);
+        bool alive = live_in;
+        for (int b = from; b < trace_steps<Trace::kVariant>(f); ++b) {
+            const uint32_t live = __ballot_sync(kFullMask, alive);
+            if (live == 0) break;
+            to = b + 1 > to ? b + 1 : to;
+            BounceCounters* c = counters ? counters + stats_row(f, b) : nullptr;
+            count_entry(c, live);
+            uint32_t shadow = 0;
+            if (alive) alive = trace(f, r, i, b, shadow);
+            count_shadow(c, shadow);
         }
-        if (__ballot_sync(kFullMask, live_in) != 0) {
-            PathRay r;
-            if (live_in) r = PathRay::load(f.rays, i);
-            bool alive = live_in;
-            for (int b = from; b < trace_steps<Trace::kVariant>(f); ++b) {
-                const uint32_t live = __ballot_sync(kFullMask, alive);
-                if (live == 0) break;
-                to = b + 1 > to ? b + 1 : to;
-                BounceCounters* c = counters ? counters + stats_row(f, b) : nullptr;
-                count_entry(c, live);
-                uint32_t shadow = 0;
-                if (alive) alive = trace(f, r, i, b, shadow);
-                count_shadow(c, shadow);
-            }
-            if (live_in) store3(f.rays.radiance, i, r.rad);
-        }
-        // Every path (or tree) of the unit has ended.
-        if (!trees || kind == TailKind::StencilWords) {
+        if (live_in) store3(f.rays.radiance, i, r.rad);
+    };
+    if constexpr (!kTrees) {
+        // The listed words, each followed until every path of it has ended.
+        const uint32_t p = ctrl->parity;
+        for_each_listed_word(p ? list1 : list0, ctrl->live[p], stencil, [&](uint32_t w, uint32_t word) {
+            const uint32_t i = (w << 5) | lane_id();
+            follow(i, stencil_test(word, i));
             if (lane_id() == 0) stencil[w] = 0;
+        });
+    } else {
+        // One unit of 32 slots or list entries per warp.
+        const uint32_t k = warp_global();
+        uint32_t i = (k << 5) | lane_id();
+        if ((k << 5) >= f.ray_count) return;  // warp-uniform
+        bool live_in;
+        if (kind == TailKind::StencilWords) {
+            live_in = stencil_test(stencil[k], i);
+        } else if (kind == TailKind::Flags) {
+            live_in = flags[i] != 0;
+        } else {
+            const uint32_t n = ctrl->live[0];
+            if ((k << 5) >= n) return;  // warp-uniform
+            live_in = i < n;
+            i = live_in ? list0[i] : 0u;
+        }
+        if (__ballot_sync(kFullMask, live_in) != 0) follow(i, live_in);
+        // Every tree of the unit has ended.
+        if (kind == TailKind::StencilWords) {
+            if (lane_id() == 0) stencil[k] = 0;
         } else if (kind == TailKind::Flags) {
             flags[i] = 0u;
         }
     }
-    if (lane_id() == 0 && to > from) atomicMax(trees ? &ctrl->tree_end : &ctrl->tail_end, uint32_t(to));
+    if (lane_id() == 0 && to > from) atomicMax(kTrees ? &ctrl->tree_end : &ctrl->tail_end, uint32_t(to));
 }
 
 // After the trees' tail: their extra steps join the bounces run (as the megakernel's
