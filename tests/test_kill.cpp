@@ -9,6 +9,7 @@
 #include "render/scene_gpu.h"
 #include "scene/load.h"
 #include "scene/scene.h"
+#include "support/settings.h"
 
 #include <gtest/gtest.h>
 
@@ -53,15 +54,7 @@ Scene mirror_ball() {
 
 RenderSettings settings(int w, int h, int depth, DeadRayMode mode, const std::string& kill, int spp = 1,
                         Integrator integrator = Integrator::Whitted) {
-    RenderSettings rs;
-    rs.width = w;
-    rs.height = h;
-    rs.depth = depth;
-    rs.mode = mode;
-    rs.spp = spp;
-    rs.integrator = integrator;
-    rs.kill = kill_of(kill);
-    return rs;
+    return test::Frame(w, h, depth, mode).spp(spp).integrator(integrator).kill(kill);
 }
 
 FrameStats stats_of(const CompiledScene& cs, const RenderSettings& rs, Image& img) {

@@ -11,6 +11,7 @@
 #include "render/scene_gpu.h"
 #include "scene/load.h"
 #include "scene/scene.h"
+#include "support/settings.h"
 
 #include <gtest/gtest.h>
 
@@ -25,15 +26,7 @@ using namespace srt;
 namespace {
 
 RenderSettings path_settings(int w, int h, int depth, DeadRayMode mode, int spp = 1, int begin = 0) {
-    RenderSettings rs;
-    rs.width = w;
-    rs.height = h;
-    rs.depth = depth;
-    rs.mode = mode;
-    rs.spp = spp;
-    rs.sample_begin = begin;
-    rs.integrator = Integrator::Path;
-    return rs;
+    return test::Frame(w, h, depth, mode).spp(spp).from(begin).path();
 }
 
 std::vector<std::pair<std::string, Scene>> path_scenes() {

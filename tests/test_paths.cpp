@@ -9,6 +9,7 @@
 #include "render/scene_gpu.h"
 #include "scene/load.h"
 #include "scene/scene.h"
+#include "support/settings.h"
 
 #include <gtest/gtest.h>
 
@@ -21,14 +22,7 @@ using namespace srt;
 namespace {
 
 RenderSettings settings(int w, int h, int depth, DeadRayMode mode, int spp = 1, int begin = 0) {
-    RenderSettings rs;
-    rs.width = w;
-    rs.height = h;
-    rs.depth = depth;
-    rs.mode = mode;
-    rs.spp = spp;
-    rs.sample_begin = begin;
-    return rs;
+    return test::Frame(w, h, depth, mode).spp(spp).from(begin);
 }
 
 std::vector<std::pair<std::string, Scene>> scenes() {

@@ -16,6 +16,7 @@
 #include "scene/load.h"
 #include "scene/scene.h"
 #include "support/oracle.h"
+#include "support/settings.h"
 
 #include <gtest/gtest.h>
 
@@ -39,14 +40,7 @@ const char* const kGlassScenes[] = {"glass-sphere.json", "glass-mirror.json", "w
 std::string tag_of(const std::string& file) { return file.substr(0, file.find('.')); }
 
 RenderSettings whitted(int w, int h, int depth, DeadRayMode mode, int spp = 1, int begin = 0) {
-    RenderSettings rs;
-    rs.width = w;
-    rs.height = h;
-    rs.depth = depth;
-    rs.mode = mode;
-    rs.spp = spp;
-    rs.sample_begin = begin;
-    return rs;
+    return test::Frame(w, h, depth, mode).spp(spp).from(begin);
 }
 
 // SPD's balls (balls_s2.nff) with its shiny material (Kd 0.5, Ks 0.5) made transmitting:

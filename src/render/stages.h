@@ -450,7 +450,7 @@ SRT_HD_INLINE bool stage_reflect(const FrameContext& f, uint32_t i, int bounce) 
 }
 
 // Calls fn(std::integral_constant<int, V>{}) for the frame's kernel variant V: the
-// scene's (accel/intersect.h with_bvh_width) and the integrator's bit.
+// scene's (accel/variant.h with_bvh_width) and the integrator's bit.
 template <class Fn>
 SRT_HD_INLINE decltype(auto) with_variant(const FrameContext& f, Fn&& fn) {
     if (f.kill.active()) {

@@ -57,7 +57,7 @@ SRT_HD_INLINE glm::vec2 plane_coords(const PlaneGpu* pl, const Surface& sf) {
     return glm::vec2(glm::dot(local, u), glm::dot(local, v));
 }
 
-// kVariant: the kernels' variant (accel/intersect.h with_bvh_width): whether spheres
+// kVariant: the kernels' variant (accel/variant.h with_bvh_width): whether spheres
 // computed in double are, in this scene and this code.
 template <int kVariant>
 SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float t,

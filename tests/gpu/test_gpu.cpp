@@ -7,6 +7,7 @@
 #include "scene/load.h"
 #include "scene/scene.h"
 #include "support/scene_transform.h"
+#include "support/settings.h"
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -81,14 +82,7 @@ std::vector<std::pair<std::string, Scene>> scenes() {
 
 RenderSettings settings(int w, int h, int depth, DeadRayMode mode = DeadRayMode::Stencil,
                         LaunchMode launch = LaunchMode::Graph, int spp = 1) {
-    RenderSettings rs;
-    rs.width = w;
-    rs.height = h;
-    rs.depth = depth;
-    rs.mode = mode;
-    rs.launch = launch;
-    rs.spp = spp;
-    return rs;
+    return test::Frame(w, h, depth, mode).launch(launch).spp(spp);
 }
 
 const DeadRayMode kModes[] = {DeadRayMode::Stencil, DeadRayMode::Flags, DeadRayMode::Compact,

@@ -7,6 +7,7 @@
 #include "render/kill.h"
 #include "scene/load.h"
 #include "scene/scene.h"
+#include "support/settings.h"
 
 #include <gtest/gtest.h>
 
@@ -31,15 +32,7 @@ std::unique_ptr<CudaExecutor> path_gpu() {
 }
 
 RenderSettings path_settings(int w, int h, int depth, DeadRayMode mode, LaunchMode launch, int spp) {
-    RenderSettings rs;
-    rs.width = w;
-    rs.height = h;
-    rs.depth = depth;
-    rs.mode = mode;
-    rs.launch = launch;
-    rs.spp = spp;
-    rs.integrator = Integrator::Path;
-    return rs;
+    return test::Frame(w, h, depth, mode).launch(launch).spp(spp).path();
 }
 
 // Scenes that take each path kernel variant: plain triangles and spheres, glass with

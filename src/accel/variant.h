@@ -1,0 +1,125 @@
+// variant.h - the kernels' compile-time variant (`kWidth`, `kVariant`): the BVH width
+// and the bits that say what else a kernel is compiled for, and the dispatch from a
+// scene to the variant that runs it (with_bvh_width and its siblings), shared by host
+// and device, by traversal (accel/intersect.h) and by every stage (render/stages.h).
+#pragma once
+
+#include "accel/scene_view.h"
+#include "core/hd.h"
+
+#include <type_traits>
+
+namespace srt {
+
+// The kernels' compile-time variant, `kWidth`: the BVH width (2, 4 or 8) and four bits:
+// kPreciseSpheres, whether the scene has spheres computed in double; kTextures, whether
+// it has textures, whose shading the others skip; kRayCones, whether its textures have
+// mip chains, whose levels the cone each ray carries picks (render/surface.h); and
+// kAlphaMasks, whether some triangle has an alpha mask that traversal must test
+// (with_bvh_width; masks come with both texture bits).
+constexpr int kPreciseSpheres = 16;
+constexpr int kAlphaMasks = 32;
+constexpr int kTextures = 64;
+constexpr int kRayCones = 128;
+// Not the traversal's: the integrator whose shading a kernel runs (render/stages.h
+// with_variant). Traversal-only code strips it (whitted_variant), so that intersect
+// kernels are not compiled twice.
+constexpr int kPathTracing = 256;
+// Whitted's ray tree (render/ray_tree.h): the kernels of Whitted frames with glass. Not
+// the traversal's either, except that its shadow rays pass through glass.
+constexpr int kRayTree = 512;
+// --kill (render/kill.h): the kernels of frames whose rays are killed to a schedule. Not
+// the traversal's: only the stages that send rays on test it, and frames without a kill
+// run kernels that hold none of its code (its arithmetic inline cost the megakernel 24
+// bytes more spills, and frames without a kill 1-2%).
+constexpr int kKill = 1024;
+constexpr int bvh_of(int variant) { return variant & 15; }
+constexpr bool precise_spheres_of(int variant) { return (variant & kPreciseSpheres) != 0; }
+constexpr bool alpha_masks_of(int variant) { return (variant & kAlphaMasks) != 0; }
+constexpr bool textures_of(int variant) { return (variant & kTextures) != 0; }
+constexpr bool ray_cones_of(int variant) { return (variant & kRayCones) != 0; }
+constexpr bool path_tracing_of(int variant) { return (variant & kPathTracing) != 0; }
+constexpr bool ray_tree_of(int variant) { return (variant & kRayTree) != 0; }
+constexpr bool kill_of(int variant) { return (variant & kKill) != 0; }
+// What traversal and intersect kernels are compiled for: neither integrator nor kill.
+constexpr int whitted_variant(int variant) { return variant & ~(kPathTracing | kKill); }
+// What shade kernels are compiled for: a kill does not change shading.
+constexpr int shade_variant(int variant) { return variant & ~kKill; }
+
+// The width the scene was compiled for (render/scene_gpu.h: --accel).
+SRT_HD_INLINE int bvh_width(const SceneView& s) { return s.nodes8 ? 8 : s.nodes4 ? 4 : 2; }
+
+// Calls fn(std::integral_constant<int, W>{}) for the scene's width W, so that code
+// compiled per width runs the one in use.
+// Also for the scene's spheres: with SceneView::precise_spheres, W carries
+// kPreciseSpheres, and the code compiled for it computes those spheres' hit points and
+// near-surface tests in double. The other scenes run code without it (measured on the
+// H100: that code in every kernel cost the default scene's and Conference's frames 3-10%).
+// Likewise for textures (kTextures), the ray cones of their mip levels (kRayCones: two
+// more floats live through the path kernels' traversal cost them 2.5-4% on scenes that
+// do not use them) and alpha masks (kAlphaMasks): only a scene with them runs code for
+// them. A masked scene carries cones whichever its filter, to keep to 24 variants of
+// each kernel.
+template <int kFlags, class Fn>
+SRT_HD_INLINE decltype(auto) with_width_flags(const SceneView& s, Fn&& fn) {
+    switch (bvh_width(s)) {
+    case 8: return fn(std::integral_constant<int, 8 | kFlags>{});
+    case 4: return fn(std::integral_constant<int, 4 | kFlags>{});
+    default: return fn(std::integral_constant<int, 2 | kFlags>{});
+    }
+}
+template <int kPrecise, class Fn>
+SRT_HD_INLINE decltype(auto) with_texture_flags(const SceneView& s, Fn&& fn) {
+    if (s.alpha_masks) return with_width_flags<kPrecise | kTextures | kRayCones | kAlphaMasks>(s, fn);
+    if (s.ray_cones) return with_width_flags<kPrecise | kTextures | kRayCones>(s, fn);
+    if (s.textures) return with_width_flags<kPrecise | kTextures>(s, fn);
+    return with_width_flags<kPrecise>(s, fn);
+}
+template <class Fn>
+SRT_HD_INLINE decltype(auto) with_bvh_width(const SceneView& s, Fn&& fn) {
+    return s.precise_spheres ? with_texture_flags<kPreciseSpheres>(s, fn) : with_texture_flags<0>(s, fn);
+}
+
+// The same for the path integrator's kernels (kPathTracing). Fewer texture variants: a
+// scene with textures runs the code for their ray cones too, whichever its filter (a
+// cone picks level 0 of an image without a mip chain, as the bilinear code does), so
+// that the path integrator adds 18 instantiations of a kernel, not 24.
+template <int kPrecise, class Fn>
+SRT_HD_INLINE decltype(auto) with_path_texture_flags(const SceneView& s, Fn&& fn) {
+    if (s.alpha_masks) return with_width_flags<kPrecise | kTextures | kRayCones | kAlphaMasks>(s, fn);
+    if (s.textures) return with_width_flags<kPrecise | kTextures | kRayCones>(s, fn);
+    return with_width_flags<kPrecise>(s, fn);
+}
+template <class Fn>
+SRT_HD_INLINE decltype(auto) with_path_variant(const SceneView& s, Fn&& fn) {
+    return s.precise_spheres ? with_path_texture_flags<kPreciseSpheres | kPathTracing>(s, fn)
+                             : with_path_texture_flags<kPathTracing>(s, fn);
+}
+
+// The same for Whitted frames with glass (kRayTree): one variant per BVH width, since
+// glass is rare and each variant costs build time (`make render` on 2 cores). Every such
+// scene runs the code for textures, their cones and alpha masks, which finds nothing to
+// do where there are none (a texture-less material, null prim_alpha) and reads the same
+// colours where there are (one level of an image without a mip chain), and computes its
+// spheres in double (every sphere carries what rounding lost, accel/bvh.h), which costs
+// GPUs of slow double precision more than it does the H100.
+template <class Fn>
+SRT_HD_INLINE decltype(auto) with_tree_variant(const SceneView& s, Fn&& fn) {
+    return with_width_flags<kRayTree | kPreciseSpheres | kTextures | kRayCones | kAlphaMasks>(s, fn);
+}
+
+// The same for frames under --kill (kKill), of either integrator (kIntegrator: 0 or
+// kPathTracing): two variants per BVH width, for build time. A plain scene (no spheres in
+// double, no textures, no masks: the default scene, the Cornell boxes, Conference) runs
+// the plain code with the kill, so that a kill frame costs what the frame does without it
+// but for the kill itself; every other scene runs the code of every bit, as a ray tree's
+// (measured with ptxas on the megakernel of the BVH2: 232 bytes of spills plain, 312 with
+// every bit, 332 with every bit and the kill).
+template <int kIntegrator, class Fn>
+SRT_HD_INLINE decltype(auto) with_kill_variant(const SceneView& s, Fn&& fn) {
+    if (s.precise_spheres || s.textures || s.ray_cones || s.alpha_masks)
+        return with_width_flags<kKill | kIntegrator | kPreciseSpheres | kTextures | kRayCones | kAlphaMasks>(s, fn);
+    return with_width_flags<kKill | kIntegrator>(s, fn);
+}
+
+}  // namespace srt
