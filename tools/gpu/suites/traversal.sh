@@ -24,3 +24,15 @@ done
 tb default scenes/default.json
 if [ -z "$tb_failed" ]; then echo "traversal check: every layout found the BVH2's hits, every scene, size and set"
 else echo "traversal check: FAILED on$tb_failed (their stderr above)"; fi
+# NCU=1: Nsight Compute of the BVH8 kernel on each of Conference's four sets at 1080p
+# (docs/performance.md "Four ray sets"): one launch each, past its warm-up launch
+# (traversal_bench runs 16 of each set: primary, mirror and diffuse are k_closest's 1st,
+# 2nd and 3rd runs of 16, shadow k_any's 1st).
+if [ "${NCU:-0}" = 1 ]; then
+  for k in primary:k_closest:1 mirror:k_closest:17 diffuse:k_closest:33 shadow:k_any:1; do
+    IFS=: read -r set kern skip <<< "$k"
+    ncu_run tb-$set --kernel-name-base demangled --kernel-name "regex:$kern<\\(int\\)8>" --launch-skip "$skip" \
+      --launch-count 1 traversal_bench "$CONF" ${CONF_CAM//--camera-/--} --size 1920x1080
+    echo "## ncu traversal_bench conference 1080p bvh8 $set"; ncu_summary "$R/ncu-tb-$set.txt"
+  done
+fi
