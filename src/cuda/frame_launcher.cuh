@@ -137,9 +137,10 @@ struct FrameLauncher {
     // list if the next bounce is sparse), sparse (one fused kernel over the list), the
     // tail (one launch follows its paths through the rest of the sample) or, in the sets
     // that pack, packed (handed to compaction's kernels for the rest of the sample);
-    // k_end_bounce decides. A graph holds an IF/ELSE node per bounce (ELSE: the sparse,
-    // the tail and the packed kernels); stream launches issue every kind and each kernel
-    // checks FrameControl::dense, ::tail and ::packed.
+    // k_end_bounce decides. A graph holds an IF/ELSE node per bounce (ELSE: the sparse
+    // and the tail kernels, or, in the sets that pack, a nested IF packed ELSE those two);
+    // stream launches issue every kind and each kernel checks FrameControl::dense, ::tail
+    // and ::packed.
     template <class Body>
     void for_each_bounce(const FrameContext& f, Body&& body) {
         const uint32_t depth = uint32_t(f.max_depth);
