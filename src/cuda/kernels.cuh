@@ -371,22 +371,6 @@ __global__ void k_stencil_sparse_read(FrameContext f, const uint32_t* __restrict
     });
 }
 
-// Sets the bits of the lanes that `keep` in `words` (one bit per slot): one atomicOr per
-// word the warp's lanes touch (lanes in slot order touch one or two). Warp-uniform.
-__device__ __forceinline__ void stencil_mark(uint32_t* __restrict__ words, bool keep, uint32_t slot) {
-    const uint32_t word = slot >> 5;
-    const uint32_t peers = __match_any_sync(kFullMask, keep ? word : 0xffffffffu);
-    if (!keep) return;
-    const uint32_t bit = 1u << (slot & 31u);
-#if __CUDA_ARCH__ >= 800
-    const uint32_t bits = __reduce_or_sync(peers, bit);
-#else
-    uint32_t bits = 0;
-    for (uint32_t m = peers; m; m &= m - 1u) bits |= __shfl_sync(peers, bit, __ffs(m) - 1);
-#endif
-    if (lane_id() == uint32_t(__ffs(peers) - 1)) atomicOr(&words[word], bits);
-}
-
 // Lists the set bits of words[w] (thread w of the grid; the caller's grid covers `n`
 // words in whole warps) as slots w * 32 + bit, appended to out[0 .. *count), and clears the
 // word. A warp's 32 words (1,024 slots) take their place in one atomic, and within it their

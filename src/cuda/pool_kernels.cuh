@@ -55,9 +55,20 @@ __device__ __forceinline__ bool pool_generate(FrameContext f, const PoolBuffers&
     return stage_generate(f, i);
 }
 
-// Puts the slots of the lanes that `keep` in the next queue. Warp-uniform.
+// Puts the slots of the lanes that `keep` in the next queue: one atomicOr per stencil word
+// the warp's lanes touch (a queue in slot order gives a warp one or two). Warp-uniform.
 __device__ __forceinline__ void pool_mark(const PoolBuffers& p, bool keep, uint32_t slot) {
-    stencil_mark(p.next, keep, slot);
+    const uint32_t word = slot >> 5;
+    const uint32_t peers = __match_any_sync(kFullMask, keep ? word : 0xffffffffu);
+    if (!keep) return;
+    const uint32_t bit = 1u << (slot & 31u);
+#if __CUDA_ARCH__ >= 800
+    const uint32_t bits = __reduce_or_sync(peers, bit);
+#else
+    uint32_t bits = 0;
+    for (uint32_t m = peers; m; m &= m - 1u) bits |= __shfl_sync(peers, bit, __ffs(m) - 1);
+#endif
+    if (lane_id() == uint32_t(__ffs(peers) - 1)) atomicOr(&p.next[word], bits);
 }
 
 // The pool's first paths: the first sample of the pixels of slots 0 .. pool-1.
