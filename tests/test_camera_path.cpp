@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 
 using namespace srt;
 using namespace srt::test;
@@ -164,3 +165,58 @@ TEST(FrameSequence, MistakesAreExit2BeforeAnythingIsWritten) {
 }
 
 }  // namespace
+
+// A frame rendered with a camera other than the one the scene was compiled for (the
+// viewer's, as it flies) is rendered about the compiled camera's position. `render
+// --render-origin` renders the same frame bit for bit; without it, `render` would centre
+// rendering space on the new camera, and at some cameras a pixel rounds the other way.
+// The test first finds such a camera, so that it can fail.
+TEST(RenderOrigin, RendersAFrameAsAboutTheCompiledCamera) {
+    TempDir dir;
+    {
+        std::ofstream o(dir / "room.obj");
+        o << "v -1 -1 -1\nv 1 -1 -1\nv 1 1 -1\nv -1 1 -1\nv -1 -1 1\nv 1 -1 1\nv 1 1 1\nv -1 1 1\n"
+             "f 1 2 3 4\nf 1 5 6 2\nf 4 3 7 8\nf 1 4 8 5\nf 2 6 7 3\nv 0 -0.5 0\nv 0.5 0.2 0\nv -0.3 0.4 0.2\nf 9 10 11\n";
+    }
+    const Scene s = load_scene(dir / "room.obj");
+    ASSERT_TRUE(s.auto_light.has_value());
+    const CompiledScene at_start = compile_scene(s);
+    auto ex = make_cpu_executor(2);
+    ex->set_scene(at_start);
+    RenderSettings rs;
+    rs.width = 160;
+    rs.height = 120;
+    rs.depth = 3;
+
+    Camera moved;
+    Image about_start;
+    bool found = false;
+    for (int i = 1; i <= 200 && !found; ++i) {
+        moved = s.camera;
+        moved.from += Point3(0.0173 * i, 0.01, -0.0731 * i);
+        ex->render(moved, rs, about_start);
+        Scene there = s;
+        there.camera = moved;  // rendering space centred on the moved camera; the light stays
+        const CompiledScene cs = compile_scene(there);
+        auto ex2 = make_cpu_executor(2);
+        ex2->set_scene(cs);
+        Image about_moved;
+        ex2->render(moved, rs, about_moved);
+        found = about_moved.rgba != about_start.rgba;
+    }
+    ASSERT_TRUE(found) << "no camera of the sweep renders differently about its own position";
+
+    const auto xyz = [](const Point3& p) {
+        char b[128];
+        std::snprintf(b, sizeof b, "%.17g,%.17g,%.17g", p.x, p.y, p.z);
+        return std::string(b);
+    };
+    const Point3& light = s.lights[s.auto_light->index].position;
+    const Result r = run_binary(kBinary, dir,
+                                {"render", dir / "room.obj", "--backend", "cpu", "-W", "160", "-H", "120", "--depth",
+                                 "3", "--camera-from=" + xyz(moved.from), "--camera-at=" + xyz(moved.at),
+                                 "--render-origin=" + xyz(s.camera.from), "--light=" + xyz(light), "-o",
+                                 dir / "cli.png"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(read_png(dir / "cli.png").rgba, about_start.rgba);
+}

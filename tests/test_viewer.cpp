@@ -279,7 +279,8 @@ TEST(Viewer, StencilOverlayHoldsOnAStillView) {
 
 // `C` prints the view as a `render` command line; run, it renders the window's image.
 // In a mesh scene without lights, whose automatic light stays where the start camera put
-// it, the command names that light.
+// it, the command names that light; and rendering space's origin, which stays at the start
+// camera while the view moves (without it, a few pixels differ in their last bit).
 TEST(Viewer, CameraKeyPrintsARenderCommandForTheView) {
     const std::string script =
         "frame 0 key W press\nframe 2 key W release\n"
@@ -295,7 +296,8 @@ TEST(Viewer, CameraKeyPrintsARenderCommandForTheView) {
     const size_t at = v.out.find("stencilrt render ");
     ASSERT_NE(at, std::string::npos) << v.out;
     const std::string line = v.out.substr(at, v.out.find('\n', at) - at);
-    for (const char* flag : {"--camera-from=", "--camera-at=", "--camera-up=", "--fov ", "--light=", "room.obj"})
+    for (const char* flag : {"--camera-from=", "--camera-at=", "--camera-up=", "--fov ", "--render-origin=", "--light=",
+                             "room.obj"})
         EXPECT_NE(line.find(flag), std::string::npos) << flag << " missing from: " << line;
     EXPECT_EQ(v.samples, 4) << v.out;  // frames 2..5: the look at frame 2 comes before it renders
     std::string rout;

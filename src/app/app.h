@@ -19,6 +19,7 @@ namespace srt::app {
 struct SceneOptions {
     std::string scene;  // empty = the built-in default scene
     std::string from_text, at_text, up_text;  // "x,y,z"; empty = keep the scene's
+    std::string origin_text;                  // --render-origin "x,y,z"; empty = the camera's
     std::optional<float> fov;
     std::vector<std::string> lights;  // "x,y,z" or "x,y,z:r,g,b" point lights
     std::string accel = "bvh2";        // --accel: the acceleration structure (render/scene_gpu.h)

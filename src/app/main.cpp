@@ -76,6 +76,9 @@ void SceneOptions::add_to(CLI::App& cmd) {
     cmd.add_option("--camera-from", from_text, "Camera position x,y,z");
     cmd.add_option("--camera-at", at_text, "Camera target x,y,z");
     cmd.add_option("--camera-up", up_text, "Camera up vector x,y,z");
+    cmd.add_option("--render-origin", origin_text,
+                   "World position x,y,z that rendering is done relative to (default: the camera's); the "
+                   "viewer's C prints it, so the command renders its view bit for bit");
     cmd.add_option_function<float>("--fov", [this](float f) { fov = f; },
                                    "Horizontal field of view in degrees, edge to edge")
         ->check(float_range(0.01f, 179.0f));
@@ -115,6 +118,7 @@ Scene load_with_overrides(const SceneOptions& o) {
     if (!o.at_text.empty()) s.camera.at = parse_xyz<double>("--camera-at", o.at_text);
     if (!o.up_text.empty()) s.camera.up = parse_vec3("--camera-up", o.up_text);
     if (o.fov) s.camera.fov_deg = *o.fov;
+    if (!o.origin_text.empty()) s.render_origin = parse_xyz<double>("--render-origin", o.origin_text);
     place_auto_light(s);  // a light the loader made up for the file's camera follows the one used
     s.texture_filter = o.texture_filter == "trilinear" ? TextureFilter::Trilinear : TextureFilter::Bilinear;
     if (!o.lights.empty()) {

@@ -124,7 +124,7 @@ static std::vector<uint32_t> compile_textures(const Scene& scene, CompiledScene&
 CompiledScene compile_scene(const Scene& scene, AccelLayout accel) {
     CompiledScene cs;
     cs.camera = scene.camera;
-    cs.render_origin = scene.camera.from;
+    cs.render_origin = scene.render_origin.value_or(scene.camera.from);
     cs.background = scene.background;
     cs.ambient = scene.ambient;
     const auto rel = [&](const Point3& p) { return relative_to(p, cs.render_origin); };

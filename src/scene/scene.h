@@ -207,6 +207,11 @@ struct Scene {
     int width = 0, height = 0, depth = 0;  // 0 = not set by the scene
     std::optional<Integrator> integrator;  // a scene's suggestion; the command line's --integrator will win
     CameraPath animation;                  // empty: a still camera
+    // Where rendering space's origin lies (render/scene_gpu.h); unset, at the camera. Set
+    // (--render-origin) to render a frame as a program holding another origin does: the
+    // viewer keeps its start camera's while the view moves, and floats rounded about
+    // another origin differ in the last bit.
+    std::optional<Point3> render_origin;
     std::vector<std::string> notes;        // loader remarks worth printing (e.g. NFF fields ignored)
 
     uint32_t add_material(const Material& m) {

@@ -95,6 +95,10 @@ std::string Viewer::camera_command() const {
     cmd += " --camera-up=" + xyz(c.up.x, c.up.y, c.up.z, 9);
     std::snprintf(b, sizeof b, " --fov %.9g", double(c.fov_deg));
     cmd += b;
+    // The view is rendered about the start camera's position (the scene is compiled once);
+    // about the moved camera's, as `render` would by default, floats round otherwise.
+    const Point3& o = compiled_.render_origin;
+    if (o != c.from) cmd += " --render-origin=" + xyz(o.x, o.y, o.z, 17);
     if (scene_.auto_light && scene_.auto_light->index < scene_.lights.size()) {
         const Point3& p = scene_.lights[scene_.auto_light->index].position;
         cmd += " --light=" + xyz(p.x, p.y, p.z, 17);

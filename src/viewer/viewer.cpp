@@ -389,7 +389,9 @@ int Viewer::run() {
             fps_ = fps_ == 0.0 ? 1.0 / std::max(dt, 1e-9) : 0.9 * fps_ + 0.1 / std::max(dt, 1e-9);
         }
 
-        render_frame(dt);
+        // A script replays the same views on every run: its frames step a fixed 1/60 s,
+        // not the wall clock's time, which would move the camera by a different amount.
+        render_frame(script_.empty() ? dt : 1.0 / 60.0);
         window_render_ms += render_ms_;
         draw_image(overlay_bounce_ >= 0);
 
