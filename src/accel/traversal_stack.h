@@ -6,7 +6,7 @@
 // column per thread: entry k of thread t is at (k * blockDim.x + t), so the lanes of a
 // warp touch consecutive words whatever their depths (no bank conflicts). Deeper entries
 // spill to a per-thread array in local memory (cached in L1). The launch must give the
-// kernel blockDim.x * kShort * sizeof(T) bytes of dynamic shared memory: kernels.cuh's
+// kernel blockDim.x * kShort * sizeof(T) bytes of dynamic shared memory: cuda/stage_ops.cuh's
 // kernel_shared_bytes finds the bytes per thread from the kernel's Op parameters, and
 // the launcher (cuda/frame_launcher.cuh) passes them.
 //

@@ -16,7 +16,7 @@ namespace srt {
 enum class DeadRayMode : uint8_t {
     Stencil,  // one bit per ray, one 32-bit word per warp, written with __ballot_sync (default);
               // on the GPU a bounce with few live words runs as one kernel over a list of
-              // them, on a grid that fills the device once (cuda/kernels.cuh)
+              // them, on a grid that fills the device once (cuda/stencil_kernels.cuh)
     Flags,    // one uint32 per ray, tested at entry (the baseline of seed 004, the 2012 stencil article)
     Compact,  // live ray indices compacted between stages; later stages loop over the live list
               // with a device-filling grid, so dead rays cost nothing
