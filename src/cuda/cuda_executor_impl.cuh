@@ -1,13 +1,16 @@
-// cuda_executor_impl.cuh - the CUDA executor's class: its buffers, the captured graph,
-// the frame's upload and stats. Included by cuda/cuda_executor.cu (the factory) and by
-// the two files that compile the kernels of each integrator (cuda/frames_whitted.cu,
-// cuda/frames_path.cu), which instantiate cuda/frame_launcher.cuh's launcher for it.
+// cuda_executor_impl.cuh - the CUDA executor's class: the captured graph, the frame's
+// upload and stats, over its scene (cuda/device_scene.h) and ray buffers
+// (cuda/device_rays.cuh). Included by cuda/cuda_executor.cu (the factory) and by the files
+// that compile each set of kernels (cuda/frames_*.cu), which instantiate
+// cuda/frame_launcher.cuh's launcher for it.
 #pragma once
 
 #include "cuda/cuda_executor.h"
 
 #include "cuda/check.h"
 #include "cuda/device_buffer.h"
+#include "cuda/device_rays.cuh"
+#include "cuda/device_scene.h"
 #include "cuda/event.h"
 #include "cuda/frame_graph.h"
 #include "cuda/frame_launcher.cuh"
@@ -80,44 +83,9 @@ public:
     void set_scene(const CompiledScene& s) override {
         bind();
         reserve_stack(s.view());
-        nodes_.upload(s.nodes, "BVH nodes");
-        nodes4_.upload(s.nodes4, "BVH4 nodes");
-        nodes8_.upload(s.nodes8, "BVH8 nodes");
-        prims_.upload(s.prims, "primitives");
-        prim_tests_.upload(s.prim_tests, "primitive tests");
-        if (!s.normals.empty()) normals_.upload(s.normals, "vertex normals");
-        planes_.upload(s.planes, "planes");
-        materials_.upload(s.materials, "materials");
-        lights_.upload(s.lights, "lights");
-        if (!s.texels.empty()) texels_.upload(s.texels, "texture images");
-        if (!s.textures.empty()) textures_.upload(s.textures, "textures");
-        if (!s.srgb_lut.empty()) srgb_lut_.upload(s.srgb_lut, "sRGB table");
-        if (!s.uvs.empty()) uvs_.upload(s.uvs, "texture coordinates");
-        if (!s.prim_alpha.empty()) prim_alpha_.upload(s.prim_alpha, "alpha masks");
-        if (!s.emitters.empty()) emitters_.upload(s.emitters, "emitters");
-        if (!s.prim_emitter.empty()) prim_emitter_.upload(s.prim_emitter, "emitters by primitive");
-        if (!s.light_cdf.empty()) light_cdf_.upload(s.light_cdf, "light distribution");
-        if (!s.light_pmf.empty()) light_pmf_.upload(s.light_pmf, "light probabilities");
-        view_ = s.view();
+        scene_.upload(s);
+        view_ = scene_.view();
         render_origin_ = s.render_origin;
-        view_.nodes = nodes_.get();
-        view_.nodes4 = s.nodes4.empty() ? nullptr : nodes4_.get();
-        view_.nodes8 = s.nodes8.empty() ? nullptr : nodes8_.get();
-        view_.prims = prims_.get();
-        view_.prim_tests = prim_tests_.get();
-        view_.normals = s.normals.empty() ? nullptr : normals_.get();
-        view_.planes = planes_.get();
-        view_.materials = materials_.get();
-        view_.lights = lights_.get();
-        view_.texels = s.texels.empty() ? nullptr : texels_.get();
-        view_.textures = s.textures.empty() ? nullptr : textures_.get();
-        view_.srgb_lut = s.srgb_lut.empty() ? nullptr : srgb_lut_.get();
-        view_.uvs = s.uvs.empty() ? nullptr : uvs_.get();
-        view_.prim_alpha = s.prim_alpha.empty() ? nullptr : prim_alpha_.get();
-        view_.emitters = s.emitters.empty() ? nullptr : emitters_.get();
-        view_.prim_emitter = s.prim_emitter.empty() ? nullptr : prim_emitter_.get();
-        view_.light_cdf = s.light_cdf.empty() ? nullptr : light_cdf_.get();
-        view_.light_pmf = s.light_pmf.empty() ? nullptr : light_pmf_.get();
         ++scene_generation_;
     }
 
@@ -136,7 +104,7 @@ public:
     double timed_frame(const Camera& camera, const RenderSettings& settings, FrameStats* stats) override {
         bind();
         out_.allocate(size_t(settings.width) * size_t(settings.rows()), "output image");
-        allocate(uint32_t(settings.width) * uint32_t(settings.rows()), settings);  // outside the timing
+        rays_.grow(settings);  // outside the timing
         CUDA_CHECK(cudaEventRecord(frame_begin_.get(), stream_));
         render_device(camera, settings, out_.get(), stats);
         CUDA_CHECK(cudaEventRecord(frame_end_.get(), stream_));
@@ -149,17 +117,15 @@ public:
     void render_device(const Camera& camera, const RenderSettings& settings, uint32_t* device_rgba,
                        FrameStats* stats) override {
         bind();
-        const uint32_t pixels = uint32_t(settings.width) * uint32_t(settings.rows());
-        allocate(pixels, settings);
+        rays_.grow(settings);
 
         FrameContext f;
         f.scene = view_;
         f.camera = make_camera(camera, settings.width, settings.height, render_origin_);  // the CPU side's copy
-        f.rays = RayBuffers{origin_.get(), dir_.get(), weight_.get(), radiance_.get(), hit_t_.get(),
-                            hit_id_.get()};
+        f.rays = rays_.rays();
         set_band_geometry(f, uint32_t(settings.width), uint32_t(settings.height), uint32_t(settings.band_y),
                           uint32_t(settings.band_h), uint32_t(settings.warp_width));
-        if (uses_ray_tree(view_, settings)) f.tree = allocate_tree(f.ray_count, settings.depth);
+        if (uses_ray_tree(view_, settings)) f.tree = rays_.tree(f.ray_count, settings.depth, stream_);
         f.srgb_thresholds = thresholds_.get();
         f.out_rgba = device_rgba;
 
@@ -205,7 +171,7 @@ public:
         bind();
         std::vector<f4> radiance(last_frame_.ray_count);
         CUDA_CHECK(cudaStreamSynchronize(stream_));
-        CUDA_CHECK(cudaMemcpy(radiance.data(), radiance_.get(), radiance.size() * sizeof(f4), cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(radiance.data(), rays_.radiance.get(), radiance.size() * sizeof(f4), cudaMemcpyDeviceToHost));
         resolve_linear(last_frame_, radiance.data(), out);
     }
 
@@ -221,16 +187,16 @@ public:
         FrameControl c{};
         CUDA_CHECK(cudaMemcpy(&c, ctrl_.get(), sizeof c, cudaMemcpyDeviceToHost));
         if (s.mode == DeadRayMode::Stencil && !c.packed) {
-            CUDA_CHECK(cudaMemcpy(words.data(), stencil_.get(), words.size() * 4, cudaMemcpyDeviceToHost));
+            CUDA_CHECK(cudaMemcpy(words.data(), rays_.stencil.get(), words.size() * 4, cudaMemcpyDeviceToHost));
         } else if (s.mode == DeadRayMode::Flags) {
             std::vector<uint32_t> flags(ray_count);
-            CUDA_CHECK(cudaMemcpy(flags.data(), flags_.get(), flags.size() * 4, cudaMemcpyDeviceToHost));
+            CUDA_CHECK(cudaMemcpy(flags.data(), rays_.flags.get(), flags.size() * 4, cudaMemcpyDeviceToHost));
             for (uint32_t i = 0; i < ray_count; ++i)
                 if (flags[i]) words[i >> 5] |= 1u << (i & 31);
         } else {  // compaction's list 0, and the stencil's once it handed a sample to compaction
             const uint32_t n = s.mode == DeadRayMode::Stencil ? c.packed_live[0] : c.live[0];
             std::vector<uint32_t> list(n);
-            CUDA_CHECK(cudaMemcpy(list.data(), list_[0].get(), size_t(n) * 4, cudaMemcpyDeviceToHost));
+            CUDA_CHECK(cudaMemcpy(list.data(), rays_.list[0].get(), size_t(n) * 4, cudaMemcpyDeviceToHost));
             for (uint32_t i : list) words[i >> 5] |= 1u << (i & 31);
         }
         return words;
@@ -268,9 +234,9 @@ private:
         k.kill = s.kill;
         k.counting = counting;
         k.launch = sizes_.config();
-        const void* b[10] = {device_rgba,    origin_.get(),   stencil_.get(),  flags_.get(),
-                             list_[0].get(), list_[1].get(), counters_.get(), reached_.get(),
-                             tree_entries_.get(), pool_sample_.get()};
+        const void* b[10] = {device_rgba,    rays_.origin.get(),   rays_.stencil.get(),  rays_.flags.get(),
+                             rays_.list[0].get(), rays_.list[1].get(), counters_.get(), reached_.get(),
+                             rays_.tree_entries.get(), rays_.pool_sample.get()};
         std::memcpy(k.buffers, b, sizeof b);
         return k;
     }
@@ -381,13 +347,6 @@ private:
         run_frame(launch, f, settings);
     }
 
-    // The pool's buffers (cuda/pool_kernels.cuh) for `rays` slots: allocate() made them
-    // for --mode pool.
-    cuda::PoolBuffers pool_buffers(uint32_t rays) {
-        const uint32_t words = rays / kWarpSize;
-        return {pool_sample_.get(), pool_bounce_.get(), pool_hit_.get(), {list_[0].get(), list_[1].get()},
-                pool_next_.get(), words};
-    }
     // The paths in flight: as Cycles sizes its pool, 16 x what the GPU runs at once (and
     // at least 16 x 65,536), a whole number of warps; at most the frame's ray slots.
     // SRT_POOL_PATHS, read when the executor is made (so a captured graph's pool is the
@@ -449,7 +408,7 @@ private:
         return 0xffffffffu;
     }
 
-    // The stencil hands a sample's bounces to compaction (cuda/kernels.cuh, PACKED) once
+    // The stencil hands a sample's bounces to compaction (cuda/stencil_kernels.cuh, PACKED) once
     // a dense bounce leaves fewer live lanes than this per live word. By default the path
     // integrator's samples are handed over after their first bounce, and Whitted's under
     // --kill never are (their tail pays): measured on the H100 at 1080p
@@ -467,79 +426,6 @@ private:
         if (next_event_ == events_.size()) events_.push_back(std::make_unique<Event>());
         CUDA_CHECK(cudaEventRecord(events_[next_event_]->get(), stream_));
         return next_event_++;
-    }
-
-    // The ray buffers for a frame of `s`: grown when too small, never shrunk (a split
-    // frame's bands change size as they are balanced, and with peer access enabled
-    // every cudaMalloc and cudaFree maps into or out of the other GPUs).
-    void allocate(uint32_t /*pixels*/, const RenderSettings& s) {
-        const size_t n = frame_geometry(uint32_t(s.width), uint32_t(s.rows()), uint32_t(s.warp_width)).ray_count;
-        // Check the whole need against what is free before any allocation fails.
-        size_t need = 0;
-        if (origin_.size() < n) need += n * (4 * sizeof(f4) + sizeof(float) + sizeof(int32_t) + 4);
-        if (need) {
-            size_t free_b = 0, total_b = 0;
-            CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-            if (need > free_b)
-                throw DeviceOutOfMemory(cudaErrorMemoryAllocation,
-                                        "out of device memory: " + std::to_string(s.width) + "x" +
-                                            std::to_string(s.height) + " needs " + mib(need) +
-                                            " of ray buffers, " + mib(free_b) + " free of " + mib(total_b));
-        }
-        origin_.grow(n, "ray origins");
-        dir_.grow(n, "ray directions");
-        weight_.grow(n, "ray weights");
-        radiance_.grow(n, "radiance");
-        hit_t_.grow(n, "hit distances");
-        hit_id_.grow(n, "hit ids");
-        stencil_.grow(n / kWarpSize, "stencil");
-        if (s.mode == DeadRayMode::Flags) flags_.grow(n, "ray flags");
-        // Live sets: stencil lists live words, and live rays where it hands bounces to
-        // compaction (the path integrator, --kill); compact lists live rays (kernels.cuh), the pool
-        // its queue of paths (pool_kernels.cuh).
-        const bool rays_listed = s.mode == DeadRayMode::Compact || s.mode == DeadRayMode::Pool;
-        const bool packs = s.mode == DeadRayMode::Stencil && (s.integrator == Integrator::Path || s.kill.active());
-        if (s.mode != DeadRayMode::Flags) {
-            const size_t entries = rays_listed ? n : n / kWarpSize;
-            list_[0].grow(packs ? n : entries, "live list 0");
-            list_[1].grow(packs ? n : entries, "live list 1");
-        }
-        if (s.mode == DeadRayMode::Pool) {  // grown together: the graph's key names the first
-            const size_t words = n / kWarpSize;
-            pool_sample_.grow(n, "pool samples");
-            pool_bounce_.grow(n, "pool bounces");
-            pool_hit_.grow(n, "pool hits");
-            pool_next_.grow(words, "pool stencil");
-        }
-    }
-
-    // Whitted's ray tree (render/ray_tree.h) for `rays` slots at `depth`: allocated for
-    // frames with glass, zeroed when made, and left zeroed by every frame (a slot's stack
-    // is empty when its tree ends).
-    RayTree allocate_tree(uint32_t rays, int depth) {
-        const size_t cap = depth > 1 ? size_t(depth - 1) : 0;
-        const size_t entries = std::max<size_t>(1, 3 * cap * rays);
-        if (tree_entries_.size() != entries || tree_size_.size() != rays) {
-            size_t free_b = 0, total_b = 0;
-            CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-            const size_t need = ray_tree_bytes(rays, depth);
-            if (need > free_b + tree_entries_.bytes() + tree_size_.bytes())
-                throw DeviceOutOfMemory(cudaErrorMemoryAllocation,
-                                        "out of device memory: the ray tree of glass at depth " +
-                                            std::to_string(depth) + " needs " + mib(need) + ", " + mib(free_b) +
-                                            " free of " + mib(total_b));
-            tree_entries_.allocate(entries, "ray tree");
-            tree_size_.allocate(rays, "ray tree sizes");
-            CUDA_CHECK(cudaMemsetAsync(tree_size_.get(), 0, tree_size_.bytes(), stream_));
-        }
-        RayTree t;
-        t.origin = tree_entries_.get();
-        t.dir = t.origin + cap * rays;
-        t.weight = t.dir + cap * rays;
-        t.size = tree_size_.get();
-        t.capacity = uint32_t(cap);
-        t.ray_count = rays;
-        return t;
     }
 
     static LaunchConfig default_launch() {
@@ -576,35 +462,14 @@ private:
     SceneView view_;
     FrameContext last_frame_;        // for read_linear
     Point3 render_origin_{0.0};  // CompiledScene::render_origin of the scene uploaded
-    DeviceBuffer<BvhNode> nodes_;
-    DeviceBuffer<Bvh4Node> nodes4_;
-    DeviceBuffer<Bvh8Node> nodes8_;
-    DeviceBuffer<PrimGpu> prims_;
-    DeviceBuffer<PrimTestGpu> prim_tests_;
-    DeviceBuffer<f4> normals_;  // 3 per primitive, only for scenes with smooth triangles
-    DeviceBuffer<PlaneGpu> planes_;
-    DeviceBuffer<MaterialGpu> materials_;
-    DeviceBuffer<LightGpu> lights_;
-    DeviceBuffer<uint32_t> texels_;  // the texture arrays, only for scenes with textures
-    DeviceBuffer<TextureGpu> textures_;
-    DeviceBuffer<float> srgb_lut_;
-    DeviceBuffer<f4> uvs_;
-    DeviceBuffer<uint32_t> prim_alpha_;
-    DeviceBuffer<EmitterGpu> emitters_;  // the path integrator's light table, only where there are lights to sample
-    DeviceBuffer<uint32_t> prim_emitter_;
-    DeviceBuffer<float> light_cdf_, light_pmf_;
+    cuda::DeviceScene scene_;
     DeviceBuffer<float> thresholds_;
-    DeviceBuffer<f4> origin_, dir_, weight_, radiance_;
-    DeviceBuffer<float> hit_t_;
-    DeviceBuffer<int32_t> hit_id_;
-    DeviceBuffer<uint32_t> stencil_, flags_, list_[2], out_;
-    DeviceBuffer<f4> tree_entries_;  // Whitted's ray tree, for frames with glass (allocate_tree)
-    DeviceBuffer<uint32_t> tree_size_;
+    cuda::DeviceRays rays_;
+    DeviceBuffer<uint32_t> out_;
     DeviceBuffer<FrameControl> ctrl_;
     DeviceBuffer<uint32_t> word_counts_;  // dense reflect's live words (cuda::kWordCountSlots)
     DeviceBuffer<BounceCounters> counters_;
     DeviceBuffer<uint32_t> reached_;               // path modes and pool, stats: per sample, the bounces reached
-    DeviceBuffer<uint32_t> pool_sample_, pool_bounce_, pool_hit_, pool_next_;  // the pool (pool_buffers)
     DeviceBuffer<cuda::PathCounters> path_steps_;  // regenerate, stats: its SIMD efficiency
     FrameControl frame_start_{};               // staging for the per-frame upload (camera, reset state)
     cudaStream_t side_[4] = {};  // capture of the sample and bounce loop bodies, the dense/sparse and packed branches

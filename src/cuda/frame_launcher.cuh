@@ -272,7 +272,7 @@ struct FrameLauncher {
                 // Dense: reflect counts the live words k_end_bounce decides by.
                 const auto kernel = cuda::k_stencil_write<Op>;
                 const auto [grid, b] = per_ray(kernel, block, f.ray_count);
-                launch(stage, grid, b, kernel, f, ex.stencil_.get(), op, false,
+                launch(stage, grid, b, kernel, f, ex.rays_.stencil.get(), op, false,
                        out == 0 ? ex.word_counts_.get() : nullptr, c, (const FrameControl*)ctrl());
                 break;
             }
@@ -280,21 +280,34 @@ struct FrameLauncher {
                 // Only reflect's survivors steer the bounce loop (k_end_bounce reads live[0]).
                 const auto kernel = cuda::k_flags_write<Op>;
                 const auto [grid, b] = per_ray(kernel, block, f.ray_count);
-                launch(stage, grid, b, kernel, f, ex.flags_.get(), op, false, out == 0 ? live(0) : nullptr, c,
+                launch(stage, grid, b, kernel, f, ex.rays_.flags.get(), op, false, out == 0 ? live(0) : nullptr, c,
                        (const FrameControl*)ctrl());
                 break;
             }
-            case DeadRayMode::Compact: {
-                const auto kernel = cuda::k_compact_write<Op>;
-                const auto [grid, b] = filling(kernel, block);
-                launch(stage, grid, b, kernel, f, (const uint32_t*)ex.list_[in].get(), (const uint32_t*)live(in),
-                       op, ex.list_[out].get(), live(out), c, (const FrameControl*)ctrl());
-                break;
-            }
+            case DeadRayMode::Compact: compact_write(stage, block, f, op, c, in, out, live(0)); break;
             case DeadRayMode::Megakernel:
             case DeadRayMode::Regenerate:
                 break;  // run_frame calls trace_paths instead
         }
+    }
+    // Compaction's kernels over live lists 0 and 1, whose sizes are sizes[0] and [1]:
+    // --mode compact's (FrameControl::live), or the stencil's packed bounce's (packed_live).
+    // A stage that changes liveness reads list `in` and writes list `out`; shade reads
+    // list 1 and clears sizes[0], which reflect refills.
+    template <class Op>
+    void compact_write(Stage stage, int block, const FrameContext& f, Op op, BounceCounters* c, int in, int out,
+                       uint32_t* sizes) {
+        const auto kernel = cuda::k_compact_write<Op>;
+        const auto [grid, b] = filling(kernel, block);
+        launch(stage, grid, b, kernel, f, (const uint32_t*)ex.rays_.list[in].get(), (const uint32_t*)&sizes[in], op,
+               ex.rays_.list[out].get(), &sizes[out], c, (const FrameControl*)ctrl());
+    }
+    template <class Op>
+    void compact_shade(int block, const FrameContext& f, Op op, uint32_t* sizes) {
+        const auto kernel = cuda::k_compact_read<Op>;
+        const auto [grid, b] = filling(kernel, block);
+        launch(kShade, grid, b, kernel, f, (const uint32_t*)ex.rays_.list[1].get(), (const uint32_t*)&sizes[1], op,
+               counters(), ctrl(), &sizes[0]);
     }
     // The same kernels for both integrators (traversal has no integrator).
     void intersect(const FrameContext& f, int bounce);
@@ -309,24 +322,18 @@ struct FrameLauncher {
             case DeadRayMode::Stencil: {
                 const auto kernel = cuda::k_stencil_read<cuda::ShadeOp<W>>;
                 const auto [grid, b] = per_ray(kernel, block, f.ray_count);
-                launch(kShade, grid, b, kernel, f, (const uint32_t*)ex.stencil_.get(), op, counters(),
+                launch(kShade, grid, b, kernel, f, (const uint32_t*)ex.rays_.stencil.get(), op, counters(),
                        (const FrameControl*)ctrl());
                 break;
             }
             case DeadRayMode::Flags: {
                 const auto kernel = cuda::k_flags_read<cuda::ShadeOp<W>>;
                 const auto [grid, b] = per_ray(kernel, block, f.ray_count);
-                launch(kShade, grid, b, kernel, f, (const uint32_t*)ex.flags_.get(), op, counters(), ctrl(),
+                launch(kShade, grid, b, kernel, f, (const uint32_t*)ex.rays_.flags.get(), op, counters(), ctrl(),
                        live(0));
                 break;
             }
-            case DeadRayMode::Compact: {
-                const auto kernel = cuda::k_compact_read<cuda::ShadeOp<W>>;
-                const auto [grid, b] = filling(kernel, block);
-                launch(kShade, grid, b, kernel, f, (const uint32_t*)ex.list_[1].get(), (const uint32_t*)live(1),
-                       op, counters(), ctrl(), live(0));
-                break;
-            }
+            case DeadRayMode::Compact: compact_shade(block, f, op, live(0)); break;
             case DeadRayMode::Megakernel:
             case DeadRayMode::Regenerate:
                 break;  // run_frame calls trace_paths instead

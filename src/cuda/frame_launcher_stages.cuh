@@ -45,7 +45,7 @@ void FrameLauncher<Executor, kSet>::sparse_bounce(const FrameContext& f) {
         constexpr int S = shade_variant(W);
         const auto kernel = cuda::k_stencil_sparse_bounce<Intersect, cuda::ShadeOp<S>, cuda::ReflectOp<W>>;
         const auto [grid, b] = filling(kernel, ex.sizes_.config().intersect);
-        launch(kIntersect, grid, b, kernel, f, ex.stencil_.get(), ex.list_[0].get(), ex.list_[1].get(),
+        launch(kIntersect, grid, b, kernel, f, ex.rays_.stencil.get(), ex.rays_.list[0].get(), ex.rays_.list[1].get(),
                Intersect{}, cuda::shade_op<S>(ctrl()), cuda::ReflectOp<W>{ctrl()}, counters(), ctrl());
     });
 }
@@ -55,19 +55,12 @@ void FrameLauncher<Executor, kSet>::packed_bounce(const FrameContext& f) {
     if constexpr (kPath || kKilling) {
         FrameControl* c = ctrl();
         packed_intersect(f);
-        // Compaction's shade and reflect, as shade_w and write_stage launch them.
-        variant(f, [&](auto w) {
+        variant(f, [&](auto w) {  // compaction's shade and reflect, over the packed lists
             constexpr int W = decltype(w)::value;
             constexpr int S = shade_variant(W);
-            const auto shade = cuda::k_compact_read<cuda::ShadeOp<S>>;
-            const auto [gs, bs] = filling(shade, ex.sizes_.config().shade);
-            launch(kShade, gs, bs, shade, f, (const uint32_t*)ex.list_[1].get(), (const uint32_t*)&c->packed_live[1],
-                   cuda::shade_op<S>(c), counters(), c, &c->packed_live[0]);
-            const auto reflect = cuda::k_compact_write<cuda::ReflectOp<W>>;
-            const auto [gr, br] = filling(reflect, ex.sizes_.config().reflect);
-            launch(kReflect, gr, br, reflect, f, (const uint32_t*)ex.list_[1].get(),
-                   (const uint32_t*)&c->packed_live[1], cuda::ReflectOp<W>{c}, ex.list_[0].get(),
-                   &c->packed_live[0], (BounceCounters*)nullptr, (const FrameControl*)c);
+            compact_shade(ex.sizes_.config().shade, f, cuda::shade_op<S>(c), c->packed_live);
+            compact_write(kReflect, ex.sizes_.config().reflect, f, cuda::ReflectOp<W>{c}, nullptr, 1, 0,
+                          c->packed_live);
         });
     }
 }
@@ -75,8 +68,8 @@ void FrameLauncher<Executor, kSet>::packed_bounce(const FrameContext& f) {
 template <class Executor, int kSet>
 void FrameLauncher<Executor, kSet>::pack(const FrameContext& f) {
     const uint32_t words = f.ray_count >> 5;
-    launch(kReflect, std::max((words + 255u) / 256u, 1u), 256, cuda::k_stencil_pack, ex.stencil_.get(), words, ctrl(),
-           ex.list_[0].get());
+    launch(kReflect, std::max((words + 255u) / 256u, 1u), 256, cuda::k_stencil_pack, ex.rays_.stencil.get(), words, ctrl(),
+           ex.rays_.list[0].get());
 }
 
 template <class Executor, int kSet>
@@ -84,14 +77,9 @@ void FrameLauncher<Executor, kSet>::packed_intersect(const FrameContext& f) {
     if constexpr (kPath) {
         as<kSet & kKill>().packed_intersect(f);
     } else {  // compaction's intersect over the packed lists (the same kernels as --mode compact's)
-        FrameControl* c = ctrl();
         variant(f, [&](auto w) {
-            using Op = cuda::IntersectOp<whitted_variant(decltype(w)::value)>;
-            const auto kernel = cuda::k_compact_write<Op>;
-            const auto [grid, b] = filling(kernel, ex.sizes_.config().intersect);
-            launch(kIntersect, grid, b, kernel, f, (const uint32_t*)ex.list_[0].get(),
-                   (const uint32_t*)&c->packed_live[0], Op{}, ex.list_[1].get(), &c->packed_live[1], counters(),
-                   (const FrameControl*)c);
+            compact_write(kIntersect, ex.sizes_.config().intersect, f,
+                          cuda::IntersectOp<whitted_variant(decltype(w)::value)>{}, counters(), 0, 1, ctrl()->packed_live);
         });
     }
 }
@@ -102,8 +90,8 @@ void FrameLauncher<Executor, kSet>::tail(const FrameContext& f) {
         constexpr int W = decltype(w)::value;
         const auto kernel = cuda::k_path_tail<cuda::TraceOp<W>, false>;
         const auto [grid, b] = per_ray(kernel, cuda::kPathBlock, f.ray_count);
-        launch(kIntersect, grid, b, kernel, f, cuda::TraceOp<W>{}, cuda::TailKind::ListedWords, ex.stencil_.get(),
-               ex.flags_.get(), (const uint32_t*)ex.list_[0].get(), (const uint32_t*)ex.list_[1].get(), counters(),
+        launch(kIntersect, grid, b, kernel, f, cuda::TraceOp<W>{}, cuda::TailKind::ListedWords, ex.rays_.stencil.get(),
+               ex.rays_.flags.get(), (const uint32_t*)ex.rays_.list[0].get(), (const uint32_t*)ex.rays_.list[1].get(), counters(),
                ctrl());
     });
 }
@@ -128,7 +116,7 @@ void FrameLauncher<Executor, kSet>::trace_paths(const FrameContext& f, DeadRayMo
 
 template <class Executor, int kSet>
 void FrameLauncher<Executor, kSet>::trace_pool(const FrameContext& f) {
-    const cuda::PoolBuffers p = ex.pool_buffers(f.ray_count);
+    const cuda::PoolBuffers p = ex.rays_.pool(f.ray_count);
     const uint32_t pool = ex.pool_paths(f.ray_count);
     uint32_t* reached = counting ? ex.reached_.get() : nullptr;
     // The next queue's stencil into the queue, in slot order; then it is this step's.
@@ -182,8 +170,8 @@ void FrameLauncher<Executor, kSet>::finish_trees(const FrameContext& f) {
             const cuda::TailKind kind = settings.mode == DeadRayMode::Stencil ? cuda::TailKind::StencilWords
                                         : settings.mode == DeadRayMode::Flags ? cuda::TailKind::Flags
                                                                               : cuda::TailKind::RayList;
-            launch(kReflect, grid, b, kernel, f, cuda::TraceOp<W>{}, kind, ex.stencil_.get(), ex.flags_.get(),
-                   (const uint32_t*)ex.list_[0].get(), (const uint32_t*)ex.list_[1].get(), counters(), ctrl());
+            launch(kReflect, grid, b, kernel, f, cuda::TraceOp<W>{}, kind, ex.rays_.stencil.get(), ex.rays_.flags.get(),
+                   (const uint32_t*)ex.rays_.list[0].get(), (const uint32_t*)ex.rays_.list[1].get(), counters(), ctrl());
         });
         launch(kReflect, 1, 1, cuda::k_end_tree, ctrl(), uint32_t(f.max_depth));
     }
@@ -195,8 +183,8 @@ void FrameLauncher<Executor, kSet>::list_words(const FrameContext& f) {
         as<0>().list_words(f);
     } else {
         const auto [grid, b] = filling(cuda::k_stencil_list, 256);
-        launch(kReflect, grid, b, cuda::k_stencil_list, (const uint32_t*)ex.stencil_.get(), f.ray_count >> 5,
-               ctrl(), ex.list_[0].get(), ex.list_[1].get());
+        launch(kReflect, grid, b, cuda::k_stencil_list, (const uint32_t*)ex.rays_.stencil.get(), f.ray_count >> 5,
+               ctrl(), ex.rays_.list[0].get(), ex.rays_.list[1].get());
     }
 }
 
@@ -211,21 +199,21 @@ void FrameLauncher<Executor, kSet>::generate(const FrameContext& f) {
             case DeadRayMode::Stencil: {
                 const auto kernel = cuda::k_stencil_write<cuda::GenerateOp>;
                 const auto [grid, b] = per_ray(kernel, block, f.ray_count);
-                launch(kGenerate, grid, b, kernel, f, ex.stencil_.get(), op, true, (uint32_t*)nullptr,
+                launch(kGenerate, grid, b, kernel, f, ex.rays_.stencil.get(), op, true, (uint32_t*)nullptr,
                        (BounceCounters*)nullptr, (const FrameControl*)ctrl());
                 break;
             }
             case DeadRayMode::Flags: {
                 const auto kernel = cuda::k_flags_write<cuda::GenerateOp>;
                 const auto [grid, b] = per_ray(kernel, block, f.ray_count);
-                launch(kGenerate, grid, b, kernel, f, ex.flags_.get(), op, true, (uint32_t*)nullptr,
+                launch(kGenerate, grid, b, kernel, f, ex.rays_.flags.get(), op, true, (uint32_t*)nullptr,
                        (BounceCounters*)nullptr, (const FrameControl*)ctrl());
                 break;
             }
             case DeadRayMode::Compact: {
                 const auto kernel = cuda::k_compact_generate<cuda::GenerateOp>;
                 const auto [grid, b] = per_ray(kernel, block, f.ray_count);
-                launch(kGenerate, grid, b, kernel, f, op, ex.list_[0].get(), live(0));
+                launch(kGenerate, grid, b, kernel, f, op, ex.rays_.list[0].get(), live(0));
                 break;
             }
             case DeadRayMode::Megakernel:
@@ -266,10 +254,10 @@ void FrameLauncher<Executor, kSet>::retire(const FrameContext& f, int bounce) {
     if (!ex.probe_) return;
     switch (settings.mode) {
         case DeadRayMode::Stencil:
-            CUDA_CHECK(cudaMemsetAsync(ex.stencil_.get(), 0, size_t(f.ray_count >> 5) * 4u, stream));
+            CUDA_CHECK(cudaMemsetAsync(ex.rays_.stencil.get(), 0, size_t(f.ray_count >> 5) * 4u, stream));
             break;
         case DeadRayMode::Flags:
-            CUDA_CHECK(cudaMemsetAsync(ex.flags_.get(), 0, size_t(f.ray_count) * 4u, stream));
+            CUDA_CHECK(cudaMemsetAsync(ex.rays_.flags.get(), 0, size_t(f.ray_count) * 4u, stream));
             break;
         case DeadRayMode::Compact:
             break;  // reflect's list (live[0]) was cleared by shade and stays empty

@@ -33,6 +33,7 @@
 // ray; on the shadow set 1 occluded, 0 not, -2 no ray.
 #include "cuda/check.h"
 #include "cuda/device_buffer.h"
+#include "cuda/device_scene.h"
 #include "ray_sets.cuh"
 #include "render/scene_gpu.h"
 #include "render/stages.h"
@@ -101,57 +102,6 @@ float median_ms(Launch launch) {
     return ms[ms.size() / 2];
 }
 
-// The compiled scene on the device, as the CUDA executor uploads it.
-struct DeviceScene {
-    DeviceBuffer<BvhNode> nodes;
-    DeviceBuffer<Bvh4Node> nodes4;
-    DeviceBuffer<Bvh8Node> nodes8;
-    DeviceBuffer<PrimGpu> prims;
-    DeviceBuffer<PrimTestGpu> tests;
-    DeviceBuffer<f4> normals, uvs;
-    DeviceBuffer<PlaneGpu> planes;
-    DeviceBuffer<MaterialGpu> materials;
-    DeviceBuffer<LightGpu> lights;
-    DeviceBuffer<TextureGpu> textures;
-    DeviceBuffer<uint32_t> texels, prim_alpha;
-    DeviceBuffer<float> srgb_lut;
-    SceneView view;
-    explicit DeviceScene(const CompiledScene& c) : view(c.view()) {
-        nodes.upload(c.nodes, "BVH nodes");
-        nodes4.upload(c.nodes4, "BVH4 nodes");
-        nodes8.upload(c.nodes8, "BVH8 nodes");
-        prims.upload(c.prims, "primitives");
-        tests.upload(c.prim_tests, "primitive tests");
-        normals.upload(c.normals, "vertex normals");
-        planes.upload(c.planes, "planes");
-        materials.upload(c.materials, "materials");
-        lights.upload(c.lights, "lights");
-        // Textures: what alpha-masked triangles' hits test (empty arrays give null).
-        textures.upload(c.textures, "textures");
-        texels.upload(c.texels, "texture images");
-        srgb_lut.upload(c.srgb_lut, "sRGB table");
-        uvs.upload(c.uvs, "texture coordinates");
-        prim_alpha.upload(c.prim_alpha, "alpha masks");
-        view.nodes = nodes.get();
-        view.nodes4 = nodes4.get();
-        view.nodes8 = nodes8.get();
-        view.prims = prims.get();
-        view.prim_tests = tests.get();
-        view.normals = normals.get();
-        view.planes = planes.get();
-        view.materials = materials.get();
-        view.lights = lights.get();
-        view.textures = textures.get();
-        view.texels = texels.get();
-        view.srgb_lut = srgb_lut.get();
-        view.uvs = uvs.get();
-        view.prim_alpha = prim_alpha.get();
-        view.emitters = nullptr;  // the path integrator's, which no kernel here reads
-        view.light_cdf = view.light_pmf = nullptr;
-        view.prim_emitter = nullptr;
-    }
-};
-
 // One ray set's buffers on the device.
 struct RayBuffers {
     DeviceBuffer<float4> o, d;
@@ -203,7 +153,7 @@ constexpr AccelLayout kLayouts[] = {AccelLayout::Bvh2, AccelLayout::Bvh4, AccelL
 // Each layout's kernel times on the four sets at one size, and its hits against the
 // BVH2's (kLayouts[0]).
 void bench_size(const Scene& scene, const std::vector<CompiledScene>& layouts,
-                const std::vector<std::unique_ptr<DeviceScene>>& ds, const Size& sz, std::vector<Row>& rows) {
+                const std::vector<std::unique_ptr<cuda::DeviceScene>>& ds, const Size& sz, std::vector<Row>& rows) {
     const uint32_t n = sz.w * sz.h, grid = (n + kBlock - 1) / kBlock;
     std::printf("# %s: %u slots a set; medians of 15 launches\n", to_string(sz).c_str(), n);
     std::printf("# size layout set rays hits median_ms grays_per_s differ ids\n");
@@ -213,7 +163,7 @@ void bench_size(const Scene& scene, const std::vector<CompiledScene>& layouts,
     std::vector<int> ref[kSets];
     for (size_t k = 0; k < layouts.size(); ++k) {
         const CompiledScene& c = layouts[k];
-        const SceneView& s = ds[k]->view;
+        const SceneView& s = ds[k]->view();
         const CameraGpu cam = make_camera(scene.camera, int(sz.w), int(sz.h), c.render_origin);
         k_primary<<<grid, kBlock>>>(cam, sz.w, sz.h, prim);
         float ms[kSets] = {};
@@ -410,10 +360,11 @@ int main(int argc, char** argv) {
     std::vector<Row> rows;
     try {
         std::vector<CompiledScene> layouts;
-        std::vector<std::unique_ptr<DeviceScene>> ds;
+        std::vector<std::unique_ptr<cuda::DeviceScene>> ds;
         for (const AccelLayout accel : kLayouts) {
             layouts.push_back(compile_scene(scene, accel));
-            ds.push_back(std::make_unique<DeviceScene>(layouts.back()));
+            ds.push_back(std::make_unique<cuda::DeviceScene>());
+            ds.back()->upload(layouts.back());
         }
         std::printf("# %s: %zu triangles, %zu spheres, %zu planes; %zu lights", argv[1], scene.triangles.size(),
                     scene.spheres.size(), scene.planes.size(), scene.lights.size());
