@@ -78,8 +78,7 @@ public:
     // frames with glass, zeroed on `stream` when made, and left zeroed by every frame (a
     // slot's stack is empty when its tree ends).
     RayTree tree(uint32_t rays, int depth, cudaStream_t stream) {
-        const size_t cap = depth > 1 ? size_t(depth - 1) : 0;
-        const size_t entries = std::max<size_t>(1, 3 * cap * rays);
+        const size_t entries = std::max<size_t>(1, 3 * ray_tree_capacity(depth) * rays);
         if (tree_entries.size() != entries || tree_size.size() != rays) {
             size_t free_b = 0, total_b = 0;
             CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
@@ -93,14 +92,7 @@ public:
             tree_size.allocate(rays, "ray tree sizes");
             CUDA_CHECK(cudaMemsetAsync(tree_size.get(), 0, tree_size.bytes(), stream));
         }
-        RayTree t;
-        t.origin = tree_entries.get();
-        t.dir = t.origin + cap * rays;
-        t.weight = t.dir + cap * rays;
-        t.size = tree_size.get();
-        t.capacity = uint32_t(cap);
-        t.ray_count = rays;
-        return t;
+        return ray_tree_over(tree_entries.get(), tree_size.get(), rays, depth);
     }
 
     DeviceBuffer<f4> origin, dir, weight, radiance;

@@ -386,17 +386,10 @@ private:
     // Whitted's ray tree (render/ray_tree.h), for frames with glass; kept zeroed between
     // frames (every slot's stack is empty when its tree ends).
     RayTree allocate_tree(size_t rays, int depth) {
-        const size_t cap = depth > 1 ? size_t(depth - 1) : 0;
-        if (tree_entries_.size() != 3 * cap * rays) tree_entries_.assign(3 * cap * rays, f4{});
+        const size_t entries = 3 * ray_tree_capacity(depth) * rays;
+        if (tree_entries_.size() != entries) tree_entries_.assign(entries, f4{});
         if (tree_size_.size() != rays) tree_size_.assign(rays, 0u);
-        RayTree t;
-        t.origin = tree_entries_.data();
-        t.dir = t.origin + cap * rays;
-        t.weight = t.dir + cap * rays;
-        t.size = tree_size_.data();
-        t.capacity = uint32_t(cap);
-        t.ray_count = uint32_t(rays);
-        return t;
+        return ray_tree_over(tree_entries_.data(), tree_size_.data(), uint32_t(rays), depth);
     }
 
     int threads_;

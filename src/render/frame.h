@@ -45,10 +45,25 @@ struct RayTree {
     uint32_t ray_count = 0;    // the plane stride
 };
 
+// Deferred rays a slot's stack holds at `depth`.
+inline size_t ray_tree_capacity(int depth) { return depth > 1 ? size_t(depth - 1) : 0; }
 // Bytes of a tree for `rays` slots at `depth` (executors allocate it, memory_check counts it).
 inline size_t ray_tree_bytes(uint32_t rays, int depth) {
-    const size_t cap = depth > 1 ? size_t(depth - 1) : 0;
-    return cap * size_t(rays) * 3 * sizeof(f4) + size_t(rays) * sizeof(uint32_t);
+    return ray_tree_capacity(depth) * size_t(rays) * 3 * sizeof(f4) + size_t(rays) * sizeof(uint32_t);
+}
+// The tree for `rays` slots at `depth` over an executor's arrays: `entries` holds
+// 3 * ray_tree_capacity(depth) * rays (the origins, then the directions, then the
+// weights), `sizes` one per slot.
+inline RayTree ray_tree_over(f4* entries, uint32_t* sizes, uint32_t rays, int depth) {
+    const size_t cap = ray_tree_capacity(depth);
+    RayTree t;
+    t.origin = entries;
+    t.dir = t.origin + cap * rays;
+    t.weight = t.dir + cap * rays;
+    t.size = sizes;
+    t.capacity = uint32_t(cap);
+    t.ray_count = rays;
+    return t;
 }
 
 struct FrameContext {

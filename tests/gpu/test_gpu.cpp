@@ -6,6 +6,7 @@
 #include "render/split_executor.h"
 #include "scene/load.h"
 #include "scene/scene.h"
+#include "support/bench_scenes.h"
 #include "support/scene_transform.h"
 #include "support/settings.h"
 
@@ -66,17 +67,7 @@ std::vector<std::pair<std::string, Scene>> scenes() {
     // Conference (331k triangles), where present decompressed (tools/gpu/lib.sh does
     // that), seen from inside the room as in the benchmark.
     const std::string conf = data + "/scenes/conference/conference.obj";
-    if (std::filesystem::exists(conf)) {
-        Scene s = load_scene(conf);
-        s.camera.from = {1600, 500, 90};
-        s.camera.at = {200, 100, 10};
-        s.camera.up = {0, 1, 0};
-        s.camera.fov_deg = 75;
-        Light l;
-        l.position = {600, 600, 50};
-        s.lights = {l};
-        v.emplace_back("conference", std::move(s));
-    }
+    if (std::filesystem::exists(conf)) v.emplace_back("conference", test::conference_benchmark_view(conf));
     return v;
 }
 

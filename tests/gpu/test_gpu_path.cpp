@@ -7,6 +7,7 @@
 #include "render/kill.h"
 #include "scene/load.h"
 #include "scene/scene.h"
+#include "support/bench_scenes.h"
 #include "support/settings.h"
 
 #include <gtest/gtest.h>
@@ -55,17 +56,7 @@ std::vector<std::pair<std::string, Scene>> path_scenes() {
         if (std::filesystem::exists(p)) v.emplace_back(f, load_scene(p));
     }
     const std::string conf = data + "/scenes/conference/conference.obj";
-    if (std::filesystem::exists(conf)) {
-        Scene s = load_scene(conf);
-        s.camera.from = {1600, 500, 90};
-        s.camera.at = {200, 100, 10};
-        s.camera.up = {0, 1, 0};
-        s.camera.fov_deg = 75;
-        Light l;
-        l.position = {600, 600, 50};
-        s.lights = {l};
-        v.emplace_back("conference", std::move(s));
-    }
+    if (std::filesystem::exists(conf)) v.emplace_back("conference", test::conference_benchmark_view(conf));
     return v;
 }
 
