@@ -15,7 +15,7 @@
 //                              BVH-ordered primitive array
 //          count == 0 and child < 0 -> empty slot. Its box is stored inverted
 //                              (lo = +1e30, hi = -1e30), but the min/max slab test
-//                              (accel/intersect.h hit_box) swaps each slab's ends, so
+//                              (accel/traversal_common.h hit_box) swaps each slab's ends, so
 //                              it acts as a box of all space: every ray enters it and
 //                              visits the empty leaf, which tests no primitive
 //                              (harmless). It only occurs when the whole scene is one
@@ -78,8 +78,8 @@ constexpr uint32_t kPrimMaterialMask = 0x3fffffffu;
 //             in a scene whose spheres are computed in double (accel/intersect.h). The
 //             tag is a NaN
 //             payload, which a triangle's r2.x (finite) never is.
-// The test is accel/intersect.h hit_prim. Why this layout: docs/ARCHITECTURE.md, and the
-// measurement against Moller-Trumbore on the stored vertices in accel/intersect.h.
+// The test is accel/prim_hits.h hit_prim. Why this layout: docs/ARCHITECTURE.md, and the
+// measurement against Moller-Trumbore on the stored vertices in accel/prim_hits.h.
 struct alignas(16) PrimTestGpu {
     f4 a;
     f4 b;

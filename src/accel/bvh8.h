@@ -34,7 +34,7 @@
 //
 // Primitives are reordered so that each node's leaf children are contiguous
 // (compile_scene applies the order); a hit's tie goes to the lower *original* primitive id
-// (accel/intersect.h closer_prim), so every layout finds the same primitive.
+// (accel/traversal_common.h closer_prim), so every layout finds the same primitive.
 #pragma once
 
 #include "accel/bvh.h"
@@ -60,7 +60,7 @@ static_assert(sizeof(Bvh8Node) == 80, "Bvh8Node must be 80 bytes");
 // node's 32 (meta's offset is 5 bits).
 constexpr int kBvh8LeafPrims = kMaxLeafPrims;
 // Traversal stack entries: a node group and a postponed primitive group a tree level at
-// most (accel/intersect.h traverse_bvh8); collapse_bvh8 refuses deeper trees (the depth
+// most (accel/traverse_bvh8.h); collapse_bvh8 refuses deeper trees (the depth
 // of a BVH8 collapsed from a BVH2 under 64 deep is far less than 31).
 constexpr int kBvh8StackSize = 64;
 // Marks a primitive group on that stack, in the top bit of an index: collapse_bvh8 keeps

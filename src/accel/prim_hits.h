@@ -35,7 +35,7 @@ SRT_HD_INLINE glm::vec3 unit(const glm::vec3& v) { return v * (1.0f / sqrtf(glm:
 // (which shading still uses for the hit point, accel/hit_point.h): 4-11% faster
 // traversal on the H100 (docs/performance.md, "BVH layouts").
 // `bary`, when given, receives the hit's barycentrics (u, v) (an alpha mask's texture
-// coordinates: accel/intersect.h).
+// coordinates: accel/traversal_common.h).
 SRT_HD_INLINE bool hit_triangle(const glm::vec3& o, const glm::vec3& d, const f4& a, const f4& b, const f4& c,
                                 float tmax, float& t, glm::vec2* bary = nullptr) {
     const glm::vec3 tv = o - xyz(a);

@@ -109,14 +109,14 @@ struct SceneView {
     uint32_t light_count = 0;
     // Some sphere's hit points and near-surface tests are computed in double (accel/bvh.h
     // sphere_needs_double): the kernels for this scene are the ones compiled with that
-    // code (accel/intersect.h kPreciseSpheres); scenes without such a sphere run kernels
+    // code (accel/variant.h kPreciseSpheres); scenes without such a sphere run kernels
     // that do not hold it.
     bool precise_spheres = false;
     // Some triangle's material has an alpha mask: traversal runs the kernels compiled with
-    // the mask test (accel/intersect.h kAlphaMasks); other scenes never pay for it.
+    // the mask test (accel/variant.h kAlphaMasks); other scenes never pay for it.
     bool alpha_masks = false;
     // The textures have mip chains (scene.h TextureFilter::Trilinear): rays carry cones
-    // to pick their levels (accel/intersect.h kRayCones).
+    // to pick their levels (accel/variant.h kRayCones).
     bool ray_cones = false;
     // Some material is a dielectric (glass, water): under Whitted, rays split there
     // (render/ray_tree.h) and shadow rays pass through it.

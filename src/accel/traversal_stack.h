@@ -10,7 +10,7 @@
 // kernel_shared_bytes finds the bytes per thread from the kernel's Op parameters, and
 // the launcher (cuda/frame_launcher.cuh) passes them.
 //
-// Which is faster is measured, per width, in accel/intersect.h (k*ShortStack): on the
+// Which is faster is measured, per width, in accel/traversal_common.h (k*ShortStack): on the
 // H100 the local stack is. On the host the whole stack is one local array.
 #pragma once
 
