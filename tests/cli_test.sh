@@ -40,6 +40,9 @@ check render-bvh2 0 "bvh2.png" -- "$BIN" render "$SRC/scenes/mesh.json" --accel 
 cmp -s "$tmp/bvh4.png" "$tmp/bvh2.png" || { echo "FAIL: --accel bvh4 and bvh2 wrote different PNGs"; fails=$((fails + 1)); }
 check render-bvh8 0 "bvh8.png" -- "$BIN" render "$SRC/scenes/mesh.json" --accel bvh8 --backend cpu -W 64 -H 48 -o "$tmp/bvh8.png"
 cmp -s "$tmp/bvh8.png" "$tmp/bvh2.png" || { echo "FAIL: --accel bvh8 and bvh2 wrote different PNGs"; fails=$((fails + 1)); }
+check bad-splits 2 "spatial-splits" -- "$BIN" render --spatial-splits maybe -o "$tmp/s.png"
+check render-nosplits 0 "nosplits.png" -- "$BIN" render "$SRC/scenes/mesh.json" --spatial-splits off --backend cpu -W 64 -H 48 -o "$tmp/nosplits.png"
+cmp -s "$tmp/nosplits.png" "$tmp/bvh2.png" || { echo "FAIL: --spatial-splits off and on wrote different PNGs"; fails=$((fails + 1)); }
 check bad-texture-filter 2 "texture-filter" -- "$BIN" render --texture-filter anisotropic -o "$tmp/f.png"
 [ -e "$tmp/f.png" ] && { echo "FAIL: a bad --texture-filter left a file"; fails=$((fails + 1)); }
 # The full images by default; from the mip chains a far floor is smoother, so the PNG differs.

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <random>
 
@@ -218,6 +219,14 @@ Hit brute_closest(const SceneView& s, const glm::vec3& o, const glm::vec3& d) {
     return h;
 }
 
+// What a hit is, whichever copy of a primitive found it (a spatial split stores a cut
+// primitive once a leaf, render/scene_gpu.h): its original id, or a plane's index.
+uint64_t hit_key(const SceneView& s, int32_t id) {
+    if (id < 0) return ~uint64_t(0);
+    if (uint32_t(id) >= s.prim_count) return (uint64_t(1) << 32) | uint64_t(uint32_t(id) - s.prim_count);
+    return prim_key(s.prims, id);
+}
+
 bool brute_any(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float tmax) {
     const Hit h = brute_closest(s, o, d);
     return h.id >= 0 && h.t < tmax;
@@ -275,9 +284,9 @@ void check_layout_against_brute_force(const Scene& scene, AccelLayout accel, int
         if (ref.id >= 0) {
             ++hits;
             // Same primitive tests, so the same closest distance to the bit, and the
-            // same id: ties go to the lower id in both.
+            // same original id: ties go to the lower one in both.
             ASSERT_EQ(bvh.t, ref.t) << "ray " << r;
-            ASSERT_EQ(bvh.id, ref.id) << "ray " << r;
+            ASSERT_EQ(hit_key(s, bvh.id), hit_key(s, ref.id)) << "ray " << r;
         }
         // Any-hit (shadow rays) with a finite tmax: half the closest distance, or 1.
         const float tmax = ref.id >= 0 ? (r % 3 == 0 ? ref.t * 0.5f : ref.t * 1.5f) : 1.0f;
@@ -320,6 +329,71 @@ Scene torus(int nu, int nv) {
             s.triangles.push_back({p(i, j), p(i + 1, j + 1), p(i, j + 1), 0});
         }
     return s;
+}
+
+// Long thin triangles across the scene, every way, as in architecture (Conference's
+// walls and rails): their boxes overlap, so the build cuts them with spatial splits.
+Scene slivers(int n, uint32_t seed) {
+    Scene s;
+    s.name = "test:slivers";
+    s.add_material(Material{});
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> u(-10.0f, 10.0f), w(0.02f, 0.3f);
+    for (int i = 0; i < n; ++i) {
+        const glm::vec3 a(u(rng), u(rng), u(rng)), b(u(rng), u(rng), u(rng));
+        const glm::vec3 side = w(rng) * unit(glm::cross(b - a, glm::vec3(u(rng), u(rng), u(rng))));
+        s.triangles.push_back({Point3(a), Point3(b), Point3(a + side), 0});
+    }
+    for (int i = 0; i < n; ++i) s.spheres.push_back({Point3{u(rng), u(rng), u(rng)}, 0.2, 0});
+    return s;
+}
+
+TEST(Bvh, MatchesBruteForceOnSlivers) {
+    const Scene s = slivers(1500, 7);
+    ASSERT_GT(compile_scene(s).bvh_stats.references, s.triangles.size() + s.spheres.size())
+        << "no primitive was cut: the test would not test spatial splits";
+    check_against_brute_force(s, 4000, 18);
+}
+
+// With spatial splits and without, every layout finds the same primitive at the same
+// distance: a copy of a cut primitive is the same bytes, and ties go by original id.
+TEST(Bvh, SpatialSplitsChangeNoHit) {
+    const Scene s = slivers(1000, 8);
+    for (AccelLayout a : kLayouts) {
+        SCOPED_TRACE(to_string(a));
+        const CompiledScene on = compile_scene(s, a, BvhBuildOptions{true});
+        const CompiledScene off = compile_scene(s, a, BvhBuildOptions{false});
+        const size_t prims = s.triangles.size() + s.spheres.size();
+        ASSERT_EQ(off.bvh_stats.references, prims);
+        ASSERT_EQ(off.prims.size(), prims);
+        ASSERT_GT(on.bvh_stats.spatial_splits, 0u);
+        ASSERT_EQ(on.prims.size(), on.bvh_stats.references);
+        // Each copy is its primitive's bytes.
+        std::vector<int> seen(prims, -1);
+        for (size_t k = 0; k < on.prims.size(); ++k) {
+            const uint32_t id = prim_key(on.view().prims, int32_t(k));
+            ASSERT_LT(id, prims);
+            if (seen[id] < 0) { seen[id] = int(k); continue; }
+            EXPECT_EQ(std::memcmp(&on.prims[k], &on.prims[size_t(seen[id])], sizeof(PrimGpu)), 0);
+            EXPECT_EQ(std::memcmp(&on.prim_tests[k], &on.prim_tests[size_t(seen[id])], sizeof(PrimTestGpu)), 0);
+        }
+        for (size_t id = 0; id < prims; ++id) ASSERT_GE(seen[id], 0) << "primitive " << id << " is in no leaf";
+        const SceneView von = on.view(), voff = off.view();
+        std::mt19937 rng(9);
+        std::uniform_real_distribution<float> u(-12.0f, 12.0f);
+        int hits = 0;
+        for (int r = 0; r < 20000; ++r) {
+            const glm::vec3 o = glm::vec3(u(rng), u(rng), u(rng)) - glm::vec3(on.render_origin);
+            const glm::vec3 d = unit(glm::vec3(u(rng), u(rng), u(rng)));
+            const Hit h1 = intersect_closest(von, o, d, kInf), h0 = intersect_closest(voff, o, d, kInf);
+            ASSERT_EQ(hit_key(von, h1.id), hit_key(voff, h0.id)) << "ray " << r;
+            ASSERT_EQ(h1.t, h0.t) << "ray " << r;
+            hits += h1.id >= 0;
+            const float tmax = h0.id >= 0 ? h0.t * (r % 2 ? 0.999f : 1.001f) : 1e3f;
+            ASSERT_EQ(occluded(von, o, d, tmax), occluded(voff, o, d, tmax)) << "ray " << r;
+        }
+        EXPECT_GT(hits, 20000 / 4);
+    }
 }
 
 TEST(Bvh, MatchesBruteForceOnTriangleSoup) { check_against_brute_force(random_soup(3000, 0, 1), 4000, 11); }
@@ -407,7 +481,7 @@ TEST(Bvh, TiesGoToTheLowestIdInBothLayouts) {
                     const Hit h = intersect_closest(v, o, d, kInf);
                     const Hit ref = brute_closest(v, o, d);
                     ASSERT_GE(ref.id, 0);
-                    ASSERT_EQ(h.id, ref.id) << to_string(a) << " at " << i << "," << j << "+" << off;
+                    ASSERT_EQ(hit_key(v, h.id), hit_key(v, ref.id)) << to_string(a) << " at " << i << "," << j << "+" << off;
                     ASSERT_EQ(h.t, ref.t);
                     keys.push_back(prim_key(v.prims, h.id));
                     int n = 0;  // primitives hit at that distance

@@ -130,6 +130,35 @@ TEST(Lights, PickedInProportionToPower) {
     }
 }
 
+// A long emitter across a field of small triangles: the BVH's spatial splits cut it into
+// several stored copies (accel/spatial_split.h), and it is still one emitter, with its
+// power counted once, which every copy's hit finds.
+TEST(Lights, AnEmitterCutBySpatialSplitsIsOneEmitter) {
+    Scene s = base_scene();
+    Material lamp;
+    lamp.emission = glm::vec3(2.0f);
+    const uint32_t ml = s.add_material(lamp);
+    for (int i = 0; i < 40; ++i)
+        for (int j = 0; j < 40; ++j) {
+            const double x = -10.0 + 0.5 * i, z = -10.0 + 0.5 * j;
+            add_triangle(s, {x, 0, z}, {x + 0.4, 0, z}, {x, 0.4, z + 0.4}, 0);
+        }
+    add_triangle(s, {-10, 0.1, -10}, {10, 0.3, 10}, {-10, 0.3, -9.9}, ml);  // a diagonal sliver
+    const CompiledScene cs = compile_scene(s);
+    size_t copies = 0;
+    for (size_t k = 0; k < cs.prims.size(); ++k) {
+        if (float_bits(cs.prims[k].p2.w) != 40 * 40) continue;
+        ++copies;
+        EXPECT_EQ(cs.prim_emitter[k], 0u) << "copy at " << k;
+    }
+    ASSERT_GT(copies, 1u) << "the emitter was not cut: the test would test nothing";
+    ASSERT_EQ(cs.emitters.size(), 1u);
+    EXPECT_EQ(cs.light_pmf.size(), 1u);
+    EXPECT_EQ(cs.light_pmf[0], 1.0f);
+    const uint32_t first = float_bits(cs.emitters[0].p0.w);
+    EXPECT_EQ(float_bits(cs.prims[first].p2.w), uint32_t(40 * 40));
+}
+
 // A tilted triangle emitter and a shading point off to the side: the estimate converges to
 // Lambert's formula, one-sided emission counts only when the front faces the point, and
 // each sample's pdf is emitter_pdf's for its point.

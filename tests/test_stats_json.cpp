@@ -59,7 +59,8 @@ void expect_schema(const json& d, size_t frames) {
                                {"texture_images", Int}, {"texture_bytes", Int}, {"texture_filter", Str}, {"masked_triangles", Int}, {"load_ms", Num}, {"compile_ms", Num},
                                {"bvh_build_ms", Num}, {"bvh_nodes", Int}, {"upload_ms", Num}, {"accel", Obj}}, "scene");
     expect_fields(d["scene"]["accel"], {{"layout", Str}, {"nodes", Int}, {"node_bytes", Int}, {"leaves", Int},
-                                        {"avg_leaf_prims", Num}, {"bytes_per_prim", Num}, {"max_depth", Int},
+                                        {"avg_leaf_prims", Num}, {"references", Int}, {"spatial_splits", Int},
+                                        {"bytes_per_prim", Num}, {"max_depth", Int},
                                         {"build_ms", Num}}, "scene.accel");
     expect_fields(d["settings"], {{"width", Int}, {"height", Int}, {"depth", Int}, {"spp", Int}, {"integrator", Str}, {"seed", Int}, {"kill", Str}, {"mode", Str},
                                   {"launch", Str}, {"warp_shape", Str}, {"exposure", Num}, {"backend_requested", Str},

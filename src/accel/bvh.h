@@ -22,7 +22,8 @@
 //                              leaf of <= kMaxLeafPrims (4) primitives.
 //
 // Primitives are stored in BVH order (leaves point to contiguous ranges), 48 bytes each,
-// see PrimGpu. Infinite planes are NOT in the BVH (they have no bounds); they live in a
+// see PrimGpu; a primitive that a spatial split cut is stored once for each leaf that
+// references it (accel/spatial_split.h). Infinite planes are NOT in the BVH (they have no bounds); they live in a
 // short separate list tested brute force (accel/scene_view.h).
 #pragma once
 
@@ -103,9 +104,18 @@ inline bool sphere_needs_double(const glm::vec3& centre, float radius) {
     return radius > 0.25f * near;
 }
 
-// A primitive to be built over: its bounds.
+// A primitive to be built over: its bounds, and a triangle's corners, which spatial
+// splits cut (a sphere is cut as its box).
 struct BuildPrim {
     glm::vec3 lo, hi;
+    bool triangle = false;
+    glm::vec3 v0{0.0f}, v1{0.0f}, v2{0.0f};
+};
+
+struct BvhBuildOptions {
+    // Spatial splits (accel/spatial_split.h): a primitive may be referenced from more
+    // than one leaf, where that lowers the SAH cost. Off: every primitive in one leaf.
+    bool spatial_splits = true;
 };
 
 struct BvhBuildStats {
@@ -113,19 +123,23 @@ struct BvhBuildStats {
     uint32_t leaves = 0;
     uint32_t max_depth = 0;
     uint32_t max_leaf_size = 0;
+    uint32_t primitives = 0;      // built over
+    uint32_t references = 0;      // primitive references in the leaves (>= primitives)
+    uint32_t spatial_splits = 0;  // nodes split by a plane that cut references in two
     double sah_cost = 0.0;
     double build_ms = 0.0;
 };
 
-// The flattened BVH. `order[k]` is the input index of the k-th primitive in BVH order.
+// The flattened BVH. `order[k]` is the input index of the k-th primitive reference in
+// BVH order: each input index at least once, more than once where a spatial split cut it.
 struct Bvh {
     std::vector<BvhNode> nodes;  // root is nodes[0]; empty when there are no primitives
     std::vector<uint32_t> order;
     BvhBuildStats stats;
 };
 
-// Binned SAH build (32 bins per axis, leaves of at most kMaxLeafPrims).
-Bvh build_bvh(const std::vector<BuildPrim>& prims);
+// Binned SAH build (32 bins per axis, leaves of at most kMaxLeafPrims references).
+Bvh build_bvh(const std::vector<BuildPrim>& prims, const BvhBuildOptions& options = {});
 
 constexpr int kMaxLeafPrims = 4;
 constexpr int kBvhStackSize = 64;  // traversal stack; the builder guarantees depth < this

@@ -1,9 +1,14 @@
 // bvh_build.cpp - binned SAH build (Wald, "On fast Construction of SAH-based Bounding
-// Volume Hierarchies", 2007), then flattening into the 64-byte two-box node layout.
+// Volume Hierarchies", 2007) with spatial splits where objects overlap (Stich et al. 2009,
+// accel/spatial_split.h), then flattening into the 64-byte two-box node layout.
 #include "accel/bvh.h"
+#include "accel/spatial_split.h"
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <future>
+#include <thread>
 #include <chrono>
 #include <cmath>
 #include <cassert>
@@ -14,17 +19,19 @@ namespace {
 constexpr int kBins = 32;
 constexpr float kTraversalCost = 1.0f;   // relative to one primitive test
 constexpr int kMedianSplitDepth = 32;    // beyond this, split by count: 32 + log2(2^31) < 64
+// A spatial split is sought only where the best object split's children overlap by
+// more than this fraction of the root's area (Stich et al.'s alpha): elsewhere the
+// object split is as good, and the search is the build's cost.
+constexpr float kSplitOverlap = 1e-5f;
+// References may grow to about this many times the primitives; beyond, only object
+// splits. The allowance is shared out down the tree in proportion to each side's
+// references, so that the tree does not depend on the order in which subtrees are built;
+// the split that uses up a subtree's share may overshoot it.
+constexpr double kMaxReferences = 4.0;
+// Subtrees of at least this many references are built on threads of their own.
+constexpr size_t kParallelRefs = 4096;
 
-struct Box {
-    glm::vec3 lo{1e30f}, hi{-1e30f};
-    void grow(const glm::vec3& p) { lo = glm::min(lo, p); hi = glm::max(hi, p); }
-    void grow(const Box& b) { lo = glm::min(lo, b.lo); hi = glm::max(hi, b.hi); }
-    float area() const {
-        if (lo.x > hi.x) return 0.0f;
-        const glm::vec3 d = hi - lo;
-        return 2.0f * (d.x * d.y + d.y * d.z + d.z * d.x);
-    }
-};
+using Box = BuildBox;
 
 struct BuildNode {
     Box box;
@@ -33,64 +40,104 @@ struct BuildNode {
     bool leaf() const { return left < 0; }
 };
 
+// A built subtree: its nodes (root first) and its leaves' references, in the order a
+// depth-first walk meets them.
+struct Subtree {
+    std::vector<BuildNode> nodes;
+    std::vector<uint32_t> order;
+    uint32_t max_depth = 0;
+    uint32_t spatial_splits = 0;
+
+    // Appends `t` after this subtree's nodes and references; returns where its root went.
+    int append(Subtree&& t) {
+        const int base = int(nodes.size());
+        const uint32_t first = uint32_t(order.size());
+        for (BuildNode n : t.nodes) {
+            if (n.leaf()) n.first += first;
+            else n.left += base, n.right += base;
+            nodes.push_back(n);
+        }
+        order.insert(order.end(), t.order.begin(), t.order.end());
+        max_depth = std::max(max_depth, t.max_depth);
+        spatial_splits += t.spatial_splits;
+        return base;
+    }
+};
+
 class Builder {
 public:
-    explicit Builder(const std::vector<BuildPrim>& prims) : prims_(prims) {
-        const size_t n = prims.size();
-        order_.resize(n);
-        centroid_.resize(n);
-        for (size_t i = 0; i < n; ++i) {
-            order_[i] = uint32_t(i);
-            centroid_[i] = 0.5f * (prims[i].lo + prims[i].hi);
-        }
-        nodes_.reserve(2 * n);
-    }
+    Builder(const std::vector<BuildPrim>& prims, const BvhBuildOptions& options)
+        : prims_(prims), options_(options),
+          threads_left_(int(std::max(1u, std::thread::hardware_concurrency())) - 1) {}
 
-    int build(uint32_t first, uint32_t count, uint32_t depth) {
-        const int index = int(nodes_.size());
-        nodes_.emplace_back();
+    // Builds the subtree over `refs` (which it frees) into `out`; `allowance` is how many
+    // references its spatial splits may add.
+    int build(Subtree& out, std::vector<BuildRef>& refs, uint32_t depth, size_t allowance) {
+        const int index = int(out.nodes.size());
+        out.nodes.emplace_back();
         Box box, cbox;
-        for (uint32_t k = first; k < first + count; ++k) {
-            const BuildPrim& p = prims_[order_[k]];
-            box.grow(Box{p.lo, p.hi});
-            cbox.grow(centroid_[order_[k]]);
+        for (const BuildRef& r : refs) {
+            box.grow(r.box);
+            cbox.grow(r.box.centre());
         }
-        nodes_[index].box = box;
-        max_depth_ = std::max(max_depth_, depth);
+        out.nodes[index].box = box;
+        if (depth == 0) root_area_ = std::max(box.area(), 1e-30f);
+        out.max_depth = std::max(out.max_depth, depth);
 
-        uint32_t mid = first;
-        if (count > 1 && split(box, cbox, first, count, depth, mid)) {
-            const int l = build(first, mid - first, depth + 1);
-            const int r = build(mid, first + count - mid, depth + 1);
-            nodes_[index].left = l;
-            nodes_[index].right = r;
+        std::vector<BuildRef> left, right;
+        uint32_t cut = 0;
+        if (refs.size() > 1 && split(box, cbox, refs, depth, allowance, left, right, cut)) {
+            out.spatial_splits += cut > 0;
+            std::vector<BuildRef>().swap(refs);  // free before the subtrees grow theirs
+            const size_t rest = allowance - std::min(allowance, size_t(cut));
+            const size_t left_share = size_t(double(rest) * double(left.size()) / double(left.size() + right.size()));
+            int l, r;
+            if (right.size() >= kParallelRefs && take_thread()) {
+                Subtree rt;
+                auto other = std::async(std::launch::async, [&] { build(rt, right, depth + 1, rest - left_share); });
+                l = build(out, left, depth + 1, left_share);
+                other.get();
+                threads_left_.fetch_add(1);
+                r = out.append(std::move(rt));
+            } else {
+                l = build(out, left, depth + 1, left_share);
+                r = build(out, right, depth + 1, rest - left_share);
+            }
+            out.nodes[index].left = l;
+            out.nodes[index].right = r;
         } else {
-            nodes_[index].first = first;
-            nodes_[index].count = count;
+            out.nodes[index].first = uint32_t(out.order.size());
+            out.nodes[index].count = uint32_t(refs.size());
+            for (const BuildRef& r : refs) out.order.push_back(r.prim);
         }
         return index;
     }
 
-    std::vector<BuildNode> nodes_;
-    std::vector<uint32_t> order_;
-    uint32_t max_depth_ = 0;
+    size_t initial_allowance() const {
+        return options_.spatial_splits ? size_t((kMaxReferences - 1.0) * double(prims_.size())) : 0;
+    }
 
 private:
-    // Chooses a split; returns false to make a leaf. `mid` is the partition point.
-    bool split(const Box& box, const Box& cbox, uint32_t first, uint32_t count, uint32_t depth,
-               uint32_t& mid) {
+    // Chooses a split and deals the references to its sides; returns false to make a leaf.
+    bool split(const Box& box, const Box& cbox, std::vector<BuildRef>& refs, uint32_t depth, size_t allowance,
+               std::vector<BuildRef>& left, std::vector<BuildRef>& right, uint32_t& cut) {
+        const uint32_t count = uint32_t(refs.size());
         const glm::vec3 extent = cbox.hi - cbox.lo;
         int axis = 0;
         if (extent.y > extent[axis]) axis = 1;
         if (extent.z > extent[axis]) axis = 2;
 
-        auto median_split = [&]() {
-            mid = first + count / 2;
-            std::nth_element(order_.begin() + first, order_.begin() + mid,
-                             order_.begin() + first + count, [&](uint32_t a, uint32_t b) {
-                                 return centroid_[a][axis] < centroid_[b][axis];
-                             });
+        const auto deal = [&](std::vector<BuildRef>::iterator mid) {
+            left.assign(refs.begin(), mid);
+            right.assign(mid, refs.end());
             return true;
+        };
+        auto median_split = [&]() {
+            const auto mid = refs.begin() + count / 2;
+            std::nth_element(refs.begin(), mid, refs.end(), [&](const BuildRef& a, const BuildRef& b) {
+                return a.box.centre()[axis] < b.box.centre()[axis];
+            });
+            return deal(mid);
         };
         if (extent[axis] <= 0.0f) {
             // All centroids coincide: SAH cannot separate them. Split by count only
@@ -99,68 +146,89 @@ private:
         }
         if (depth >= kMedianSplitDepth) return median_split();
 
-        // Binned SAH over all three axes.
+        // Binned SAH over all three axes, on the references' centroids.
         float best_cost = 1e30f;
         int best_axis = -1, best_bin = -1;
+        Box best_left, best_right;
         for (int a = 0; a < 3; ++a) {
             if (extent[a] <= 0.0f) continue;
             std::array<Box, kBins> bin_box{};
             std::array<uint32_t, kBins> bin_count{};
             const float scale = float(kBins) / extent[a];
-            for (uint32_t k = first; k < first + count; ++k) {
-                const uint32_t p = order_[k];
-                const int b = std::min(kBins - 1, int((centroid_[p][a] - cbox.lo[a]) * scale));
-                bin_count[b]++;
-                bin_box[b].grow(Box{prims_[p].lo, prims_[p].hi});
+            for (const BuildRef& r : refs) {
+                const int b = std::min(kBins - 1, int((r.box.centre()[a] - cbox.lo[a]) * scale));
+                bin_count[size_t(b)]++;
+                bin_box[size_t(b)].grow(r.box);
             }
             // Sweep from the right, then from the left.
-            std::array<float, kBins> right_area{};
+            std::array<Box, kBins> right_box{};
             std::array<uint32_t, kBins> right_count{};
             Box acc;
             uint32_t n = 0;
             for (int b = kBins - 1; b > 0; --b) {
-                acc.grow(bin_box[b]);
-                n += bin_count[b];
-                right_area[b] = acc.area();
-                right_count[b] = n;
+                acc.grow(bin_box[size_t(b)]);
+                n += bin_count[size_t(b)];
+                right_box[size_t(b)] = acc;
+                right_count[size_t(b)] = n;
             }
             acc = Box{};
             n = 0;
             for (int b = 0; b < kBins - 1; ++b) {
-                acc.grow(bin_box[b]);
-                n += bin_count[b];
-                if (n == 0 || right_count[b + 1] == 0) continue;
-                const float cost = acc.area() * float(n) + right_area[b + 1] * float(right_count[b + 1]);
+                acc.grow(bin_box[size_t(b)]);
+                n += bin_count[size_t(b)];
+                if (n == 0 || right_count[size_t(b + 1)] == 0) continue;
+                const float cost = acc.area() * float(n) + right_box[size_t(b + 1)].area() * float(right_count[size_t(b + 1)]);
                 if (cost < best_cost) {
                     best_cost = cost;
                     best_axis = a;
                     best_bin = b;
+                    best_left = acc;
+                    best_right = right_box[size_t(b + 1)];
                 }
             }
         }
+        // A spatial split, where the object split's children overlap.
+        SpatialSplit spatial;
+        if (allowance > 0 && best_axis >= 0 && intersection(best_left, best_right).area() > kSplitOverlap * root_area_) {
+            spatial = find_spatial_split(prims_, box, refs);
+        }
+
+        const float cost = std::min(best_cost, spatial.cost);
         const float leaf_cost = float(count);
-        const float split_cost = kTraversalCost + best_cost / std::max(box.area(), 1e-30f);
-        if (best_axis < 0) return count > uint32_t(kMaxLeafPrims) ? median_split() : false;
+        const float split_cost = kTraversalCost + cost / std::max(box.area(), 1e-30f);
+        if (best_axis < 0 && spatial.axis < 0) return count > uint32_t(kMaxLeafPrims) ? median_split() : false;
         if (count <= uint32_t(kMaxLeafPrims) && split_cost >= leaf_cost) return false;
+
+        if (spatial.cost < best_cost) {
+            cut = partition_spatial(prims_, spatial, refs, left, right);
+            if (!left.empty() && !right.empty()) return true;
+            cut = 0;
+            if (best_axis < 0) return median_split();
+        }
 
         const float scale = float(kBins) / extent[best_axis];
         const float lo = cbox.lo[best_axis];
-        auto it = std::partition(order_.begin() + first, order_.begin() + first + count,
-                                 [&](uint32_t p) {
-                                     const int b = std::min(kBins - 1,
-                                                            int((centroid_[p][best_axis] - lo) * scale));
-                                     return b <= best_bin;
-                                 });
-        mid = uint32_t(it - order_.begin());
-        if (mid == first || mid == first + count) {
+        const auto mid = std::partition(refs.begin(), refs.end(), [&](const BuildRef& r) {
+            const int b = std::min(kBins - 1, int((r.box.centre()[best_axis] - lo) * scale));
+            return b <= best_bin;
+        });
+        if (mid == refs.begin() || mid == refs.end()) {
             axis = best_axis;
             return median_split();
         }
-        return true;
+        return deal(mid);
+    }
+
+    bool take_thread() {
+        if (threads_left_.fetch_sub(1) > 0) return true;
+        threads_left_.fetch_add(1);
+        return false;
     }
 
     const std::vector<BuildPrim>& prims_;
-    std::vector<glm::vec3> centroid_;
+    const BvhBuildOptions options_;
+    std::atomic<int> threads_left_;
+    float root_area_ = 1.0f;
 };
 
 void set_child(BvhNode& n, int side, const Box& b, int32_t link, int32_t count) {
@@ -196,15 +264,21 @@ int flatten(const std::vector<BuildNode>& bn, int bi, std::vector<BvhNode>& out)
 
 }  // namespace
 
-Bvh build_bvh(const std::vector<BuildPrim>& prims) {
+Bvh build_bvh(const std::vector<BuildPrim>& prims, const BvhBuildOptions& options) {
     const auto t0 = std::chrono::steady_clock::now();
     Bvh bvh;
     if (prims.empty()) return bvh;
 
-    Builder b(prims);
-    b.build(0, uint32_t(prims.size()), 0);
-    bvh.order = std::move(b.order_);
-    const std::vector<BuildNode>& bn = b.nodes_;
+    Builder b(prims, options);
+    Subtree tree;
+    {
+        std::vector<BuildRef> refs(prims.size());
+        for (size_t i = 0; i < prims.size(); ++i) refs[i] = BuildRef{Box{prims[i].lo, prims[i].hi}, uint32_t(i)};
+        tree.nodes.reserve(2 * prims.size());
+        b.build(tree, refs, 0, b.initial_allowance());
+    }
+    bvh.order = std::move(tree.order);
+    const std::vector<BuildNode>& bn = tree.nodes;
 
     if (bn[0].leaf()) {
         // A single leaf (the whole scene is <= kMaxLeafPrims primitives): wrap it in one
@@ -220,7 +294,10 @@ Bvh build_bvh(const std::vector<BuildPrim>& prims) {
 
     BvhBuildStats& st = bvh.stats;
     st.nodes = uint32_t(bvh.nodes.size());
-    st.max_depth = b.max_depth_;
+    st.max_depth = tree.max_depth;
+    st.primitives = uint32_t(prims.size());
+    st.references = uint32_t(bvh.order.size());
+    st.spatial_splits = tree.spatial_splits;
     const float root_area = std::max(bn[0].box.area(), 1e-30f);
     for (const BuildNode& n : bn) {
         if (n.leaf()) {

@@ -50,7 +50,7 @@ static_assert(sizeof(LightGpu) == 32, "LightGpu must be 32 bytes");
 //   triangle: p0 = v0, e1 = v1 - v0, e2 = v2 - v0 (its front face: e1 x e2)
 //   sphere  : p0 = centre, e1.x = radius (its front face: outward)
 struct alignas(16) EmitterGpu {
-    f4 p0;        // w: bit-cast primitive index (BVH order)
+    f4 p0;        // w: bit-cast primitive index (BVH order; its first copy where a spatial split cut it)
     f4 e1;        // w: area
     f4 e2;        // w: bit-cast kind: kEmitterTriangle or kEmitterSphere
     f4 radiance;  // xyz: Le; w: 1 = emits from both sides, 0 = from the front only

@@ -24,6 +24,8 @@ struct SceneOptions {
     std::vector<std::string> lights;  // "x,y,z" or "x,y,z:r,g,b" point lights
     std::string accel = "bvh2";        // --accel: the acceleration structure (render/scene_gpu.h)
     AccelLayout accel_layout() const;
+    bool spatial_splits = true;        // --spatial-splits on|off (accel/bvh.h BvhBuildOptions)
+    BvhBuildOptions build_options() const { return BvhBuildOptions{spatial_splits}; }
     std::string texture_filter = "bilinear";  // --texture-filter (scene.h TextureFilter)
     void add_to(CLI::App& cmd);
 };

@@ -129,7 +129,7 @@ int cmd_bench(int argc, char** argv) {
     check_kill_applies(o.kill, scene, o.integrator);
     const double load_ms = ms_since(t_load);
     const auto t_compile = Clock::now();
-    const CompiledScene compiled = compile_scene(scene, so.accel_layout());
+    const CompiledScene compiled = compile_scene(scene, so.accel_layout(), so.build_options());
     const double compile_ms = ms_since(t_compile);
 
     auto ex = make_executor(backend, o.devices);

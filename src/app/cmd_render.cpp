@@ -125,7 +125,7 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
     exr.alpha = ro.exr_channels == "rgba";
 
     const auto t_compile = Clock::now();
-    const CompiledScene compiled = compile_scene(scene, so.accel_layout());
+    const CompiledScene compiled = compile_scene(scene, so.accel_layout(), so.build_options());
     const double compile_ms = ms_since(t_compile);
     const RenderSettings rs = fo.settings(scene, cmd);
 

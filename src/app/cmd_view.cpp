@@ -24,6 +24,7 @@ int cmd_view(const SceneOptions& so, const FrameOptions& fo, const CLI::App& cmd
     // extra = {frames, screenshot, no_vsync "0"/"1", input_script, shader_dir, max_samples} (see main.cpp).
     viewer::Options vo;
     vo.accel = so.accel_layout();
+    vo.build = so.build_options();
     vo.scene_path = so.scene;
     vo.frames = extra.size() > 0 ? std::atoi(extra[0].c_str()) : 0;
     vo.screenshot = extra.size() > 1 ? extra[1] : "";

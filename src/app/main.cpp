@@ -89,6 +89,12 @@ void SceneOptions::add_to(CLI::App& cmd) {
                    "(eight quantized boxes, collapsed from it); the same image")
         ->check(CLI::IsMember({"bvh2", "bvh4", "bvh8"}))
         ->capture_default_str();
+    cmd.add_option_function<std::string>(
+           "--spatial-splits", [this](const std::string& v) { spatial_splits = v == "on"; },
+           "BVH build: on (a triangle may be cut by a split plane and referenced from two leaves, where "
+           "that saves traversal; the default) or off (every primitive in one leaf: a faster build); the "
+           "same image")
+        ->check(CLI::IsMember({"on", "off"}));
     cmd.add_option("--texture-filter", texture_filter,
                    "Textures seen from far off: bilinear (from the full image alone; aliases where a texel is "
                    "smaller than a pixel, until samples per pixel add up) or trilinear (from each image's mip "

@@ -259,7 +259,7 @@ ojson scene_json(const Scene& scene, const std::string& path, const CompiledScen
 
 ojson accel_json(const CompiledScene& c) {
     const bool w4 = !c.nodes4.empty(), w8 = !c.nodes8.empty(), wide = w4 || w8;
-    const size_t prims = c.prims.size();
+    const size_t refs = c.prims.size(), prims = c.bvh_stats.primitives;
     const uint32_t nodes = w8 ? c.bvh8_stats.nodes : w4 ? c.bvh4_stats.nodes : c.bvh_stats.nodes;
     const uint32_t leaves = w8 ? c.bvh8_stats.leaves : w4 ? c.bvh4_stats.leaves : c.bvh_stats.leaves;
     const size_t node_bytes = w8 ? sizeof(Bvh8Node) : w4 ? sizeof(Bvh4Node) : sizeof(BvhNode);
@@ -269,10 +269,12 @@ ojson accel_json(const CompiledScene& c) {
     a["nodes"] = nodes;
     a["node_bytes"] = node_bytes;
     a["leaves"] = leaves;
-    a["avg_leaf_prims"] = leaves ? double(prims) / double(leaves) : 0.0;
-    // What traversal reads per primitive: its nodes' share and the 48-byte primitive.
+    a["avg_leaf_prims"] = leaves ? double(refs) / double(leaves) : 0.0;
+    a["references"] = refs;
+    a["spatial_splits"] = c.bvh_stats.spatial_splits;
+    // What traversal reads per primitive: its nodes' share and the 96 bytes of each copy.
     a["bytes_per_prim"] =
-        prims ? double(nodes * node_bytes + prims * (sizeof(PrimGpu) + sizeof(PrimTestGpu))) / double(prims) : 0.0;
+        prims ? double(nodes * node_bytes + refs * (sizeof(PrimGpu) + sizeof(PrimTestGpu))) / double(prims) : 0.0;
     a["max_depth"] = w8 ? c.bvh8_stats.max_depth : w4 ? c.bvh4_stats.max_depth : c.bvh_stats.max_depth;
     a["build_ms"] = c.bvh_stats.build_ms + (wide ? collapse_ms : 0.0);
     if (wide) a["collapse_ms"] = collapse_ms;

@@ -9,6 +9,7 @@
 #include "render/sampling.h"
 
 #include <algorithm>
+#include <unordered_map>
 #include <cmath>
 
 namespace srt {
@@ -56,11 +57,18 @@ void compile_light_table(const Scene& scene, CompiledScene& cs) {
     }
     if (any) {
         cs.prim_emitter.assign(cs.prims.size(), kNoEmitter);
+        // A primitive stored more than once (a spatial split cut it) is one emitter.
+        std::unordered_map<uint32_t, uint32_t> emitter_of;
         for (size_t i = 0; i < cs.prims.size(); ++i) {
             const PrimGpu& p = cs.prims[i];
             const uint32_t meta = float_bits(p.p0.w);
             const Material& m = scene.materials[meta & kPrimMaterialMask];
             if (!m.emits()) continue;
+            const uint32_t id = float_bits(p.p2.w);
+            if (const auto seen = emitter_of.find(id); seen != emitter_of.end()) {
+                cs.prim_emitter[i] = seen->second;
+                continue;
+            }
             EmitterGpu e;
             e.p0 = f4{p.p0.x, p.p0.y, p.p0.z, bits_float(uint32_t(i))};
             double area;
@@ -78,6 +86,7 @@ void compile_light_table(const Scene& scene, CompiledScene& cs) {
             if (!(area > 0.0)) continue;
             e.radiance = f4{m.emission.x, m.emission.y, m.emission.z, m.emission_two_sided ? 1.0f : 0.0f};
             cs.prim_emitter[i] = uint32_t(cs.emitters.size());
+            emitter_of.emplace(id, cs.prim_emitter[i]);
             cs.emitters.push_back(e);
             // Radiance L from area A into a hemisphere: pi A L (each side that emits).
             power.push_back(luminance_d(m.emission) * M_PI * area * (m.emission_two_sided ? 2.0 : 1.0));

@@ -121,7 +121,7 @@ static std::vector<uint32_t> compile_textures(const Scene& scene, CompiledScene&
     return first;
 }
 
-CompiledScene compile_scene(const Scene& scene, AccelLayout accel) {
+CompiledScene compile_scene(const Scene& scene, AccelLayout accel, const BvhBuildOptions& options) {
     CompiledScene cs;
     cs.camera = scene.camera;
     cs.render_origin = scene.render_origin.value_or(scene.camera.from);
@@ -150,9 +150,9 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel) {
     }
     for (size_t i = 0; i < nt; ++i) {
         const Corners& t = tris[i];
-        build[ns + i] = {glm::min(t.v0, glm::min(t.v1, t.v2)), glm::max(t.v0, glm::max(t.v1, t.v2))};
+        build[ns + i] = {glm::min(t.v0, glm::min(t.v1, t.v2)), glm::max(t.v0, glm::max(t.v1, t.v2)), true, t.v0, t.v1, t.v2};
     }
-    Bvh bvh = build_bvh(build);
+    Bvh bvh = build_bvh(build, options);
     cs.nodes = std::move(bvh.nodes);
     cs.bvh_stats = bvh.stats;
     if (accel == AccelLayout::Bvh4 && !cs.nodes.empty()) {

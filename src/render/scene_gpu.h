@@ -69,7 +69,10 @@ struct CompiledScene {
     SceneView view() const;  // host pointers
 };
 
-CompiledScene compile_scene(const Scene& scene, AccelLayout accel = AccelLayout::Bvh2);
+// A primitive that the BVH's spatial splits cut is stored once a reference (accel/bvh.h):
+// `prims` and the arrays beside it hold copies, each with the primitive's original id.
+CompiledScene compile_scene(const Scene& scene, AccelLayout accel = AccelLayout::Bvh2,
+                            const BvhBuildOptions& options = {});
 // The light table of a compiled scene (its emitters and the selection distribution): its
 // primitives in BVH order and rendering space, the scene's materials and lights.
 void compile_light_table(const Scene& scene, CompiledScene& cs);

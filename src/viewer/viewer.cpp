@@ -340,7 +340,7 @@ int Viewer::run() {
 
     init_gl();
 
-    compiled_ = compile_scene(scene_, options_.accel);
+    compiled_ = compile_scene(scene_, options_.accel, options_.build);
     ex_->set_scene(compiled_);
 #if defined(SRT_HAVE_CUDA)
     cuda_ = dynamic_cast<CudaExecutor*>(ex_.get());

@@ -24,6 +24,7 @@ struct Options {
     std::string shader_dir;      // load the GLSL from here instead of the embedded copies
     int max_samples = 4096;      // progressive accumulation stops adding at this many samples
     AccelLayout accel = AccelLayout::Bvh2;  // --accel
+    BvhBuildOptions build;                  // --spatial-splits
     std::string scene_path;      // as given on the command line ("" = the built-in scene), for `C`
 };
 

@@ -275,8 +275,9 @@ bool parse_sizes(const char* s, std::vector<Size>& out) {
 
 const char* const kUsage =
     "usage: traversal_bench SCENE [--from X,Y,Z --at X,Y,Z --up X,Y,Z --fov DEG] [--light X,Y,Z]\n"
-    "                       [--size WxH[,WxH...]]... [--check] [--json FILE]\n"
+    "                       [--size WxH[,WxH...]]... [--spatial-splits on|off] [--check] [--json FILE]\n"
     "  --size   frame sizes (repeatable; W a multiple of 8, H of 4); default 1024x768,1920x1080,3840x2160\n"
+    "  --spatial-splits  the BVH build's (render's flag of that name); default on\n"
     "  --check  exit 1 where any layout's hits differ from the BVH2's on any ray set\n"
     "  --json   also write the rows to FILE\n"
     "Exits 77 where there is no CUDA device.\n";
@@ -295,7 +296,7 @@ int main(int argc, char** argv) {
     }
     struct {
         const char *from = nullptr, *at = nullptr, *up = nullptr, *light = nullptr, *fov = nullptr;
-        const char* json = nullptr;
+        const char *json = nullptr, *splits = nullptr;
     } opt;
     std::vector<Size> sizes;
     bool check = false;
@@ -313,6 +314,7 @@ int main(int argc, char** argv) {
         else if (f == "--fov") slot = &opt.fov;
         else if (f == "--light") slot = &opt.light;
         else if (f == "--json") slot = &opt.json;
+        else if (f == "--spatial-splits") slot = &opt.splits;
         if (f == "--size") {
             if (!parse_sizes(v, sizes)) return 2;
         } else if (!slot) {
@@ -327,6 +329,14 @@ int main(int argc, char** argv) {
         ++a;
     }
     if (sizes.empty()) sizes = {{1024, 768}, {1920, 1080}, {3840, 2160}};
+    BvhBuildOptions build;
+    if (opt.splits) {
+        if (std::string(opt.splits) != "on" && std::string(opt.splits) != "off") {
+            std::fprintf(stderr, "traversal_bench: --spatial-splits wants on or off, got '%s'\n", opt.splits);
+            return 2;
+        }
+        build.spatial_splits = std::string(opt.splits) == "on";
+    }
     int dev_count = 0;
     if (cudaGetDeviceCount(&dev_count) != cudaSuccess || dev_count == 0) {
         std::fprintf(stderr, "traversal_bench: no CUDA device\n");
@@ -362,7 +372,7 @@ int main(int argc, char** argv) {
         std::vector<CompiledScene> layouts;
         std::vector<std::unique_ptr<cuda::DeviceScene>> ds;
         for (const AccelLayout accel : kLayouts) {
-            layouts.push_back(compile_scene(scene, accel));
+            layouts.push_back(compile_scene(scene, accel, build));
             ds.push_back(std::make_unique<cuda::DeviceScene>());
             ds.back()->upload(layouts.back());
         }
@@ -372,6 +382,12 @@ int main(int argc, char** argv) {
         if (l && l->type == LightType::Point)
             std::printf(", the first a point at (%g, %g, %g)", l->position.x, l->position.y, l->position.z);
         std::printf(l && l->type != LightType::Point ? ", the first directional\n" : "\n");
+        const BvhBuildStats& st = layouts.front().bvh_stats;
+        std::printf("# BVH2 build: spatial splits %s, %u references (%.3f a primitive), %u nodes, %.1f ms; "
+                    "collapse: BVH4 %.1f ms, BVH8 %.1f ms\n",
+                    build.spatial_splits ? "on" : "off", st.references,
+                    double(st.references) / double(std::max<size_t>(1, scene.triangles.size() + scene.spheres.size())),
+                    st.nodes, st.build_ms, layouts[1].bvh4_stats.build_ms, layouts[2].bvh8_stats.build_ms);
         for (const Size& sz : sizes) bench_size(scene, layouts, ds, sz, rows);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "traversal_bench: %s\n", e.what());

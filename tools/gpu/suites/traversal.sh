@@ -5,13 +5,16 @@
 # cameras (where .data has them) and the default scene. Each scene's rows are printed
 # (size layout set rays hits median_ms grays_per_s differ ids); its output, stderr and JSON
 # stay in $R/tb-NAME.txt, .err and .json. The last line is the check's result.
+# TB_ARGS: more traversal_bench arguments for every scene (--size 1920x1080,
+# --spatial-splits off); TB_TAG: a suffix for the logs' names, so that two runs can share $R.
 tb_failed=
 tb() {
   local name=$1; shift
-  traversal_bench "$@" --check --json "$R/tb-$name.json" > "$R/tb-$name.txt" 2> "$R/tb-$name.err"
+  name=$name${TB_TAG:-}
+  traversal_bench "$@" ${TB_ARGS:-} --check --json "$R/tb-$name.json" > "$R/tb-$name.txt" 2> "$R/tb-$name.err"
   local rc=$?
   echo "== traversal_bench $name (rc=$rc): $*"
-  grep -m1 -E '^# .*: [0-9]+ triangles' "$R/tb-$name.txt"
+  grep -m2 -E '^# (.*: [0-9]+ triangles|BVH2 build)' "$R/tb-$name.txt"
   grep -v '^#' "$R/tb-$name.txt"
   [ $rc = 0 ] || { tb_failed="$tb_failed $name"; head -5 "$R/tb-$name.err"; }
 }

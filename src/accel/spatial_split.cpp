@@ -1,0 +1,194 @@
+// spatial_split.cpp - reference splitting and the binned spatial-split search
+// (accel/spatial_split.h).
+#include "accel/spatial_split.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+
+namespace srt {
+namespace {
+
+// 32 bins an axis, as the object splits use: Stich et al. used more, but the node's own
+// object split already covers the coarse cases, and the binning is the build's cost.
+constexpr int kSpatialBins = 32;
+
+// Grows `b` by the double point q, rounded outwards to floats on each axis.
+void grow_outward(BuildBox& b, const glm::dvec3& q) {
+    for (int c = 0; c < 3; ++c) {
+        const float f = float(q[c]);
+        const float lo = double(f) > q[c] ? std::nextafter(f, -std::numeric_limits<float>::infinity()) : f;
+        const float hi = double(f) < q[c] ? std::nextafter(f, std::numeric_limits<float>::infinity()) : f;
+        b.lo[c] = std::min(b.lo[c], lo);
+        b.hi[c] = std::max(b.hi[c], hi);
+    }
+}
+
+float plane_of(const BuildBox& box, int axis, int bin) {
+    return box.lo[axis] + (box.hi[axis] - box.lo[axis]) * (float(bin) / float(kSpatialBins));
+}
+
+int bin_of(const BuildBox& box, int axis, float x) {
+    const float extent = box.hi[axis] - box.lo[axis];
+    const int b = int((x - box.lo[axis]) * (float(kSpatialBins) / extent));
+    return std::clamp(b, 0, kSpatialBins - 1);
+}
+
+// Exact: crossing points in double, rounded outwards (the boxes traversal will test).
+// Not exact: in float, for the search's bins, which only price the split.
+template <bool kExact>
+void split_reference_as(const BuildPrim& p, const BuildRef& r, int axis, float plane, BuildRef& left,
+                        BuildRef& right) {
+    left = BuildRef{BuildBox{}, r.prim};
+    right = BuildRef{BuildBox{}, r.prim};
+    if (plane <= r.box.lo[axis]) {
+        right = r;
+        return;
+    }
+    if (plane >= r.box.hi[axis]) {
+        left = r;
+        return;
+    }
+    if (p.triangle) {
+        // The triangle's corners on each side, and where its edges cross the plane.
+        const glm::vec3 v[3] = {p.v0, p.v1, p.v2};
+        for (int i = 0; i < 3; ++i) {
+            const glm::vec3& s = v[i];
+            const glm::vec3& e = v[(i + 1) % 3];
+            if (s[axis] <= plane) left.box.grow(s);
+            if (s[axis] >= plane) right.box.grow(s);
+            if ((s[axis] < plane && plane < e[axis]) || (e[axis] < plane && plane < s[axis])) {
+                if constexpr (kExact) {
+                    const double t = (double(plane) - double(s[axis])) / (double(e[axis]) - double(s[axis]));
+                    glm::dvec3 q = glm::dvec3(s) + t * (glm::dvec3(e) - glm::dvec3(s));
+                    q[axis] = double(plane);
+                    grow_outward(left.box, q);
+                    grow_outward(right.box, q);
+                } else {
+                    const float t = (plane - s[axis]) / (e[axis] - s[axis]);
+                    glm::vec3 q = s + t * (e - s);
+                    q[axis] = plane;
+                    left.box.grow(q);
+                    right.box.grow(q);
+                }
+            }
+        }
+        left.box = intersection(left.box, r.box);
+        right.box = intersection(right.box, r.box);
+    } else {
+        left.box = r.box;
+        right.box = r.box;
+    }
+    left.box.hi[axis] = std::min(left.box.hi[axis], plane);
+    right.box.lo[axis] = std::max(right.box.lo[axis], plane);
+    if (left.box.empty()) left.box = BuildBox{};
+    if (right.box.empty()) right.box = BuildBox{};
+}
+
+}  // namespace
+
+void split_reference(const BuildPrim& p, const BuildRef& r, int axis, float plane, BuildRef& left,
+                     BuildRef& right) {
+    split_reference_as<true>(p, r, axis, plane, left, right);
+}
+
+SpatialSplit find_spatial_split(const std::vector<BuildPrim>& prims, const BuildBox& box,
+                                const std::vector<BuildRef>& refs) {
+    SpatialSplit best;
+    for (int a = 0; a < 3; ++a) {
+        if (!(box.hi[a] > box.lo[a])) continue;
+        std::array<BuildBox, kSpatialBins> bin_box{};
+        std::array<uint32_t, kSpatialBins> enter{}, leave{};
+        for (const BuildRef& r : refs) {
+            const int first = bin_of(box, a, r.box.lo[a]);
+            const int last = std::max(first, bin_of(box, a, r.box.hi[a]));
+            enter[size_t(first)]++;
+            leave[size_t(last)]++;
+            // Cut the reference at each bin boundary it crosses, left to right.
+            BuildRef rest = r, l, rr;
+            for (int b = first; b < last; ++b) {
+                split_reference_as<false>(prims[r.prim], rest, a, plane_of(box, a, b + 1), l, rr);
+                bin_box[size_t(b)].grow(l.box);
+                rest = rr;
+            }
+            bin_box[size_t(last)].grow(rest.box);
+        }
+        // Sweep from the right, then from the left.
+        std::array<BuildBox, kSpatialBins> right_box{};
+        std::array<uint32_t, kSpatialBins> right_count{};
+        BuildBox acc;
+        uint32_t n = 0;
+        for (int b = kSpatialBins - 1; b > 0; --b) {
+            acc.grow(bin_box[size_t(b)]);
+            n += leave[size_t(b)];
+            right_box[size_t(b)] = acc;
+            right_count[size_t(b)] = n;
+        }
+        acc = BuildBox{};
+        n = 0;
+        for (int b = 0; b < kSpatialBins - 1; ++b) {
+            acc.grow(bin_box[size_t(b)]);
+            n += enter[size_t(b)];
+            const uint32_t nr = right_count[size_t(b + 1)];
+            if (n == 0 || nr == 0) continue;
+            const float cost = acc.area() * float(n) + right_box[size_t(b + 1)].area() * float(nr);
+            if (cost < best.cost) {
+                best = SpatialSplit{cost, a, plane_of(box, a, b + 1), acc, right_box[size_t(b + 1)], n, nr};
+            }
+        }
+    }
+    return best;
+}
+
+uint32_t partition_spatial(const std::vector<BuildPrim>& prims, const SpatialSplit& s,
+                           const std::vector<BuildRef>& refs, std::vector<BuildRef>& left,
+                           std::vector<BuildRef>& right) {
+    const int a = s.axis;
+    left.clear();
+    right.clear();
+    // The binned sides' bounds and counts price each straddling reference's options.
+    BuildBox lbox = s.left_box, rbox = s.right_box;
+    float nl = float(s.left_count), nr = float(s.right_count);
+    uint32_t cut = 0;
+    for (const BuildRef& r : refs) {
+        if (r.box.hi[a] <= s.plane) {
+            left.push_back(r);
+        } else if (r.box.lo[a] >= s.plane) {
+            right.push_back(r);
+        } else {
+            BuildRef l, rr;
+            split_reference(prims[r.prim], r, a, s.plane, l, rr);
+            if (l.box.empty()) {
+                right.push_back(r);
+                continue;
+            }
+            if (rr.box.empty()) {
+                left.push_back(r);
+                continue;
+            }
+            BuildBox lwhole = lbox, rwhole = rbox;
+            lwhole.grow(r.box);
+            rwhole.grow(r.box);
+            const float c_split = lbox.area() * nl + rbox.area() * nr;
+            const float c_left = lwhole.area() * nl + rbox.area() * (nr - 1.0f);
+            const float c_right = lbox.area() * (nl - 1.0f) + rwhole.area() * nr;
+            if (c_split <= c_left && c_split <= c_right) {
+                left.push_back(l);
+                right.push_back(rr);
+                ++cut;
+            } else if (c_left <= c_right) {
+                left.push_back(r);
+                lbox = lwhole;
+                nr -= 1.0f;
+            } else {
+                right.push_back(r);
+                rbox = rwhole;
+                nl -= 1.0f;
+            }
+        }
+    }
+    return cut;
+}
+
+}  // namespace srt

@@ -1,0 +1,71 @@
+// spatial_split.h - what the BVH builder (accel/bvh_build.cpp) works on: boxes,
+// references to primitives, and the spatial split of Stich, Friedrich and Dietrich,
+// "Spatial Splits in Bounding Volume Hierarchies" (HPG 2009).
+//
+// A reference is a primitive seen through a box: at first the primitive's bounds, and
+// after a spatial split the bounds of the part of it on one side of the plane. A leaf
+// lists references, so a primitive cut by a split lives in two leaves; the compiled scene
+// stores one copy of the primitive a reference (render/scene_gpu.cpp), and a hit reports
+// the primitive's original id, so no hit changes: a copy tests the same bytes.
+#pragma once
+
+#include "accel/bvh.h"
+
+#include <glm/glm.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace srt {
+
+struct BuildBox {
+    glm::vec3 lo{1e30f}, hi{-1e30f};
+    void grow(const glm::vec3& p) { lo = glm::min(lo, p); hi = glm::max(hi, p); }
+    void grow(const BuildBox& b) { lo = glm::min(lo, b.lo); hi = glm::max(hi, b.hi); }
+    bool empty() const { return lo.x > hi.x || lo.y > hi.y || lo.z > hi.z; }
+    float area() const {
+        if (empty()) return 0.0f;
+        const glm::vec3 d = hi - lo;
+        return 2.0f * (d.x * d.y + d.y * d.z + d.z * d.x);
+    }
+    glm::vec3 centre() const { return 0.5f * (lo + hi); }
+};
+
+inline BuildBox intersection(const BuildBox& a, const BuildBox& b) {
+    return BuildBox{glm::max(a.lo, b.lo), glm::min(a.hi, b.hi)};
+}
+
+struct BuildRef {
+    BuildBox box;
+    uint32_t prim = 0;  // index into the builder's BuildPrim array
+};
+
+// The parts of reference `r` (of primitive `p`) on either side of the plane x[axis] =
+// plane: boxes that contain every point of the primitive inside r.box on that side,
+// rounded outwards (the crossing points are computed in double), so that no ray that
+// hits the primitive misses both. An empty side gets an empty box. A sphere's parts are
+// its box cut by the plane.
+void split_reference(const BuildPrim& p, const BuildRef& r, int axis, float plane, BuildRef& left,
+                     BuildRef& right);
+
+// The best spatial split of a node (bounds `box`) over its references, along any axis,
+// with the SAH's cost (areas times counts, unnormalised); cost 1e30 when there is none.
+struct SpatialSplit {
+    float cost = 1e30f;
+    int axis = -1;
+    float plane = 0.0f;
+    BuildBox left_box, right_box;  // the two sides' bounds, straddling parts included
+    uint32_t left_count = 0, right_count = 0;
+};
+SpatialSplit find_spatial_split(const std::vector<BuildPrim>& prims, const BuildBox& box,
+                                const std::vector<BuildRef>& refs);
+
+// Deals `refs` to the two sides of split `s`: a reference on one side goes there, and
+// one across the plane is cut in two, unless keeping it whole on one side costs less
+// (Stich et al.'s reference unsplitting). Returns how many references were cut. Either
+// side may come back empty (then the caller splits otherwise).
+uint32_t partition_spatial(const std::vector<BuildPrim>& prims, const SpatialSplit& s,
+                           const std::vector<BuildRef>& refs, std::vector<BuildRef>& left,
+                           std::vector<BuildRef>& right);
+
+}  // namespace srt
