@@ -150,16 +150,22 @@ private:
         float best_cost = 1e30f;
         int best_axis = -1, best_bin = -1;
         Box best_left, best_right;
+        // One pass over the references bins them on all three axes.
+        std::array<std::array<Box, kBins>, 3> bins{};
+        std::array<std::array<uint32_t, kBins>, 3> counts{};
+        const glm::vec3 scale = float(kBins) / glm::max(extent, glm::vec3(1e-30f));
+        for (const BuildRef& r : refs) {
+            const glm::vec3 c = r.box.centre();
+            for (int a = 0; a < 3; ++a) {
+                const int b = std::min(kBins - 1, int((c[a] - cbox.lo[a]) * scale[a]));
+                counts[size_t(a)][size_t(b)]++;
+                bins[size_t(a)][size_t(b)].grow(r.box);
+            }
+        }
         for (int a = 0; a < 3; ++a) {
             if (extent[a] <= 0.0f) continue;
-            std::array<Box, kBins> bin_box{};
-            std::array<uint32_t, kBins> bin_count{};
-            const float scale = float(kBins) / extent[a];
-            for (const BuildRef& r : refs) {
-                const int b = std::min(kBins - 1, int((r.box.centre()[a] - cbox.lo[a]) * scale));
-                bin_count[size_t(b)]++;
-                bin_box[size_t(b)].grow(r.box);
-            }
+            const std::array<Box, kBins>& bin_box = bins[size_t(a)];
+            const std::array<uint32_t, kBins>& bin_count = counts[size_t(a)];
             // Sweep from the right, then from the left.
             std::array<Box, kBins> right_box{};
             std::array<uint32_t, kBins> right_count{};
@@ -206,10 +212,9 @@ private:
             if (best_axis < 0) return median_split();
         }
 
-        const float scale = float(kBins) / extent[best_axis];
         const float lo = cbox.lo[best_axis];
         const auto mid = std::partition(refs.begin(), refs.end(), [&](const BuildRef& r) {
-            const int b = std::min(kBins - 1, int((r.box.centre()[best_axis] - lo) * scale));
+            const int b = std::min(kBins - 1, int((r.box.centre()[best_axis] - lo) * scale[best_axis]));
             return b <= best_bin;
         });
         if (mid == refs.begin() || mid == refs.end()) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <future>
 #include <limits>
 
 namespace srt {
@@ -93,51 +94,74 @@ void split_reference(const BuildPrim& p, const BuildRef& r, int axis, float plan
     split_reference_as<true>(p, r, axis, plane, left, right);
 }
 
+namespace {
+
+// The best spatial split of the node along axis a.
+SpatialSplit best_on_axis(const std::vector<BuildPrim>& prims, const BuildBox& box, const std::vector<BuildRef>& refs,
+                          int a) {
+    SpatialSplit best;
+    if (!(box.hi[a] > box.lo[a])) return best;
+    std::array<BuildBox, kSpatialBins> bin_box{};
+    std::array<uint32_t, kSpatialBins> enter{}, leave{};
+    for (const BuildRef& r : refs) {
+        const int first = bin_of(box, a, r.box.lo[a]);
+        const int last = std::max(first, bin_of(box, a, r.box.hi[a]));
+        enter[size_t(first)]++;
+        leave[size_t(last)]++;
+        // Cut the reference at each bin boundary it crosses, left to right.
+        BuildRef rest = r, l, rr;
+        for (int b = first; b < last; ++b) {
+            split_reference_as<false>(prims[r.prim], rest, a, plane_of(box, a, b + 1), l, rr);
+            bin_box[size_t(b)].grow(l.box);
+            rest = rr;
+        }
+        bin_box[size_t(last)].grow(rest.box);
+    }
+    // Sweep from the right, then from the left.
+    std::array<BuildBox, kSpatialBins> right_box{};
+    std::array<uint32_t, kSpatialBins> right_count{};
+    BuildBox acc;
+    uint32_t n = 0;
+    for (int b = kSpatialBins - 1; b > 0; --b) {
+        acc.grow(bin_box[size_t(b)]);
+        n += leave[size_t(b)];
+        right_box[size_t(b)] = acc;
+        right_count[size_t(b)] = n;
+    }
+    acc = BuildBox{};
+    n = 0;
+    for (int b = 0; b < kSpatialBins - 1; ++b) {
+        acc.grow(bin_box[size_t(b)]);
+        n += enter[size_t(b)];
+        const uint32_t nr = right_count[size_t(b + 1)];
+        if (n == 0 || nr == 0) continue;
+        const float cost = acc.area() * float(n) + right_box[size_t(b + 1)].area() * float(nr);
+        if (cost < best.cost) best = SpatialSplit{cost, a, plane_of(box, a, b + 1), acc, right_box[size_t(b + 1)], n, nr};
+    }
+    return best;
+}
+
+// Nodes with at least this many references search their three axes on three threads:
+// near the root, where the subtrees have not yet spread the build over the cores.
+constexpr size_t kParallelAxesRefs = 32768;
+
+}  // namespace
+
 SpatialSplit find_spatial_split(const std::vector<BuildPrim>& prims, const BuildBox& box,
                                 const std::vector<BuildRef>& refs) {
-    SpatialSplit best;
-    for (int a = 0; a < 3; ++a) {
-        if (!(box.hi[a] > box.lo[a])) continue;
-        std::array<BuildBox, kSpatialBins> bin_box{};
-        std::array<uint32_t, kSpatialBins> enter{}, leave{};
-        for (const BuildRef& r : refs) {
-            const int first = bin_of(box, a, r.box.lo[a]);
-            const int last = std::max(first, bin_of(box, a, r.box.hi[a]));
-            enter[size_t(first)]++;
-            leave[size_t(last)]++;
-            // Cut the reference at each bin boundary it crosses, left to right.
-            BuildRef rest = r, l, rr;
-            for (int b = first; b < last; ++b) {
-                split_reference_as<false>(prims[r.prim], rest, a, plane_of(box, a, b + 1), l, rr);
-                bin_box[size_t(b)].grow(l.box);
-                rest = rr;
-            }
-            bin_box[size_t(last)].grow(rest.box);
-        }
-        // Sweep from the right, then from the left.
-        std::array<BuildBox, kSpatialBins> right_box{};
-        std::array<uint32_t, kSpatialBins> right_count{};
-        BuildBox acc;
-        uint32_t n = 0;
-        for (int b = kSpatialBins - 1; b > 0; --b) {
-            acc.grow(bin_box[size_t(b)]);
-            n += leave[size_t(b)];
-            right_box[size_t(b)] = acc;
-            right_count[size_t(b)] = n;
-        }
-        acc = BuildBox{};
-        n = 0;
-        for (int b = 0; b < kSpatialBins - 1; ++b) {
-            acc.grow(bin_box[size_t(b)]);
-            n += enter[size_t(b)];
-            const uint32_t nr = right_count[size_t(b + 1)];
-            if (n == 0 || nr == 0) continue;
-            const float cost = acc.area() * float(n) + right_box[size_t(b + 1)].area() * float(nr);
-            if (cost < best.cost) {
-                best = SpatialSplit{cost, a, plane_of(box, a, b + 1), acc, right_box[size_t(b + 1)], n, nr};
-            }
-        }
+    SpatialSplit axis[3];
+    if (refs.size() >= kParallelAxesRefs) {
+        auto y = std::async(std::launch::async, [&] { return best_on_axis(prims, box, refs, 1); });
+        auto z = std::async(std::launch::async, [&] { return best_on_axis(prims, box, refs, 2); });
+        axis[0] = best_on_axis(prims, box, refs, 0);
+        axis[1] = y.get();
+        axis[2] = z.get();
+    } else {
+        for (int a = 0; a < 3; ++a) axis[a] = best_on_axis(prims, box, refs, a);
     }
+    SpatialSplit best;  // the lowest cost, the first axis on a tie
+    for (const SpatialSplit& s : axis)
+        if (s.cost < best.cost) best = s;
     return best;
 }
 
