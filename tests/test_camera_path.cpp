@@ -10,6 +10,7 @@
 #include "scene/load.h"
 #include "scene/scene.h"
 #include "support/process.h"
+#include "support/room_obj.h"
 
 #include <gtest/gtest.h>
 
@@ -175,8 +176,7 @@ TEST(RenderOrigin, RendersAFrameAsAboutTheCompiledCamera) {
     TempDir dir;
     {
         std::ofstream o(dir / "room.obj");
-        o << "v -1 -1 -1\nv 1 -1 -1\nv 1 1 -1\nv -1 1 -1\nv -1 -1 1\nv 1 -1 1\nv 1 1 1\nv -1 1 1\n"
-             "f 1 2 3 4\nf 1 5 6 2\nf 4 3 7 8\nf 1 4 8 5\nf 2 6 7 3\nv 0 -0.5 0\nv 0.5 0.2 0\nv -0.3 0.4 0.2\nf 9 10 11\n";
+        o << test::kRoomObj;
     }
     const Scene s = load_scene(dir / "room.obj");
     ASSERT_TRUE(s.auto_light.has_value());

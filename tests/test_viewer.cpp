@@ -11,6 +11,7 @@
 //   SRT_VIEW_ARGS="--devices all"  more flags for the viewer only (its image must still
 //                               equal the one-device headless render)
 #include "core/image.h"
+#include "support/room_obj.h"
 
 #include <gtest/gtest.h>
 
@@ -287,9 +288,7 @@ TEST(Viewer, CameraKeyPrintsARenderCommandForTheView) {
         "frame 2 button right press\nframe 2 mouse 15 -6\nframe 2 button right release\n"
         "frame 3 key C press\nframe 3 key C release\n";
     const fs::path scene_dir = temp_dir("camera_scene");
-    write_file(scene_dir / "room.obj",
-               "v -1 -1 -1\nv 1 -1 -1\nv 1 1 -1\nv -1 1 -1\nv -1 -1 1\nv 1 -1 1\nv 1 1 1\nv -1 1 1\n"
-               "f 1 2 3 4\nf 1 5 6 2\nf 4 3 7 8\nf 1 4 8 5\nf 2 6 7 3\nv 0 -0.5 0\nv 0.5 0.2 0\nv -0.3 0.4 0.2\nf 9 10 11\n");
+    write_file(scene_dir / "room.obj", srt::test::kRoomObj);
     const ViewerRun v = run_viewer("camera", script, 6, 160, 120, quote((scene_dir / "room.obj").string()));
     if (v.skipped) GTEST_SKIP() << v.why;
     ASSERT_EQ(v.rc, 0) << v.out;

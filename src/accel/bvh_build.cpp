@@ -17,6 +17,7 @@ namespace srt {
 namespace {
 
 constexpr int kBins = 32;
+static_assert(kBins <= kMaxSweepBins);
 constexpr float kTraversalCost = 1.0f;   // relative to one primitive test
 constexpr int kMedianSplitDepth = 32;    // beyond this, split by count: 32 + log2(2^31) < 64
 // A spatial split is sought only where the best object split's children overlap by
@@ -166,31 +167,13 @@ private:
             if (extent[a] <= 0.0f) continue;
             const std::array<Box, kBins>& bin_box = bins[size_t(a)];
             const std::array<uint32_t, kBins>& bin_count = counts[size_t(a)];
-            // Sweep from the right, then from the left.
-            std::array<Box, kBins> right_box{};
-            std::array<uint32_t, kBins> right_count{};
-            Box acc;
-            uint32_t n = 0;
-            for (int b = kBins - 1; b > 0; --b) {
-                acc.grow(bin_box[size_t(b)]);
-                n += bin_count[size_t(b)];
-                right_box[size_t(b)] = acc;
-                right_count[size_t(b)] = n;
-            }
-            acc = Box{};
-            n = 0;
-            for (int b = 0; b < kBins - 1; ++b) {
-                acc.grow(bin_box[size_t(b)]);
-                n += bin_count[size_t(b)];
-                if (n == 0 || right_count[size_t(b + 1)] == 0) continue;
-                const float cost = acc.area() * float(n) + right_box[size_t(b + 1)].area() * float(right_count[size_t(b + 1)]);
-                if (cost < best_cost) {
-                    best_cost = cost;
-                    best_axis = a;
-                    best_bin = b;
-                    best_left = acc;
-                    best_right = right_box[size_t(b + 1)];
-                }
+            const SahSweep sw = sweep_bins(bin_box.data(), bin_count.data(), bin_count.data(), kBins);
+            if (sw.plane >= 0 && sw.cost < best_cost) {
+                best_cost = sw.cost;
+                best_axis = a;
+                best_bin = sw.plane - 1;
+                best_left = sw.left;
+                best_right = sw.right;
             }
         }
         // A spatial split, where the object split's children overlap.

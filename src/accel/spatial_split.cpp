@@ -14,6 +14,7 @@ namespace {
 // 32 bins an axis, as the object splits use: Stich et al. used more, but the node's own
 // object split already covers the coarse cases, and the binning is the build's cost.
 constexpr int kSpatialBins = 32;
+static_assert(kSpatialBins <= kMaxSweepBins);
 // A small node's references tend to span it, so each would be cut at every one of 32
 // planes; it gets one bin a reference (at least 4). Measured: the SAH cost moves by 0.1%
 // on Conference, Sibenik and Sponza, and the build takes 25-55% less time.
@@ -93,6 +94,32 @@ void split_reference_as(const BuildPrim& p, const BuildRef& r, int axis, float p
 
 }  // namespace
 
+SahSweep sweep_bins(const BuildBox* bin_box, const uint32_t* enter, const uint32_t* leave, int bins) {
+    // From the right, then from the left.
+    std::array<BuildBox, kMaxSweepBins> right_box{};
+    std::array<uint32_t, kMaxSweepBins> right_count{};
+    BuildBox acc;
+    uint32_t n = 0;
+    for (int b = bins - 1; b > 0; --b) {
+        acc.grow(bin_box[b]);
+        n += leave[b];
+        right_box[size_t(b)] = acc;
+        right_count[size_t(b)] = n;
+    }
+    SahSweep best;
+    acc = BuildBox{};
+    n = 0;
+    for (int b = 0; b < bins - 1; ++b) {
+        acc.grow(bin_box[b]);
+        n += enter[b];
+        const uint32_t nr = right_count[size_t(b + 1)];
+        if (n == 0 || nr == 0) continue;
+        const float cost = acc.area() * float(n) + right_box[size_t(b + 1)].area() * float(nr);
+        if (cost < best.cost) best = SahSweep{cost, b + 1, acc, right_box[size_t(b + 1)], n, nr};
+    }
+    return best;
+}
+
 void split_reference(const BuildPrim& p, const BuildRef& r, int axis, float plane, BuildRef& left,
                      BuildRef& right) {
     split_reference_as<true>(p, r, axis, plane, left, right);
@@ -122,27 +149,10 @@ SpatialSplit best_on_axis(const std::vector<BuildPrim>& prims, const BuildBox& b
         }
         bin_box[size_t(last)].grow(rest.box);
     }
-    // Sweep from the right, then from the left.
-    std::array<BuildBox, kSpatialBins> right_box{};
-    std::array<uint32_t, kSpatialBins> right_count{};
-    BuildBox acc;
-    uint32_t n = 0;
-    for (int b = bins - 1; b > 0; --b) {
-        acc.grow(bin_box[size_t(b)]);
-        n += leave[size_t(b)];
-        right_box[size_t(b)] = acc;
-        right_count[size_t(b)] = n;
-    }
-    acc = BuildBox{};
-    n = 0;
-    for (int b = 0; b < bins - 1; ++b) {
-        acc.grow(bin_box[size_t(b)]);
-        n += enter[size_t(b)];
-        const uint32_t nr = right_count[size_t(b + 1)];
-        if (n == 0 || nr == 0) continue;
-        const float cost = acc.area() * float(n) + right_box[size_t(b + 1)].area() * float(nr);
-        if (cost < best.cost) best = SpatialSplit{cost, a, plane_of(box, a, b + 1, bins), acc, right_box[size_t(b + 1)], n, nr};
-    }
+    const SahSweep sw = sweep_bins(bin_box.data(), enter.data(), leave.data(), bins);
+    if (sw.plane >= 0)
+        best = SpatialSplit{sw.cost, a, plane_of(box, a, sw.plane, bins), sw.left, sw.right, sw.left_count,
+                            sw.right_count};
     return best;
 }
 

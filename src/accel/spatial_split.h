@@ -40,6 +40,21 @@ struct BuildRef {
     uint32_t prim = 0;  // index into the builder's BuildPrim array
 };
 
+// The SAH's sweep over the bins of one axis: for each plane between two bins, the cost
+// area(left) * left count + area(right) * right count (unnormalised), where a reference
+// counts on the left from the bin it enters and on the right up to the bin it leaves (an
+// object split's references enter and leave in the same bin). The lowest cost, the first
+// plane on a tie; `plane` is the index of the first bin on its right, -1 when no plane
+// leaves references on both sides.
+constexpr int kMaxSweepBins = 32;
+struct SahSweep {
+    float cost = 1e30f;
+    int plane = -1;
+    BuildBox left, right;
+    uint32_t left_count = 0, right_count = 0;
+};
+SahSweep sweep_bins(const BuildBox* bin_box, const uint32_t* enter, const uint32_t* leave, int bins);  // bins <= kMaxSweepBins
+
 // The parts of reference `r` (of primitive `p`) on either side of the plane x[axis] =
 // plane: boxes that contain every point of the primitive inside r.box on that side,
 // rounded outwards (the crossing points are computed in double), so that no ray that

@@ -84,7 +84,6 @@ public:
         bind();
         reserve_stack(s.view());
         scene_.upload(s);
-        view_ = scene_.view();
         render_origin_ = s.render_origin;
         ++scene_generation_;
     }
@@ -120,12 +119,12 @@ public:
         rays_.grow(settings);
 
         FrameContext f;
-        f.scene = view_;
+        f.scene = scene_.view();
         f.camera = make_camera(camera, settings.width, settings.height, render_origin_);  // the CPU side's copy
         f.rays = rays_.rays();
         set_band_geometry(f, uint32_t(settings.width), uint32_t(settings.height), uint32_t(settings.band_y),
                           uint32_t(settings.band_h), uint32_t(settings.warp_width));
-        if (uses_ray_tree(view_, settings)) f.tree = rays_.tree(f.ray_count, settings.depth, stream_);
+        if (uses_ray_tree(scene_.view(), settings)) f.tree = rays_.tree(f.ray_count, settings.depth, stream_);
         f.srgb_thresholds = thresholds_.get();
         f.out_rgba = device_rgba;
 
@@ -459,7 +458,6 @@ private:
     cudaDeviceProp props_{};
     cuda::LaunchSizer sizes_;
     cudaStream_t stream_ = nullptr;
-    SceneView view_;
     FrameContext last_frame_;        // for read_linear
     Point3 render_origin_{0.0};  // CompiledScene::render_origin of the scene uploaded
     cuda::DeviceScene scene_;
