@@ -182,13 +182,13 @@ private:
             spatial = find_spatial_split(prims_, box, refs);
         }
 
-        const float cost = std::min(best_cost, spatial.cost);
+        const float cost = std::min(best_cost, spatial.cost());
         const float leaf_cost = float(count);
         const float split_cost = kTraversalCost + cost / std::max(box.area(), 1e-30f);
         if (best_axis < 0 && spatial.axis < 0) return count > uint32_t(kMaxLeafPrims) ? median_split() : false;
         if (count <= uint32_t(kMaxLeafPrims) && split_cost >= leaf_cost) return false;
 
-        if (spatial.cost < best_cost) {
+        if (spatial.cost() < best_cost) {
             cut = partition_spatial(prims_, spatial, refs, left, right);
             if (!left.empty() && !right.empty()) return true;
             cut = 0;

@@ -151,8 +151,7 @@ SpatialSplit best_on_axis(const std::vector<BuildPrim>& prims, const BuildBox& b
     }
     const SahSweep sw = sweep_bins(bin_box.data(), enter.data(), leave.data(), bins);
     if (sw.plane >= 0)
-        best = SpatialSplit{sw.cost, a, plane_of(box, a, sw.plane, bins), sw.left, sw.right, sw.left_count,
-                            sw.right_count};
+        best = SpatialSplit{a, plane_of(box, a, sw.plane, bins), sw};
     return best;
 }
 
@@ -176,7 +175,7 @@ SpatialSplit find_spatial_split(const std::vector<BuildPrim>& prims, const Build
     }
     SpatialSplit best;  // the lowest cost, the first axis on a tie
     for (const SpatialSplit& s : axis)
-        if (s.cost < best.cost) best = s;
+        if (s.cost() < best.cost()) best = s;
     return best;
 }
 
@@ -187,8 +186,8 @@ uint32_t partition_spatial(const std::vector<BuildPrim>& prims, const SpatialSpl
     left.clear();
     right.clear();
     // The binned sides' bounds and counts price each straddling reference's options.
-    BuildBox lbox = s.left_box, rbox = s.right_box;
-    float nl = float(s.left_count), nr = float(s.right_count);
+    BuildBox lbox = s.sweep.left, rbox = s.sweep.right;
+    float nl = float(s.sweep.left_count), nr = float(s.sweep.right_count);
     uint32_t cut = 0;
     for (const BuildRef& r : refs) {
         if (r.box.hi[a] <= s.plane) {

@@ -63,14 +63,14 @@ SahSweep sweep_bins(const BuildBox* bin_box, const uint32_t* enter, const uint32
 void split_reference(const BuildPrim& p, const BuildRef& r, int axis, float plane, BuildRef& left,
                      BuildRef& right);
 
-// The best spatial split of a node (bounds `box`) over its references, along any axis,
-// with the SAH's cost (areas times counts, unnormalised); cost 1e30 when there is none.
+// The best spatial split of a node (bounds `box`) over its references, along any axis:
+// the plane, and its sweep (the SAH's cost, the two sides' bounds and counts, straddling
+// parts included); axis -1 and cost 1e30 when there is none.
 struct SpatialSplit {
-    float cost = 1e30f;
     int axis = -1;
     float plane = 0.0f;
-    BuildBox left_box, right_box;  // the two sides' bounds, straddling parts included
-    uint32_t left_count = 0, right_count = 0;
+    SahSweep sweep;
+    float cost() const { return sweep.cost; }
 };
 SpatialSplit find_spatial_split(const std::vector<BuildPrim>& prims, const BuildBox& box,
                                 const std::vector<BuildRef>& refs);
