@@ -10,7 +10,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 #include <random>
 #include <vector>
 
@@ -107,7 +109,7 @@ TEST(Lights, PickedInProportionToPower) {
     const double total = p_point + p_tri + p_ball;
     EXPECT_NEAR(cs.light_pmf[0], p_point / total, 1e-6);
     EXPECT_EQ(cs.light_pmf[1], 0.0f) << "a stand-in for an emitter must never be picked";
-    // Emitters in BVH order: find which is which by kind.
+    // Find which emitter is which by kind.
     for (size_t e = 0; e < cs.emitters.size(); ++e) {
         const bool sphere = float_bits(cs.emitters[e].e2.w) == kEmitterSphere;
         EXPECT_NEAR(cs.light_pmf[2 + e], (sphere ? p_ball : p_tri) / total, 1e-6);
@@ -157,6 +159,38 @@ TEST(Lights, AnEmitterCutBySpatialSplitsIsOneEmitter) {
     EXPECT_EQ(cs.light_pmf[0], 1.0f);
     const uint32_t first = float_bits(cs.emitters[0].p0.w);
     EXPECT_EQ(float_bits(cs.prims[first].p2.w), uint32_t(40 * 40));
+}
+
+// The emitters follow the scene's order of primitives, whatever the tree: every layout,
+// with and without spatial splits, compiles the same emitters in the same order, so the
+// light a sample picks is the same. Twelve lamps among slivers the build cuts.
+TEST(Lights, EmittersFollowTheScenesOrderWhateverTheTree) {
+    Scene s = base_scene();
+    for (int k = 0; k < 3; ++k) {
+        Material lamp;
+        lamp.emission = glm::vec3(1.0f + float(k), 2.0f, 3.0f - float(k));
+        s.add_material(lamp);
+    }
+    for (int i = 0; i < 60; ++i) {
+        const double a = 0.37 * i, y = 0.5 + 0.05 * i;
+        const glm::dvec3 c(std::cos(a), 0.0, std::sin(a));
+        add_triangle(s, {-5.0 * c.x, y, -5.0 * c.z}, {5.0 * c.x, y, 5.0 * c.z}, {-5.0 * c.x, y + 0.2, -5.0 * c.z + 0.1},
+                     i % 5 == 0 ? uint32_t(1 + (i / 5) % 3) : 0u);
+    }
+    std::vector<uint32_t> first_ids;
+    for (AccelLayout layout : {AccelLayout::Bvh2, AccelLayout::Bvh4, AccelLayout::Bvh8})
+        for (bool splits : {false, true}) {
+            SCOPED_TRACE(std::string(to_string(layout)) + (splits ? " with splits" : " without"));
+            const CompiledScene cs = compile_scene(s, layout, BvhBuildOptions{splits});
+            ASSERT_EQ(cs.emitters.size(), 12u);
+            std::vector<uint32_t> ids;
+            for (const EmitterGpu& e : cs.emitters) ids.push_back(float_bits(cs.prims[float_bits(e.p0.w)].p2.w));
+            EXPECT_TRUE(std::is_sorted(ids.begin(), ids.end()));
+            if (first_ids.empty()) first_ids = ids;
+            EXPECT_EQ(ids, first_ids);
+            for (size_t k = 0; k < cs.prims.size(); ++k)
+                if (cs.prim_emitter[k] != kNoEmitter) EXPECT_EQ(ids[cs.prim_emitter[k]], float_bits(cs.prims[k].p2.w));
+        }
 }
 
 // A tilted triangle emitter and a shading point off to the side: the estimate converges to

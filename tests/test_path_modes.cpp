@@ -153,6 +153,28 @@ TEST(PathModes, SeedChangesTheNoiseOnly) {
     EXPECT_EQ(b.rgba, c.rgba);
 }
 
+// Spatial splits store a cut primitive once a reference, and change the BVH's order: the
+// light a sample picks must not follow the tree, so a path-traced image is the same with
+// and without them, bit for bit. CornellBox-Water's surface is cut (checked, so that the
+// test can fail; with the emitters in BVH order its pixels differed).
+TEST(PathModes, SpatialSplitsChangeNoPathTracedPixel) {
+    const std::string water = std::string(SRT_SHARED_DATA) + "/scenes/cornell-box/CornellBox-Water.obj";
+    if (!std::filesystem::exists(water)) GTEST_SKIP() << "shared data not found: " << water;
+    const Scene scene = load_scene(water);
+    const CompiledScene on = compile_scene(scene, AccelLayout::Bvh2, BvhBuildOptions{true});
+    const CompiledScene off = compile_scene(scene, AccelLayout::Bvh2, BvhBuildOptions{false});
+    ASSERT_GT(on.bvh_stats.spatial_splits, 0u) << "nothing was cut: the test would test nothing";
+    auto ex = make_cpu_executor(2);
+    const RenderSettings rs = path_settings(48, 48, 6, DeadRayMode::Stencil, 3);
+    Image a, b;
+    ex->set_scene(on);
+    ex->render(scene.camera, rs, a);
+    ex->set_scene(off);
+    ex->render(scene.camera, rs, b);
+    ASSERT_GT(nonblack(a), a.rgba.size() / 16);
+    EXPECT_EQ(a.rgba, b.rgba);
+}
+
 // The same scene under Whitted: the integrators share the frame's buffers, so switching
 // back and forth on one executor gives each one's own image.
 TEST(PathModes, SwitchingIntegratorsKeepsEachImage) {

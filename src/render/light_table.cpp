@@ -9,7 +9,8 @@
 #include "render/sampling.h"
 
 #include <algorithm>
-#include <unordered_map>
+#include <utility>
+#include <vector>
 #include <cmath>
 
 namespace srt {
@@ -25,7 +26,7 @@ void compile_light_table(const Scene& scene, CompiledScene& cs) {
     cs.prim_emitter.clear();
     cs.light_cdf.clear();
     cs.light_pmf.clear();
-    // The emitters, in BVH order, from the compiled primitives (rendering space).
+    // The emitters, from the compiled primitives (rendering space).
     std::vector<double> power;
     bool any = false;
     for (const PrimGpu& p : cs.prims) {
@@ -57,20 +58,24 @@ void compile_light_table(const Scene& scene, CompiledScene& cs) {
     }
     if (any) {
         cs.prim_emitter.assign(cs.prims.size(), kNoEmitter);
-        // A primitive stored more than once (a spatial split cut it) is one emitter.
-        std::unordered_map<uint32_t, uint32_t> emitter_of;
+        // The emitters in the scene's order (by original id), not the BVH's, so that the
+        // light a sample picks does not depend on the tree, its layout or its spatial
+        // splits; a primitive stored once a reference (a split cut it) is one emitter.
+        std::vector<std::pair<uint32_t, uint32_t>> copies;  // (original id, position) of each emissive copy
         for (size_t i = 0; i < cs.prims.size(); ++i) {
+            const PrimGpu& p = cs.prims[i];
+            if (scene.materials[float_bits(p.p0.w) & kPrimMaterialMask].emits())
+                copies.emplace_back(float_bits(p.p2.w), uint32_t(i));
+        }
+        std::sort(copies.begin(), copies.end());
+        for (size_t c = 0, next = 0; c < copies.size(); c = next) {
+            for (next = c; next < copies.size() && copies[next].first == copies[c].first;) ++next;
+            const uint32_t i = copies[c].second;  // its first copy
             const PrimGpu& p = cs.prims[i];
             const uint32_t meta = float_bits(p.p0.w);
             const Material& m = scene.materials[meta & kPrimMaterialMask];
-            if (!m.emits()) continue;
-            const uint32_t id = float_bits(p.p2.w);
-            if (const auto seen = emitter_of.find(id); seen != emitter_of.end()) {
-                cs.prim_emitter[i] = seen->second;
-                continue;
-            }
             EmitterGpu e;
-            e.p0 = f4{p.p0.x, p.p0.y, p.p0.z, bits_float(uint32_t(i))};
+            e.p0 = f4{p.p0.x, p.p0.y, p.p0.z, bits_float(i)};
             double area;
             if (meta & kPrimSphereBit) {
                 const double r = p.p1.x;
@@ -85,8 +90,7 @@ void compile_light_table(const Scene& scene, CompiledScene& cs) {
             }
             if (!(area > 0.0)) continue;
             e.radiance = f4{m.emission.x, m.emission.y, m.emission.z, m.emission_two_sided ? 1.0f : 0.0f};
-            cs.prim_emitter[i] = uint32_t(cs.emitters.size());
-            emitter_of.emplace(id, cs.prim_emitter[i]);
+            for (size_t j = c; j < next; ++j) cs.prim_emitter[copies[j].second] = uint32_t(cs.emitters.size());
             cs.emitters.push_back(e);
             // Radiance L from area A into a hemisphere: pi A L (each side that emits).
             power.push_back(luminance_d(m.emission) * M_PI * area * (m.emission_two_sided ? 2.0 : 1.0));
