@@ -21,10 +21,14 @@ configure: deps
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-# Renders the built-in default scene and prints the PNG's path (last line). Builds only
-# the renderer: the tests' binaries wait for `make test`.
+# Renders the built-in default scene and prints the PNG's path (last line), after where
+# the program is and what to try next. Builds only the renderer: the tests' binaries wait
+# for `make test`.
 render: configure
 	cmake --build $(BUILD) -j $(JOBS) --target stencilrt
+	@echo "built $(CURDIR)/$(BUILD)/stencilrt; to call it as stencilrt:"
+	@echo "  export PATH=\"$(CURDIR)/$(BUILD):\$$PATH\""
+	@echo "then try: stencilrt render scenes/glass.json -o glass.png   (or: stencilrt view, stencilrt bench)"
 	./$(BUILD)/stencilrt render -o $(BUILD)/default.png
 
 test: build

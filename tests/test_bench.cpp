@@ -116,7 +116,7 @@ TEST(BenchCli, CpuSweepWritesConsistentJsonAndCsv) {
     // Not a terminal: no progress bar, one final line.
     EXPECT_EQ(r.err.find('\r'), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("bench: 2 configurations"), std::string::npos) << r.err;
-    EXPECT_NE(r.out.find("the stencil rows stand for flags and compact"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("the stencil rows stand for flags, compact and pool too"), std::string::npos) << r.out;
 
     const json doc = json::parse(read_file(dir / "x.json"));
     EXPECT_EQ(doc["format"], "stencilrt-bench/1");

@@ -119,10 +119,10 @@ TEST(Cli, BadValueIsTheErrorAndTheHelpToRun) {
 TEST(Cli, FloatBoundsAreWrittenShort) {
     const Result fov = run({"render", "--fov", "0"});
     EXPECT_EQ(fov.exit_code, 2);
-    EXPECT_TRUE(has(fov.err, "--fov: Value 0 not in range 0.01 to 179")) << fov.err;
+    EXPECT_TRUE(has(fov.err, "--fov: 0 is out of range; allowed: 0.01 to 179 (degrees)")) << fov.err;
     const Result ev = run({"render", "--exposure", "99"});
     EXPECT_EQ(ev.exit_code, 2);
-    EXPECT_TRUE(has(ev.err, "--exposure: Value 99 not in range -30 to 30")) << ev.err;
+    EXPECT_TRUE(has(ev.err, "--exposure: 99 is out of range; allowed: auto, or -30 to 30 (EV)")) << ev.err;
 }
 
 TEST(Cli, RenderHelpNamesEverySceneFormat) {

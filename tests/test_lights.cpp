@@ -100,6 +100,18 @@ TEST(Lights, PickedInProportionToPower) {
     Light stand_in = point;
     stand_in.from_emission = true;
     s.lights = {point, stand_in};
+    s.light_model = LightModel::Physical;
+    {
+        // A classic light brings irradiance pi L anywhere (render/lights.h), so it brings
+        // pi r^2 pi L onto the scene's bounding sphere of radius r.
+        Scene classic = s;
+        classic.light_model = LightModel::Classic;
+        const CompiledScene cc = compile_scene(classic);
+        const double r = 0.5 * std::sqrt(10.0 * 10.0 + 3.0 * 3.0 + 10.0 * 10.0);  // bounds (-5,-1,-5)..(5,2,5)
+        const double pc = M_PI * r * r * M_PI * lum(glm::dvec3(2.0));
+        const double tri = M_PI * 2.0 * lum(glm::dvec3(4, 3, 2)), ball = 2.0 * M_PI * M_PI * lum(glm::dvec3(1.0));
+        EXPECT_NEAR(cc.light_pmf[0], pc / (pc + tri + ball), 1e-6);
+    }
     const CompiledScene cs = compile_scene(s);
     ASSERT_EQ(cs.emitters.size(), 2u);
     ASSERT_EQ(cs.light_pmf.size(), 4u);  // 2 lights, then 2 emitters
@@ -253,6 +265,7 @@ TEST(Lights, SphereIrradianceMatchesTheClosedForm) {
 // A point light falls off with the square of the distance; a directional one does not.
 TEST(Lights, PointAndDirectionalLights) {
     Scene s = base_scene();
+    s.light_model = LightModel::Physical;
     Light point;
     point.position = Point3(0, 4, 0);
     point.colour = glm::vec3(8.0f);
@@ -275,4 +288,14 @@ TEST(Lights, PointAndDirectionalLights) {
     ASSERT_TRUE(ls.valid);
     EXPECT_FLOAT_EQ(ls.radiance.y, 3.0f);
     EXPECT_FLOAT_EQ(ls.wi.y, 1.0f);
+    // Classic lights send pi L from any distance, point or directional.
+    s.light_model = LightModel::Classic;
+    cs = compile_scene(s);
+    ls = sample_light(cs.view(), glm::vec3(0.0f), 0.5f, 0.5f, 0.5f);
+    EXPECT_FLOAT_EQ(ls.radiance.y, 3.0f * 3.14159265f);
+    s.lights = {point};
+    cs = compile_scene(s);
+    ls = sample_light(cs.view(), glm::vec3(0.0f), 0.5f, 0.5f, 0.5f);
+    EXPECT_FLOAT_EQ(ls.radiance.y, 8.0f * 3.14159265f);
+    EXPECT_FLOAT_EQ(ls.dist, 4.0f);
 }

@@ -118,6 +118,8 @@ const BadCase kBadCases[] = {
     {"json_ambient_negative.json", "bad/json_ambient_negative.json:3:16: 'ambient' components must be >= 0"},
     // the material terms beyond Whitted's, and the integrator a scene suggests
     {"json_mat_emission_negative.json", "bad/json_mat_emission_negative.json:3:37: material 'm' 'emission' components must be >= 0"},
+    // Finite but past what the film can sum (scene.h kMaxEmission): infinite pixels.
+    {"json_mat_emission_huge.json", "bad/json_mat_emission_huge.json:3:37: material 'm' 'emission' components must be at most 1e18, not 3e+38: a brighter emitter overflows the film (a pixel sums up to 2^24 samples, shown at up to 2^30 exposure)"},
     {"json_mat_two_sided_number.json", "bad/json_mat_two_sided_number.json:3:70: material 'm' 'emission_two_sided' must be true or false, not a number"},
     {"json_mat_roughness_range.json", "bad/json_mat_roughness_range.json:3:49: 'roughness' must be in [0, 1]"},
     {"json_mat_glossy_range.json", "bad/json_mat_glossy_range.json:3:35: 'glossy' must be in [0, 1]"},
@@ -170,6 +172,8 @@ const BadCase kBadCases[] = {
     // materials: emission and the KHR_materials_* extensions
     {"gltf_mat_emissive_negative.gltf", "bad/gltf_mat_emissive_negative.gltf: /materials/0/emissiveFactor: components must be >= 0"},
     {"gltf_mat_emissive_strength.gltf", "bad/gltf_mat_emissive_strength.gltf: /materials/0/extensions/KHR_materials_emissive_strength/emissiveStrength: must be a number >= 0"},
+    {"gltf_mat_emissive_strength_huge.gltf", "bad/gltf_mat_emissive_strength_huge.gltf: /materials/0/extensions/KHR_materials_emissive_strength/emissiveStrength: emissiveFactor x emissiveStrength must be at most 1e18, not 1e+35: a brighter emitter overflows the film (a pixel sums up to 2^24 samples, shown at up to 2^30 exposure)"},
+    {"gltf_mat_emissive_factor_huge.gltf", "bad/gltf_mat_emissive_factor_huge.gltf: /materials/0/emissiveFactor: emissiveFactor x emissiveStrength must be at most 1e18, not 3e+38: a brighter emitter overflows the film"},
     {"gltf_mat_ior_range.gltf", "bad/gltf_mat_ior_range.gltf: /materials/0/extensions/KHR_materials_ior/ior: must be a number in [1, 10], or 0"},
     {"gltf_mat_transmission_range.gltf", "bad/gltf_mat_transmission_range.gltf: /materials/0/extensions/KHR_materials_transmission/transmissionFactor: must be a number in [0, 1]"},
     {"gltf_mat_attenuation_distance.gltf", "bad/gltf_mat_attenuation_distance.gltf: /materials/0/extensions/KHR_materials_volume/attenuationDistance: must be a number > 0"},
@@ -249,6 +253,7 @@ const BadCase kBadCases[] = {
     {"mtl_illum_bad.obj", "bad/mtl_illum_bad.mtl:2: 'illum' expects an integer"},
     {"mtl_spectral.obj", "bad/mtl_spectral.mtl:3: 'Ks spectral' colours are not supported"},
     {"mtl_negative_ke.obj", "bad/mtl_negative_ke.mtl:2: 'Ke' components must be >= 0"},
+    {"mtl_ke_huge.obj", "bad/mtl_ke_huge.mtl:2: 'Ke' components must be at most 1e18, not 2e+20: a brighter emitter overflows the film"},
     {"mtl_nan.obj", "bad/mtl_nan.mtl:2: malformed number 'nan' in 'Kd'"},
     {"mtl_ni_zero.obj", "bad/mtl_ni_zero.mtl:2: 'Ni' (index of refraction) must be in (0, 10], not 0"},
     {"mtl_ns_bad.obj", "bad/mtl_ns_bad.mtl:3: 'Ns' expects one number"},
@@ -282,6 +287,8 @@ const BadCase kBadCases[] = {
     {"nff_polygon_count_overflow.nff", "bad/nff_polygon_count_overflow.nff:9: polygon vertex count 4000000000 is unreasonably large"},
     {"nff_f_t_negative.nff", "bad/nff_f_t_negative.nff:8: 'f' T (transmittance) must be in [0, 1], not -0.5"},
     {"nff_f_t_above_one.nff", "bad/nff_f_t_above_one.nff:8: 'f' T (transmittance) must be in [0, 1], not 1.5"},
+    // Ks is JSON's kr: a mirror of Ks 2 returned twice the light it was given.
+    {"nff_f_ks_above_one.nff", "bad/nff_f_ks_above_one.nff:8: 'f' Ks (mirror reflectance) must be in [0, 1], not 2"},
     {"nff_f_t_without_ior.nff", "bad/nff_f_t_without_ior.nff:8: 'f' with T > 0 needs an index of refraction in (0, 10], not 0"},
     {"nff_f_ior_huge.nff", "bad/nff_f_ior_huge.nff:8: 'f' with T > 0 needs an index of refraction in (0, 10], not 20"},
     // dispatch

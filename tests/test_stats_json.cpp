@@ -69,7 +69,7 @@ void expect_schema(const json& d, size_t frames) {
     for (const json& f : d["frames"]) {
         expect_fields(f, {{"frame", IntOrNull}, {"camera", Obj}, {"output", Str}, {"frame_ms", Num}, {"timing", Str},
                           {"rays_per_s", Num}, {"bounces_run", Int}, {"rays_traced", Int}, {"simd_efficiency", Num},
-                          {"lane_steps", Int}, {"warp_steps", Int}, {"stage_ms", Obj},
+                          {"lane_steps", Int}, {"warp_steps", Int}, {"nonfinite_samples", Int}, {"stage_ms", Obj},
                           {"bounces", Arr}}, "frame");
         expect_fields(f["camera"], {{"from", Arr}, {"at", Arr}, {"up", Arr}, {"fov", Num}}, "frame.camera");
         uint64_t rays = 0;
@@ -113,6 +113,7 @@ TEST(StatsJson, OneFrameHasEveryFieldAndTheRightCounts) {
     const json& f = d["frames"][0];
     EXPECT_EQ(f["rays_traced"].get<uint64_t>(), st.rays_traced);
     EXPECT_EQ(f["bounces_run"].get<uint64_t>(), st.bounces_run);
+    EXPECT_EQ(f["nonfinite_samples"].get<uint64_t>(), st.nonfinite_samples);
     ASSERT_EQ(f["bounces"].size(), st.bounces.size());
     for (size_t b = 0; b < st.bounces.size(); ++b) {
         EXPECT_EQ(f["bounces"][b]["live_rays"].get<uint64_t>(), st.bounces[b].live_rays) << b;

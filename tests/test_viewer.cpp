@@ -340,6 +340,20 @@ TEST(Viewer, HudIsCompactAtSmallSizesAndHides) {
                                                  srt::read_png(with_suffix(hidden.shot, ".hud").string()), 0);
     EXPECT_EQ(d.exact_equal, d.channels) << "H did not hide the HUD";
     fs::remove_all(hidden.dir);
+
+    // At 320x180 its lines wrap inside the window instead of running off its right edge.
+    const ViewerRun tiny = run_viewer("hud_tiny", "", 2, 320, 180, "--depth 1");
+    ASSERT_EQ(tiny.rc, 0) << tiny.out;
+    const srt::Image ti = srt::read_png(tiny.shot.string()), th = srt::read_png(with_suffix(tiny.shot, ".hud").string());
+    int right = -1;
+    for (int y = 0; y < ti.height; ++y)
+        for (int x = 0; x < ti.width; ++x)
+            for (int k = 0; k < 3; ++k)
+                if (ti.rgba[(size_t(y) * ti.width + x) * 4 + k] != th.rgba[(size_t(y) * ti.width + x) * 4 + k])
+                    right = std::max(right, x);
+    ASSERT_GE(right, 0) << "no HUD drawn";
+    EXPECT_LT(right, 320 - 4) << "the HUD reaches column " << right << " of 320";
+    fs::remove_all(tiny.dir);
 }
 
 // Every control is exercised, and each is undone by the end (depth back, mode cycled
@@ -418,6 +432,45 @@ TEST(Viewer, ExposureKeysMatchRenderExposure) {
                                 "frame 4 key = press\nframe 4 key = release\n"
                                 "frame 4 key EQUAL press\nframe 4 key EQUAL release\n",
                                 10, 160, 120, 6, "--exposure 1");
+}
+
+// The 0 key picks an exposure from the image on screen and prints it; the sum starts
+// again, and the window ends as `render --exposure EV --spp N` with the printed number.
+TEST(Viewer, AutoExposureKeyPrintsTheEvThatRenderReproduces) {
+    const ViewerRun v = run_viewer("autoexp", "frame 1 key 0 press\nframe 1 key 0 release\n", 6, 160, 120);
+    if (v.skipped) GTEST_SKIP() << v.why;
+    ASSERT_EQ(v.rc, 0) << v.out;
+    const std::string tag = "viewer: exposure auto: ";
+    const size_t at = v.out.find(tag);
+    ASSERT_NE(at, std::string::npos) << v.out;
+    const std::string ev = v.out.substr(at + tag.size(), v.out.find(' ', at + tag.size()) - at - tag.size());
+    EXPECT_NE(std::atof(ev.c_str()), 0.0) << ev;  // the default scene is not at its key already
+    const srt::ImageDiff d =
+        srt::compare_images(srt::read_png(v.shot.string()), headless(v, 160, 120, "--exposure " + ev), 0);
+    EXPECT_EQ(d.exact_equal, d.channels) << "--exposure " << ev << ", max diff " << d.max_diff;
+    fs::remove_all(v.dir);
+}
+
+// Switching integrators on a scene lit by point lights (the default scene) keeps it
+// lit: under the one light model the path-traced view's direct light is Whitted's, so its
+// mean is of the same order (it adds indirect light; it was 4x darker with its own model).
+TEST(Viewer, IntegratorKeyKeepsAPointLitSceneLit) {
+    auto mean_linear = [](const srt::Image& im) {
+        double sum = 0.0;
+        for (size_t i = 0; i < im.rgba.size(); i += 4)
+            for (int c = 0; c < 3; ++c) sum += std::pow((im.rgba[i + size_t(c)] / 255.0 + 0.055) / 1.055, 2.4);
+        return sum / double(im.rgba.size() / 4 * 3);
+    };
+    const ViewerRun whitted = run_viewer("lit-whitted", "", 2, 160, 120);
+    if (whitted.skipped) GTEST_SKIP() << whitted.why;
+    const ViewerRun path = run_viewer("lit-path", "frame 0 key I press\nframe 0 key I release\n", 4, 160, 120);
+    ASSERT_EQ(whitted.rc, 0) << whitted.out;
+    ASSERT_EQ(path.rc, 0) << path.out;
+    const double w = mean_linear(srt::read_png(whitted.shot.string())), p = mean_linear(srt::read_png(path.shot.string()));
+    EXPECT_GT(p, 0.7 * w) << "path " << p << " against Whitted " << w;
+    EXPECT_LT(p, 2.0 * w) << "path " << p << " against Whitted " << w;
+    fs::remove_all(whitted.dir);
+    fs::remove_all(path.dir);
 }
 
 // A resize re-renders at the new size (with interop: a new buffer, registered again).

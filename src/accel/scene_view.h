@@ -41,7 +41,7 @@ static_assert(sizeof(PlaneGpu) == 64, "PlaneGpu must be 64 bytes");
 // 32 bytes.
 struct alignas(16) LightGpu {
     f4 pos_or_dir;  // point: position; directional: direction TO the light (unit). w: 1 = point, 0 = directional
-    f4 colour;      // xyz colour, w unused
+    f4 colour;      // xyz colour; w: 0 = classic, 1 = physical (scene/integrator.h LightModel)
 };
 static_assert(sizeof(LightGpu) == 32, "LightGpu must be 32 bytes");
 

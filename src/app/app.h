@@ -27,12 +27,14 @@ struct SceneOptions {
     bool spatial_splits = true;        // --spatial-splits on|off (accel/bvh.h BvhBuildOptions)
     BvhBuildOptions build_options() const { return BvhBuildOptions{spatial_splits}; }
     std::string texture_filter = "bilinear";  // --texture-filter (scene.h TextureFilter)
+    std::string light_model;                  // --light-model; empty: the scene's
     void add_to(CLI::App& cmd);
 };
 
 struct FrameOptions {
     int width = 1920, height = 1080, depth = 8, spp = 1;
-    float exposure = 0.0f;  // EV, 8-bit output only
+    std::string exposure_text = "0";  // --exposure: EV (8-bit output only), or auto
+    bool auto_exposure() const { return exposure_text == "auto"; }
     std::string backend = "auto";
     std::string mode = "stencil";
     std::string integrator;  // --integrator; empty: the scene's suggestion, else whitted
@@ -66,8 +68,10 @@ struct RenderOptions {
 };
 
 // Refuses, before any work, an output that would land over the scene file, into a
-// missing directory or over a directory ("-", standard output, passes). `flag` names
-// the option in the message, `kind` what would have been written ("image").
+// missing directory or over a directory, or where the writer could not create its file
+// (a read-only folder, /proc: core/output_file.h probe_output_file, with the system's
+// reason); "-", standard output, passes. `flag` names the option in the message, `kind`
+// what would have been written ("image").
 void check_output_path(const std::string& out, const std::string& scene, const std::string& flag,
                        const std::string& kind);
 

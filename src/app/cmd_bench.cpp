@@ -7,15 +7,15 @@
 //   bench --tune                                                   launch sizes, cached per GPU
 #include <algorithm>
 #include "app/app.h"
+#include "app/flag_checks.h"
+#include "app/bench_output.h"
 #include "app/suggest.h"
 #include "render/split_executor.h"
 
 #include "bench/bench.h"
 #include "core/error.h"
 #include "render/scene_gpu.h"
-#include "render/stencil.h"
 #include "render/tuning_cache.h"
-#include "revision.h"  // generated: SRT_REVISION
 
 #if defined(SRT_HAVE_CUDA)
 #include "cuda/cuda_executor.h"
@@ -52,38 +52,41 @@ int cmd_bench(int argc, char** argv) {
     CLI::App cli{"Benchmark FPS per bounce depth for each dead-ray mode, with live rays and live warps per "
                  "bounce (docs/benchmark.md)",
                  "stencilrt bench"};
+    last_flag_wins(cli);
     so.add_to(cli);
     cli.add_option("--depths", o.depths_text, "Trace depths: A..B and/or a list, e.g. 1..8 or 1,2,4,8")
         ->capture_default_str();
-    cli.add_option("--modes", o.modes_text, "Dead-ray modes: stencil,flags,compact,megakernel,regenerate or all")->capture_default_str();
+    cli.add_option("--modes", o.modes_text, "Dead-ray modes, a comma-separated list of " + mode_list() + ", or all")
+        ->capture_default_str();
     cli.add_option("--launch", o.launches_text,
                    "How the GPU's kernels are issued: graph, stream, or both (compared)")->capture_default_str();
-    cli.add_option("--width,-W", o.width, "Image width in pixels")->check(CLI::Range(1, 16384))->capture_default_str();
-    cli.add_option("--height,-H", o.height, "Image height in pixels")->check(CLI::Range(1, 16384))->capture_default_str();
-    cli.add_option("--spp", o.spp, "Samples per pixel")->check(CLI::Range(1, 4096))->capture_default_str();
+    cli.add_option("--width,-W", o.width, "Image width in pixels")->check(whole_number(1, 16384))->capture_default_str();
+    cli.add_option("--height,-H", o.height, "Image height in pixels")->check(whole_number(1, 16384))->capture_default_str();
+    cli.add_option("--spp", o.spp, "Samples per pixel")->check(whole_number(1, 4096))->capture_default_str();
     cli.add_option("--integrator,-i", o.integrator_text,
                    "Light transport: whitted or path (default: the scene's render.integrator, else whitted)")
-        ->check(CLI::IsMember({"whitted", "path"}));
-    cli.add_option("--seed", o.seed, "Path integrator: the random numbers' seed")->capture_default_str();
+        ->check(one_of({"whitted", "path"}));
+    cli.add_option("--seed", o.seed, "Path integrator: the random numbers' seed")
+        ->check(whole_number(0, 4294967295LL))->capture_default_str();
     cli.add_option("--kill", o.kill_text, "Kill live rays at each bounce to a schedule: PATTERN:P, PATTERN ray, warp or "
                                           "blockK, P the survival per bounce or pbrt; none (docs/benchmark.md)")
         ->check(kill_validator())->capture_default_str();
     cli.add_option("--warp-shape", o.warp_shape, "Pixels covered by one warp of 32 rays")
-        ->check(CLI::IsMember({"1x32", "2x16", "4x8", "8x4", "16x2", "32x1"}))->capture_default_str();
+        ->check(one_of({"1x32", "2x16", "4x8", "8x4", "16x2", "32x1"}))->capture_default_str();
     cli.add_option("--frames", o.frames, "Timed frames per configuration (CPU backend default: 3)")
-        ->check(CLI::Range(1, 1000000))->capture_default_str();
+        ->check(whole_number(1, 1000000))->capture_default_str();
     cli.add_option("--warmup", o.warmup, "Untimed frames before them (CPU backend default: 1)")
-        ->check(CLI::Range(0, 1000000))->capture_default_str();
-    cli.add_option("--backend,-b", o.backend, "Executor")->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
+        ->check(whole_number(0, 1000000))->capture_default_str();
+    cli.add_option("--backend,-b", o.backend, "Executor")->check(one_of({"auto", "cuda", "cpu"}))->capture_default_str();
     cli.add_option("--devices", o.devices, "GPUs to split each frame over: all, or a list like 0,1 (prints each device's band and time, the balance, and the scaling against one device)");
     cli.add_option("--csv", o.csv, "Write the results as CSV (atomically)");
     cli.add_option("--json", o.json, "Write the results, machine, build, scene and settings as JSON (atomically)");
     cli.add_option("--plot", o.plot, "Draw FPS against depth and live warps per bounce into this PNG "
                                      "(tools/bench/plot_bench.py, matplotlib)");
     cli.add_flag("--skip", o.skip, "Measure dead rays skipped per second per mode against an empty kernel (CUDA)");
-    cli.add_option("--skip-rays", o.skip_rays, "--skip: rays per launch")->check(CLI::Range(32u, 1u << 28))->capture_default_str();
+    cli.add_option("--skip-rays", o.skip_rays, "--skip: rays per launch")->check(whole_number(32, 1 << 28))->capture_default_str();
     cli.add_option("--skip-iterations", o.skip_iterations, "--skip: timed launches per case")
-        ->check(CLI::Range(1, 100000))->capture_default_str();
+        ->check(whole_number(1, 100000))->capture_default_str();
     cli.add_flag("--tune", o.tune, "Tune the block size of each kernel stage and cache the winners for this GPU (CUDA)");
     cli.add_flag("--no-tuning", o.no_tuning, "Ignore the tuning cache (as SRT_NO_TUNING=1)");
     cli.add_flag("--no-progress", o.no_progress, "No progress line on stderr");
@@ -154,11 +157,11 @@ int cmd_bench(int argc, char** argv) {
             notes.push_back("the CPU executor has no launches; ran once (launch requested: " + o.launches_text + ")");
             o.launches = {LaunchMode::Graph};
         }
-        // The CPU runs two of the modes: the stencil wavefront (flags and compact become
-        // it) and the megakernel's lock-step warps (regenerate becomes it).
+        // The CPU runs two of the modes: the stencil wavefront (the other wavefronts become
+        // it) and the megakernel's lock-step warps (regenerate becomes it): bench.h cpu_runs_as.
         std::vector<DeadRayMode> cpu_modes;
         for (DeadRayMode m : o.modes) {
-            const DeadRayMode c = follows_paths(m) ? DeadRayMode::Megakernel : DeadRayMode::Stencil;
+            const DeadRayMode c = cpu_runs_as(m);
             if (std::find(cpu_modes.begin(), cpu_modes.end(), c) == cpu_modes.end()) cpu_modes.push_back(c);
         }
         if (cpu_modes != o.modes) {
@@ -168,24 +171,12 @@ int cmd_bench(int argc, char** argv) {
         }
     }
 
-    const ojson machine = machine_json(*ex);
-    std::printf("bench    stencilrt %s (%s)\n", SRT_VERSION, std::string(SRT_REVISION).c_str());
-    std::printf("device   %s\n", machine_line(machine).c_str());
-
-    const ojson scene_json = bench::scene_json(scene, so.scene, compiled, load_ms, compile_ms, upload_ms);
-    std::printf("scene    %s (%s): %zu spheres, %zu planes, %zu triangles, %zu lights, textures: %s; load %.1f ms, "
-                "BVH build %.1f ms (%u nodes), upload %.1f ms\n",
-                scene.name.c_str(), scene_json["hash"].get<std::string>().c_str(), scene.spheres.size(),
-                scene.planes.size(), scene.triangles.size(), scene.lights.size(), texture_line(scene, compiled).c_str(),
-                load_ms, compiled.bvh_stats.build_ms, compiled.bvh_stats.nodes, upload_ms);
-    {
-        const ojson a = scene_json["accel"];
-        std::printf("accel    %s: %u nodes of %zu B, %u leaves of %.2f primitives on average, %.1f B a primitive "
-                    "(nodes + primitives), depth %u, built in %.1f ms\n",
-                    a["layout"].get<std::string>().c_str(), a["nodes"].get<uint32_t>(), a["node_bytes"].get<size_t>(),
-                    a["leaves"].get<uint32_t>(), a["avg_leaf_prims"].get<double>(), a["bytes_per_prim"].get<double>(),
-                    a["max_depth"].get<uint32_t>(), a["build_ms"].get<double>());
-    }
+    SweepRecord record;
+    record.notes = notes;
+    record.machine = machine_json(*ex);
+    record.scene = bench::scene_json(scene, so.scene, compiled, load_ms, compile_ms, upload_ms);
+    const ojson& scene_json = record.scene;
+    print_bench_head(record.machine, scene, scene_json, compiled, load_ms, upload_ms);
 
 #if defined(SRT_HAVE_CUDA)
     if (o.skip) return run_skip(o, *ex);
@@ -227,28 +218,12 @@ int cmd_bench(int argc, char** argv) {
     const std::vector<Result> results = run_sweep(o, *ex, scene.camera, base);
 
     print_tables(results, o.modes, gpu);
-    const ojson dead = print_dead_bounce_summary(results, o, gpu);
-    const ojson by_kind = print_rays_by_kind(results, gpu);
+    record.dead_bounce = print_dead_bounce_summary(results, o, gpu);
+    record.rays_by_kind = print_rays_by_kind(results, gpu);
     // Split frames: each device's band and time, the balance, and the scaling.
-    ojson split_json = nullptr;
-    if (SplitExecutor* split = ex->split()) split_json = report_split(o, *ex, *split, scene.camera, base, results);
-
-    if (!o.csv.empty()) write_output(o.csv, results_csv(results, base, o.frames, o.warmup), "csv");
-    if (o.json.empty() && o.plot.empty()) return 0;
-    ojson doc = record_head("sweep", *ex, o);
-    doc["machine"] = machine;
-    doc["settings"]["launch"] = launch_json(*ex);
-    doc["settings"]["tuning"] = tuning_json(tuning);
-    doc["scene"] = scene_json;
-    doc["notes"] = notes;
-    ojson arr = ojson::array();
-    const uint32_t warps = padded_ray_count(uint32_t(o.width) * uint32_t(o.height)) / kWarpSize;
-    for (const Result& r : results) arr.push_back(result_json(r, warps, o.spp));
-    doc["results"] = arr;
-    doc["dead_bounce"] = dead;
-    doc["rays_by_kind"] = by_kind;
-    doc["split"] = split_json;
-    return write_json_and_plot(o, doc);
+    if (SplitExecutor* split = ex->split()) record.split = report_split(o, *ex, *split, scene.camera, base, results);
+    record.tuning = tuning_json(tuning);
+    return write_sweep_outputs(o, *ex, results, base, record);
 }
 
 }  // namespace srt::app

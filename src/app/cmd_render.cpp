@@ -11,6 +11,7 @@
 #include "core/image_formats.h"
 #include "core/output_file.h"
 #include "revision.h"  // generated: SRT_REVISION
+#include "render/exposure.h"
 #include "render/pipeline.h"
 #include "render/scene_gpu.h"
 #include "render/split_executor.h"
@@ -38,6 +39,7 @@ void print_stats(std::FILE* info, const FrameStats& st) {
                     (unsigned long long)s.live_warps, 100.0 * s.simd_efficiency());
     }
     for (const StageTime& t : st.stage_ms) std::fprintf(info, "  %-10s %9.3f ms\n", t.stage.c_str(), t.ms);
+    std::fprintf(info, "non-finite samples dropped: %llu\n", (unsigned long long)st.nonfinite_samples);
 }
 
 std::string rate_text(double per_s) {
@@ -127,7 +129,7 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
     const auto t_compile = Clock::now();
     const CompiledScene compiled = compile_scene(scene, so.accel_layout(), so.build_options());
     const double compile_ms = ms_since(t_compile);
-    const RenderSettings rs = fo.settings(scene, cmd);
+    RenderSettings rs = fo.settings(scene, cmd);
 
     auto ex = app::make_executor(fo.parsed_backend(), fo.devices);
     const bool gpu = bench::is_cuda(*ex);  // one GPU or a frame split over several
@@ -139,10 +141,14 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
     const auto t_upload = Clock::now();
     ex->set_scene(compiled);
     const double upload_ms = ms_since(t_upload);
-    std::fprintf(info, "scene    %s: %zu spheres, %zu planes, %zu triangles, %zu lights, textures: %s (load %.1f ms, BVH %.1f ms, %u nodes)\n",
+    // The nodes of the layout that traversal reads, not the BVH2 it was collapsed from.
+    const uint32_t nodes = !compiled.nodes8.empty()   ? compiled.bvh8_stats.nodes
+                           : !compiled.nodes4.empty() ? compiled.bvh4_stats.nodes
+                                                      : compiled.bvh_stats.nodes;
+    std::fprintf(info, "scene    %s: %zu spheres, %zu planes, %zu triangles, %zu lights (%s), textures: %s (load %.1f ms, %s %.1f ms, %u nodes)\n",
                 scene.name.c_str(), scene.spheres.size(), scene.planes.size(), scene.triangles.size(),
-                scene.lights.size(), texture_line(scene, compiled).c_str(), load_ms, compiled.bvh_stats.build_ms,
-                compiled.bvh_stats.nodes);
+                scene.lights.size(), to_string(scene.light_model), texture_line(scene, compiled).c_str(), load_ms,
+                so.accel.c_str(), compiled.bvh_stats.build_ms, nodes);
     std::fprintf(info, "backend  %s, mode %s, %s integrator%s\n", ex->name().c_str(), to_string(rs.mode),
                  to_string(rs.integrator), rs.kill.active() ? (", rays killed by " + to_string(rs.kill)).c_str() : "");
 
@@ -158,6 +164,7 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
         j["timing"] = timing;
         j["rays_per_s"] = ms > 0 ? double(st.rays_traced) / (ms * 1e-3) : 0.0;
         bench::add_counters_json(j, st, warps, rs.spp);
+        j["nonfinite_samples"] = st.nonfinite_samples;
         frame_records.push_back(j);
     };
 
@@ -196,7 +203,17 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
             for (size_t i = 0; i < split->bands().size(); ++i)
                 std::fprintf(info, "band     part %zu: rows %d..%d, %.3f ms\n", i, split->bands()[i].y,
                              split->bands()[i].y + split->bands()[i].rows - 1, split->bands()[i].ms);
-        if (is_linear(format)) ex->read_linear(linear);  // the last frame: the same image
+        // The last frame's linear radiance (the same image): for EXR and PFM, for an
+        // exposure chosen from it, and to see whether it came out black.
+        ex->read_linear(linear);
+        if (fo.auto_exposure()) {
+            rs.exposure = auto_exposure(linear);
+            encode_at_exposure(linear, rs.exposure, img);  // the bits --exposure EV renders
+            std::fprintf(info, "exposure auto: %+.2f EV (the log-average luminance of the lit pixels brought to 0.18)\n",
+                         double(rs.exposure));
+        }
+        if (const std::string note = dark_image_note(scene, linear, rs.exposure); !note.empty())
+            std::fprintf(stderr, "note: %s\n", note.c_str());
         write_image(file_of(0), format, img, linear, exr);  // a frame number in a still's name is 0
         record(0, scene.camera, ms,
                ex->split()  ? "host clock around every band and its gather onto one GPU"
@@ -210,6 +227,13 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
         // file), one counted render, the file written before the next frame starts.
         // Files are encoded and written on worker threads (app/frame_writer.h) while
         // the next frames render; a failed write stops the sequence with its error.
+        if (fo.auto_exposure()) {  // one exposure for every frame, from the first: no flicker
+            ex->render(scene.animation.frame(frames.front()), rs, img);
+            ex->read_linear(linear);
+            rs.exposure = auto_exposure(linear);
+            std::fprintf(info, "exposure auto: %+.2f EV, from frame %d, for every frame\n", double(rs.exposure),
+                         frames.front());
+        }
         Progress progress(int(frames.size()), stderr);
         FrameWriter writer(int(std::clamp(std::thread::hardware_concurrency(), 1u, 8u)));
         for (size_t i = 0; i < frames.size(); ++i) {

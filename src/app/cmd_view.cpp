@@ -26,6 +26,7 @@ int cmd_view(const SceneOptions& so, const FrameOptions& fo, const CLI::App& cmd
     vo.accel = so.accel_layout();
     vo.build = so.build_options();
     vo.scene_path = so.scene;
+    vo.auto_exposure = fo.auto_exposure();
     vo.frames = extra.size() > 0 ? std::atoi(extra[0].c_str()) : 0;
     vo.screenshot = extra.size() > 1 ? extra[1] : "";
     vo.vsync = !(extra.size() > 2 && extra[2] == "1");

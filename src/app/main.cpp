@@ -3,6 +3,7 @@
 #include <algorithm>
 #include "render/scene_gpu.h"
 #include "app/memory_check.h"
+#include "app/flag_checks.h"
 #include "app/suggest.h"
 
 #include "core/error.h"
@@ -21,7 +22,7 @@ namespace {
 // viewer's `C`, which prints them with 17 digits, gives back the same camera; directions
 // and colours float.
 template <class T>
-glm::vec<3, T> parse_xyz(const std::string& flag, const std::string& text) {
+glm::vec<3, T> parse_xyz(const std::string& flag, const std::string& text, const char* names = "x,y,z") {
     std::vector<T> v;
     std::stringstream ss(text);
     std::string item;
@@ -29,25 +30,13 @@ glm::vec<3, T> parse_xyz(const std::string& flag, const std::string& text) {
         char* end = nullptr;
         const T f = std::is_same_v<T, float> ? T(std::strtof(item.c_str(), &end)) : T(std::strtod(item.c_str(), &end));
         if (item.empty() || *end != '\0' || !std::isfinite(f))
-            throw InputError(flag + ": '" + text + "' is not three numbers x,y,z");
+            throw InputError(flag + ": '" + text + "' is not three numbers " + names);
         v.push_back(f);
     }
-    if (v.size() != 3) throw InputError(flag + ": '" + text + "' is not three numbers x,y,z");
+    if (v.size() != 3) throw InputError(flag + ": '" + text + "' is not three numbers " + names);
     return {v[0], v[1], v[2]};
 }
 glm::vec3 parse_vec3(const std::string& flag, const std::string& text) { return parse_xyz<float>(flag, text); }
-
-// CLI::Range for a float flag: the same check and help, but a value outside says its bounds
-// as short_number does ("0.01 to 179"), where CLI11 writes them with std::to_string.
-CLI::Validator float_range(float lo, float hi) {
-    CLI::Validator v = CLI::Range(lo, hi);
-    v.operation([lo, hi](std::string& input) {
-        float f = 0.0f;
-        if (CLI::detail::lexical_cast(input, f) && f >= lo && f <= hi) return std::string();
-        return "Value " + input + " not in range " + short_number(lo) + " to " + short_number(hi);
-    });
-    return v;
-}
 
 }  // namespace
 
@@ -81,25 +70,31 @@ void SceneOptions::add_to(CLI::App& cmd) {
                    "viewer's C prints it, so the command renders its view bit for bit");
     cmd.add_option_function<float>("--fov", [this](float f) { fov = f; },
                                    "Horizontal field of view in degrees, edge to edge")
-        ->check(float_range(0.01f, 179.0f));
+        ->check(number_in(0.01, 179.0, "degrees"));
     cmd.add_option("--light", lights,
-                   "Replace the scene's lights with point lights: x,y,z or x,y,z:r,g,b (repeatable)");
+                   "Replace the scene's lights with point lights: x,y,z or x,y,z:r,g,b (repeatable)")
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    cmd.add_option("--light-model", light_model,
+                   "How point and directional lights are read, under both integrators: classic (a light's colour "
+                   "is what a surface facing it receives, at any distance) or physical (intensity falling off as "
+                   "1/d^2, and 1/pi for a diffuse surface); default: the scene's light_model, else classic")
+        ->check(one_of({"classic", "physical"}));
     cmd.add_option("--accel", accel,
                    "Acceleration structure: bvh2 (two boxes a node), bvh4 (four, collapsed from it) or bvh8 "
                    "(eight quantized boxes, collapsed from it); the same image")
-        ->check(CLI::IsMember({"bvh2", "bvh4", "bvh8"}))
+        ->check(one_of({"bvh2", "bvh4", "bvh8"}))
         ->capture_default_str();
     cmd.add_option_function<std::string>(
            "--spatial-splits", [this](const std::string& v) { spatial_splits = v == "on"; },
            "BVH build: on (a triangle may be cut by a split plane and referenced from two leaves, where "
            "that saves traversal; the default) or off (every primitive in one leaf: a faster build); the "
            "same image")
-        ->check(CLI::IsMember({"on", "off"}));
+        ->check(one_of({"on", "off"}));
     cmd.add_option("--texture-filter", texture_filter,
                    "Textures seen from far off: bilinear (from the full image alone; aliases where a texel is "
                    "smaller than a pixel, until samples per pixel add up) or trilinear (from each image's mip "
                    "chain, by the ray cone's width at the hit: smooth at one sample, textured frames 4-20% slower)")
-        ->check(CLI::IsMember({"bilinear", "trilinear"}))
+        ->check(one_of({"bilinear", "trilinear"}))
         ->capture_default_str();
 }
 
@@ -130,44 +125,54 @@ Scene load_with_overrides(const SceneOptions& o) {
     if (!o.lights.empty()) {
         s.lights.clear();
         s.auto_light.reset();
+        for (auto k = s.light_notes.rbegin(); k != s.light_notes.rend(); ++k)
+            s.notes.erase(s.notes.begin() + std::ptrdiff_t(*k));
+        s.light_notes.clear();
         for (const std::string& l : o.lights) {
             Light light;
             const size_t colon = l.find(':');
-            light.position = Point3(parse_xyz<double>("--light", l.substr(0, colon)));
-            if (colon != std::string::npos) light.colour = parse_vec3("--light", l.substr(colon + 1));
+            light.position = Point3(parse_xyz<double>("--light " + l, l.substr(0, colon)));
+            if (colon != std::string::npos) light.colour = parse_xyz<float>("--light " + l, l.substr(colon + 1), "r,g,b");
             s.lights.push_back(light);
         }
     }
+    if (!o.light_model.empty()) parse_light_model(o.light_model, s.light_model);  // validated by the option
     validate(s);
     return s;
 }
 
 void FrameOptions::add_to(CLI::App& cmd, bool with_size) {
     if (with_size) {
-        cmd.add_option("--width,-W", width, "Image width in pixels")->check(CLI::Range(1, 16384))->capture_default_str();
-        cmd.add_option("--height,-H", height, "Image height in pixels")->check(CLI::Range(1, 16384))->capture_default_str();
+        cmd.add_option("--width,-W", width, "Image width in pixels")->check(whole_number(1, 16384))->capture_default_str();
+        cmd.add_option("--height,-H", height, "Image height in pixels")->check(whole_number(1, 16384))->capture_default_str();
     }
     cmd.add_option("--depth,-d", depth, "Max trace depth: whitted, the primary ray is level 1; path, the most "
                                         "scattering vertices of a path (1 = direct light)")
-        ->check(CLI::Range(1, 64))->capture_default_str();
+        ->check(whole_number(1, 64))->capture_default_str();
     cmd.add_option("--integrator,-i", integrator,
                    "Light transport: whitted (hard shadows, mirrors, Fresnel-weighted glass; noise-free at one "
                    "sample) or path (path tracing: area lights, glass, rough metal; converges with --spp). "
                    "Default: the scene's render.integrator, else whitted")
-        ->check(CLI::IsMember({"whitted", "path"}));
+        ->check(one_of({"whitted", "path"}));
     cmd.add_option("--seed", seed, "Path integrator: the random numbers' seed (another seed, another "
                                    "independent image of the same scene)")
-        ->capture_default_str();
-    cmd.add_option("--spp", spp, "Samples per pixel")->check(CLI::Range(1, 4096))->capture_default_str();
-    cmd.add_option("--exposure", exposure, "Exposure in EV: 8-bit output (PNG, the viewer) shows radiance * 2^EV; EXR and PFM hold the radiance unscaled")
-        ->check(float_range(-30.0f, 30.0f))->capture_default_str();
-    cmd.add_option("--backend,-b", backend, "Executor")->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
-    cmd.add_option("--mode,-m", mode, "Dead-ray strategy: wavefronts stencil, flags, compact, pool (a pool of paths regenerated as they end); whole paths megakernel, regenerate")->check(CLI::IsMember({"stencil", "flags", "compact", "pool", "megakernel", "regenerate"}))->capture_default_str();
+        ->check(whole_number(0, 4294967295LL))->capture_default_str();
+    cmd.add_option("--spp", spp, "Samples per pixel")->check(whole_number(1, 4096))->capture_default_str();
+    cmd.add_option("--exposure", exposure_text,
+                   "Exposure in EV: 8-bit output (PNG, the viewer) shows radiance * 2^EV; EXR and PFM hold the "
+                   "radiance unscaled. auto: chosen from the image (its log-average luminance brought to 0.18), "
+                   "and printed")
+        ->check(auto_or(number_in(-30.0, 30.0, "EV")))->capture_default_str();
+    cmd.add_option("--backend,-b", backend, "Executor")->check(one_of({"auto", "cuda", "cpu"}))->capture_default_str();
+    std::string modes_help = "Dead-ray strategy, the same image from each:";
+    for (const DeadRayModeInfo& m : kDeadRayModeTable) modes_help += std::string(" ") + m.name + " (" + m.summary + ");";
+    modes_help.back() = '.';
+    cmd.add_option("--mode,-m", mode, modes_help)->check(one_of(mode_names()))->capture_default_str();
     cmd.add_option("--launch", launch, "How the GPU's kernels are issued: a CUDA graph with device-side loops, or stream launches (CUDA)")
-        ->check(CLI::IsMember({"graph", "stream"}))->capture_default_str();
+        ->check(one_of({"graph", "stream"}))->capture_default_str();
     cmd.add_option("--devices", devices, "GPUs to split each frame over, in bands balanced by their speed: all, or a list like 0,1 (CUDA)");
     cmd.add_option("--warp-shape", warp_shape, "Pixels covered by one warp of 32 rays")
-        ->check(CLI::IsMember({"1x32", "2x16", "4x8", "8x4", "16x2", "32x1"}))->capture_default_str();
+        ->check(one_of({"1x32", "2x16", "4x8", "8x4", "16x2", "32x1"}))->capture_default_str();
     cmd.add_option("--kill", kill, "Kill live rays at each bounce, an experiment on how rays die (docs/benchmark.md): "
                                    "PATTERN:P, PATTERN ray (each at random), warp (whole warp tiles) or blockK (K x K "
                                    "tiles), P the survival per bounce or pbrt (pbrt-v4's Cornell box); none")
@@ -181,7 +186,7 @@ RenderSettings FrameOptions::settings(const Scene& scene, const CLI::App& cmd) c
     rs.height = (cmd.count("--height") == 0 && scene.height > 0) ? scene.height : height;
     rs.depth = (cmd.count("--depth") == 0 && scene.depth > 0) ? scene.depth : depth;
     rs.spp = spp;
-    rs.exposure = exposure;
+    rs.exposure = exposure_text == "auto" ? 0.0f : std::strtof(exposure_text.c_str(), nullptr);  // validated
     rs.warp_width = std::atoi(warp_shape.c_str());  // "8x4" -> 8 (validated by the option)
     parse_mode(mode, rs.mode);
     parse_launch_mode(launch, rs.launch);
@@ -200,8 +205,8 @@ void RenderOptions::add_to(CLI::App& cmd) {
                    "or - for a PNG on standard output")
         ->capture_default_str();
     cmd.add_flag("--stats", stats, "Print live rays, live warps and SIMD efficiency per bounce, and stage times");
-    cmd.add_option("--exr-pixel", exr_pixel, "EXR pixel type")->check(CLI::IsMember({"half", "float"}))->capture_default_str();
-    cmd.add_option("--exr-channels", exr_channels, "EXR channels (A is 1)")->check(CLI::IsMember({"rgb", "rgba"}))->capture_default_str();
+    cmd.add_option("--exr-pixel", exr_pixel, "EXR pixel type")->check(one_of({"half", "float"}))->capture_default_str();
+    cmd.add_option("--exr-channels", exr_channels, "EXR channels (A is 1)")->check(one_of({"rgb", "rgba"}))->capture_default_str();
     cmd.add_option("--frames", frames, "Render frames A..B (inclusive) of the scene's camera animation; -o then needs a frame number, like out_%04d.png");
     cmd.add_option("--frame", frame, "Render frame K of the scene's camera animation");
     cmd.add_flag("--frame-count", frame_count, "Print the number of frames of the scene's camera animation and exit (for job scripts)");
@@ -222,6 +227,7 @@ int main(int argc, char** argv) {
     CLI::App cli{"stencilrt - a CUDA wavefront ray tracer with a software stencil buffer for dead rays"};
     cli.set_version_flag("--version", std::string("stencilrt ") + SRT_VERSION);
     cli.require_subcommand(1);
+    last_flag_wins(cli);  // before the subcommands, which copy it
 
     SceneOptions so;
     FrameOptions fo;
@@ -243,7 +249,7 @@ int main(int argc, char** argv) {
     std::string screenshot;
     bool no_vsync = false;
     std::string script;
-    view->add_option("--frames", frames, "Render N frames, then exit (0 = run until closed)")->check(CLI::Range(0, 100000000));
+    view->add_option("--frames", frames, "Render N frames, then exit (0 = run until closed)")->check(whole_number(0, 100000000));
     view->add_option("--screenshot", screenshot, "With --frames: save the final framebuffer here");
     view->add_flag("--no-vsync", no_vsync, "Start with vsync off");
     view->add_option("--input-script", script, "Replay scripted key presses (tests)");
@@ -251,7 +257,7 @@ int main(int argc, char** argv) {
     int max_samples = 4096;
     view->add_option("--max-samples", max_samples,
                      "While nothing changes, each frame adds --spp samples to the image, up to this many (1 = no accumulation)")
-        ->check(CLI::Range(1, 1 << 24))->capture_default_str();
+        ->check(whole_number(1, 1 << 24))->capture_default_str();
     view->add_option("--shader-dir", shader_dir,
                      "Load fullscreen.vert and display.frag from this folder instead of the copies built in (to edit them)");
 
@@ -292,6 +298,9 @@ int main(int argc, char** argv) {
         if (*bench) return cmd_bench(argc, argv);
     } catch (const InputError& e) {
         std::fprintf(stderr, "stencilrt: %s\n", e.what());
+        // A flag's value refused after parsing: where its help is, as a parse error says.
+        if (e.what()[0] == '-' && e.what()[1] == '-')
+            std::fprintf(stderr, "run `stencilrt %s --help` for its options\n", *render ? "render" : *view ? "view" : "bench");
         return 2;
     } catch (const OutputError& e) {
         std::fprintf(stderr, "stencilrt: %s\n", e.what());

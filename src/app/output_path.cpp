@@ -4,6 +4,7 @@
 #include "app/app.h"
 
 #include "core/error.h"
+#include "core/output_file.h"
 
 #include <filesystem>
 
@@ -21,6 +22,14 @@ void check_output_path(const std::string& out, const std::string& scene, const s
     const fs::path parent = fs::absolute(out, ec).parent_path();
     if (!fs::is_directory(parent, ec))
         throw InputError(where + ": directory '" + parent.string() + "' does not exist");
+    // A folder that exists may still refuse the file (read-only, /proc, /sys, a full
+    // quota of inodes): the writer's own temporary file is created and removed here, so
+    // the answer is the one the write would get, before the work instead of after it.
+    try {
+        probe_output_file(out);
+    } catch (const OutputError& e) {
+        throw InputError(flag + " " + e.what());
+    }
 }
 
 }  // namespace srt::app

@@ -155,6 +155,14 @@ std::vector<Result> run_sweep(const BenchOptions& o, Executor& ex, const Camera&
 std::string fmt(const char* f, double v);
 std::vector<std::string> stage_names(const std::vector<Result>& rs);
 double stage_ms(const FrameStats& st, const std::string& name);
+// The mode the CPU executor runs for `m`: the wavefronts (flags, compact, pool) as the
+// stencil, the path kernels as the megakernel (render/cpu_executor.cpp, which runs them so).
+constexpr DeadRayMode cpu_runs_as(DeadRayMode m) {
+    return follows_paths(m) ? DeadRayMode::Megakernel : DeadRayMode::Stencil;
+}
+// The CPU tables' note, from the mode table (render/settings.h kDeadRayModeTable): what the
+// CPU runs, and which rows stand for which modes.
+std::string cpu_modes_note();
 // `gpu` false: the CPU executor's tables (no launch column, the modes it collapses said in the table).
 void print_tables(const std::vector<Result>& results, const std::vector<DeadRayMode>& modes, bool gpu);
 std::string results_csv(const std::vector<Result>& results, const RenderSettings& base, int frames, int warmup);

@@ -21,15 +21,24 @@ struct DeadBounceCost {
     bool ok = false;
     int from_depth = 0, to_depth = 0;  // the slope is measured between these depths
     double ms_per_bounce = 0.0;        // (t(to) - t(from)) / (to - from)
-    std::string why_not;               // when !ok: what the sweep lacks
+    // The first bounce whose live rays the sweep measured below the fraction, or -1 when
+    // its deepest frame ended (at its depth limit) before they fell that low.
+    int measured_bounce = -1;
+    // When measured_bounce is -1: the bounce where they would fall below it if they went
+    // on falling as over the last bounces measured (-1 when they did not fall there).
+    int extrapolated_bounce = -1;
+    std::string why_not;  // when !ok: what the sweep lacks, and the --depths that would fill it
 };
 
-// `live_rays[b]` are the rays entering bounce b (b = 0: the primary rays) of a frame as
-// deep as the sweep's deepest; bounces past the end traced none. `times` are one mode's
-// median frame times by depth. A frame of depth d traces bounces 0 .. d-1, so the first
-// near-dead bounce b0 is first traced at depth b0 + 1.
+// `live_rays[b]` are the rays entering bounce b (b = 0: the primary rays) of the sweep's
+// deepest frame, which could trace `levels` bounces (render/settings.h trace_levels: the
+// depth, one more under the path integrator). Fewer rows than `levels` mean every ray had
+// died: the bounce after the last row was measured empty. As many mean the frame ended at
+// its limit, and nothing after it was measured. `times` are one mode's median frame times
+// by depth. The slope starts at depth b0 + 1, the first depth whose frame runs the
+// near-dead bounce b0 whole.
 DeadBounceCost dead_bounce_cost(const std::vector<DepthTime>& times, const std::vector<uint64_t>& live_rays,
-                                double fraction = 1e-3, int span = 4);
+                                int levels, double fraction = 1e-3, int span = 4);
 
 // FPS at `depth` over FPS at depth 1 (0 when either is missing). The GTX 560 stencil tracer
 // of seed 004 kept 0.63 of its depth-1 FPS at depth 6.

@@ -81,14 +81,13 @@ std::vector<DeadRayMode> parse_modes(const std::string& text) {
     std::string item;
     while (std::getline(ss, item, ',')) {
         if (item == "all") {
-            for (DeadRayMode m : {DeadRayMode::Stencil, DeadRayMode::Flags, DeadRayMode::Compact, DeadRayMode::Pool,
-                                  DeadRayMode::Megakernel, DeadRayMode::Regenerate})
-                if (std::find(out.begin(), out.end(), m) == out.end()) out.push_back(m);
+            for (const DeadRayModeInfo& i : kDeadRayModeTable)
+                if (std::find(out.begin(), out.end(), i.mode) == out.end()) out.push_back(i.mode);
             continue;
         }
         DeadRayMode m;
         if (!parse_mode(item, m))
-            throw InputError("--modes: unknown mode '" + item + "' (stencil, flags, compact, pool, megakernel, regenerate or all)");
+            throw InputError("--modes: unknown mode '" + item + "' (" + mode_list(", ") + " or all)");
         if (std::find(out.begin(), out.end(), m) == out.end()) out.push_back(m);
     }
     if (out.empty()) throw InputError("--modes: '" + text + "' is empty; give e.g. stencil,flags,compact");

@@ -60,17 +60,39 @@ double stage_ms(const FrameStats& st, const std::string& name) {
     return 0.0;
 }
 
+std::string cpu_modes_note() {
+    // Written from the mode table, so that a mode added to it is placed here too.
+    std::vector<DeadRayMode> runs;
+    for (const DeadRayModeInfo& i : kDeadRayModeTable)
+        if (cpu_runs_as(i.mode) == i.mode) runs.push_back(i.mode);
+    auto join = [](const std::vector<std::string>& v, const char* last) {
+        std::string s;
+        for (size_t k = 0; k < v.size(); ++k) s += (k == 0 ? "" : k + 1 == v.size() ? last : ", ") + v[k];
+        return s;
+    };
+    std::vector<std::string> ran, stands;
+    for (DeadRayMode r : runs) {
+        ran.push_back(std::string("the ") + to_string(r));
+        std::vector<std::string> others;
+        for (const DeadRayModeInfo& i : kDeadRayModeTable)
+            if (i.mode != r && cpu_runs_as(i.mode) == r) others.push_back(i.name);
+        if (!others.empty())
+            stands.push_back(std::string("the ") + to_string(r) + (stands.empty() ? " rows stand for " : " rows for ") +
+                             join(others, " and ") + (stands.empty() ? " too" : ""));
+    }
+    return "CPU executor: no launches; it runs " + join(ran, " and ") +
+           (stands.empty() ? std::string() : ", so " + join(stands, ", "));
+}
+
 void print_tables(const std::vector<Result>& results, const std::vector<DeadRayMode>& modes, bool gpu) {
-    // The CPU executor has no kernel launches, and runs two of the five modes (bench/bench.h).
+    // The CPU executor has no kernel launches, and runs two of the modes (bench.h cpu_runs_as).
     const auto launch = [gpu](const Result& r) { return gpu ? to_string(r.launch) : "-"; };
     // SIMD: the lanes that traced a bounce over 32 per warp step that traced one, over the
     // frame (FrameStats::simd_efficiency).
     std::printf("\n%-10s %-6s %5s %10s %9s %9s %9s %9s %9s %9s %9s %12s %11s %8s %6s\n", "mode", "launch", "depth",
                 "median ms", "p10", "p90", "min", "max", "FPS", "Grays/s", "Mrays", "last live", "last warps",
                 "bounces", "SIMD");
-    if (!gpu)
-        std::printf("(CPU executor: no launches; it runs two modes, so the stencil rows stand for flags and compact "
-                    "too, the megakernel rows for regenerate)\n");
+    if (!gpu) std::printf("(%s)\n", cpu_modes_note().c_str());
     for (const Result& r : results) {
         const BounceStats last = r.stats.bounces.empty() ? BounceStats{} : r.stats.bounces.back();
         std::printf("%-10s %-6s %5d %10.3f %9.3f %9.3f %9.3f %9.3f %9.1f %9.3f %9.2f %12llu %11llu %8llu %5.1f%%\n",
@@ -422,7 +444,10 @@ ojson print_dead_bounce_summary(const std::vector<Result>& results, const BenchO
             if (!deepest) continue;
             std::vector<uint64_t> live;
             for (const BounceStats& b : deepest->stats.bounces) live.push_back(b.live_rays);
-            const bench::DeadBounceCost c = bench::dead_bounce_cost(times, live);
+            RenderSettings deepest_settings;  // how many bounces the deepest frame could trace
+            deepest_settings.depth = deepest->depth;
+            deepest_settings.integrator = o.integrator;
+            const bench::DeadBounceCost c = bench::dead_bounce_cost(times, live, trace_levels(deepest_settings));
             const double r6 = bench::fps_ratio(times, 6), r12 = bench::fps_ratio(times, 12);
             char depths[32] = "-";
             if (c.ok) std::snprintf(depths, sizeof depths, "%d..%d", c.from_depth, c.to_depth);
@@ -431,6 +456,9 @@ ojson print_dead_bounce_summary(const std::vector<Result>& results, const BenchO
                         r12 > 0 ? fmt("%.2f", r12).c_str() : "-");
             if (!c.ok) std::printf("           (%s)\n", c.why_not.c_str());
             ojson j = {{"mode", to_string(m)}, {"launch", to_string(l)}, {"ok", c.ok}};
+            // Where live rays fell below 0.1%: measured, or else only extrapolated (null when neither).
+            j["below_at_bounce"] = c.measured_bounce >= 0 ? ojson(c.measured_bounce) : ojson(nullptr);
+            j["extrapolated_below_at_bounce"] = c.extrapolated_bounce >= 0 ? ojson(c.extrapolated_bounce) : ojson(nullptr);
             if (c.ok) {
                 j["from_depth"] = c.from_depth;
                 j["to_depth"] = c.to_depth;

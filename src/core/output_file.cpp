@@ -47,7 +47,9 @@ extern "C" void unlink_tmp_and_reraise(int sig) {
 // before creating it), so there is no moment when the file exists unregistered.
 class TmpFileGuard {
 public:
-    explicit TmpFileGuard(const std::string& tmpl) : lock_(g_tmp_mutex) {
+    // `target`: the file the temporary file stands beside (and is renamed over).
+    explicit TmpFileGuard(const std::string& target) : lock_(g_tmp_mutex) {
+        const std::string tmpl = target + ".tmp-XXXXXX";
         if (tmpl.size() >= sizeof(g_tmp_path)) throw OutputError(tmpl + ": path too long");
         std::memcpy(g_tmp_path, tmpl.c_str(), tmpl.size() + 1);
         for (int i = 0; i < kSignalCount; ++i) {
@@ -145,12 +147,30 @@ void write_in_place(const std::string& path, const std::string& target, std::str
     if (::close(fd) != 0) throw OutputError(path + ": write failed: " + errno_text());
 }
 
+// The folder a file is created in, as the message names it: "ro" for "ro/x.png", "."
+// for "x.png", "/" for "/x.png".
+std::string folder_of(const std::string& file) {
+    const size_t slash = file.rfind('/');
+    if (slash == std::string::npos) return ".";
+    return slash == 0 ? "/" : file.substr(0, slash);
+}
+
+// Creates the temporary file `TARGET.tmp-XXXXXX` beside `target`, registered with `guard`
+// (mkstemp: O_CREAT | O_EXCL, mode 0600). replace_file writes through it and
+// probe_output_file creates and removes it, so the check before the work meets exactly
+// the failure the write would meet (a read-only folder, /proc, /sys), with the
+// system's reason.
+int create_temp_file(const std::string& path, const std::string& target, TmpFileGuard& guard) {
+    const int fd = mkstemp(guard.path());
+    if (fd < 0) throw OutputError(path + ": cannot create a file in '" + folder_of(target) + "': " + errno_text());
+    return fd;
+}
+
 // A missing or regular file: a temporary file in the same directory (so rename() is
 // atomic), then rename. `mode` is kept (0644 for a new file).
 void replace_file(const std::string& path, const std::string& target, mode_t mode, std::string_view bytes) {
-    TmpFileGuard guard(target + ".tmp-XXXXXX");
-    const int fd = mkstemp(guard.path());
-    if (fd < 0) throw OutputError(path + ": cannot create a temporary file beside '" + target + "': " + errno_text());
+    TmpFileGuard guard(target);
+    const int fd = create_temp_file(path, target, guard);
     const std::string tmp(guard.path());
     auto fail = [&](const std::string& what) {
         const std::string why = errno_text();
@@ -184,6 +204,19 @@ void write_output_file(const std::string& path, std::string_view bytes) {
     const Target t = resolve(path);
     if (t.kind == Target::Special) write_in_place(path, t.path, bytes);
     else replace_file(path, t.path, t.kind == Target::Regular ? t.mode : 0644, bytes);
+}
+
+void probe_output_file(const std::string& path) {
+    if (path == "-") return;
+    const Target t = resolve(path);
+    // A device, FIFO or socket is written in place and nothing is created beside it.
+    // It is not opened here: a FIFO's reader would take the open and close as a writer
+    // that came and went, and see its end of file before the real write.
+    if (t.kind == Target::Special) return;
+    TmpFileGuard guard(t.path);
+    const int fd = create_temp_file(path, t.path, guard);
+    ::close(fd);
+    ::unlink(guard.path());
 }
 
 }  // namespace srt

@@ -23,4 +23,12 @@ namespace srt {
 // Used for PNGs (write_png_atomic), the tuning cache, the bench's CSV and JSON.
 void write_output_file(const std::string& path, std::string_view bytes);
 
+// Whether write_output_file(path, ...) could create its file, checked before the work
+// that makes the bytes: resolves `path` as the write does and, for a missing or regular
+// file, creates and removes the very temporary file the write would create, by the
+// same code. Throws the OutputError the write would throw ("PATH: cannot create a file
+// in 'DIR': Permission denied"); leaves nothing behind. "-" and devices, FIFOs and
+// sockets pass (nothing is created for them).
+void probe_output_file(const std::string& path);
+
 }  // namespace srt

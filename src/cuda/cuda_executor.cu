@@ -21,7 +21,26 @@
 //            conditional nodes) need this mode.
 #include "cuda/cuda_executor_impl.cuh"
 
+#include <dlfcn.h>
+
 namespace srt {
+
+namespace {
+// The runtime answers "CUDA driver version is insufficient" both where the driver is old
+// and where there is none at all; the second is the common case (a laptop, a CI runner),
+// and blaming a version there sends people looking for the wrong fix.
+std::string no_device_reason(cudaError_t rc) {
+    if (rc == cudaErrorNoDevice) return "no NVIDIA GPU found";
+    if (rc == cudaErrorInsufficientDriver) {
+        void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+        if (lib == nullptr) return "no NVIDIA driver found (libcuda.so.1 is not installed)";
+        dlclose(lib);
+        return "the NVIDIA driver is older than CUDA " + std::to_string(CUDART_VERSION / 1000) + "." +
+               std::to_string(CUDART_VERSION % 1000 / 10) + " needs (" + cudaGetErrorName(rc) + ")";
+    }
+    return std::string(cudaGetErrorName(rc)) + ": " + cudaGetErrorString(rc);
+}
+}  // namespace
 
 int cuda_device_count() {
     int count = 0;
@@ -36,12 +55,12 @@ std::unique_ptr<CudaExecutor> make_cuda_executor(std::string& why_not, int devic
     int count = 0;
     const cudaError_t rc = cudaGetDeviceCount(&count);
     if (rc != cudaSuccess) {
-        why_not = std::string(cudaGetErrorName(rc)) + ": " + cudaGetErrorString(rc);
+        why_not = no_device_reason(rc);
         cudaGetLastError();
         return nullptr;
     }
     if (count == 0) {
-        why_not = "no CUDA device";
+        why_not = "no NVIDIA GPU found";
         return nullptr;
     }
     if (device < 0 || device >= count) {

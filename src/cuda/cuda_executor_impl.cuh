@@ -127,6 +127,7 @@ public:
         if (uses_ray_tree(scene_.view(), settings)) f.tree = rays_.tree(f.ray_count, settings.depth, stream_);
         f.srgb_thresholds = thresholds_.get();
         f.out_rgba = device_rgba;
+        f.nonfinite = &ctrl_.get()->nonfinite;  // (an address on the device, not read here)
 
         // The per-frame values (the camera, which samples, the output weights) are read by
         // the kernels from FrameControl, which starts each frame in one copy (no kernel
@@ -288,6 +289,7 @@ private:
             stats.rays_traced += host[k].live_rays + host[k].shadow_rays;
         }
         stats.bounces_run = c.bounces_run;
+        stats.nonfinite_samples = c.nonfinite;
         stats.steps_from_bounces();
         if (mixes_samples(settings.mode)) {  // the path kernels and the pool count bounces per sample
             std::vector<uint32_t> reached(reached_.size());

@@ -62,6 +62,7 @@ struct FrameControl {
     uint32_t packed;                // stencil: 0, or the bounce is handed to compaction: 1 the first
                                     // (k_stencil_pack lists the lanes), 2 a later one of the sample
     uint32_t packed_live[2];        // stencil, packed: the sizes of compaction's lists 0 and 1
+    unsigned long long nonfinite;   // the non-finite samples resolve found dropped (FrameContext::nonfinite)
 };
 static_assert(sizeof(FrameControl) == 256, "FrameControl: two 128-byte lines");
 

@@ -69,7 +69,7 @@ __global__ void __launch_bounds__(kPathBlock, kPathMinBlocks) k_megakernel(Frame
     f.camera = ctrl->camera;
     const uint32_t first = ctrl->sample, end = ctrl->sample_end;
     PathRay r;
-    if (pixel && first != 0) r.rad = load3(f.rays.radiance, i);  // a running sum goes on
+    if (pixel && first != 0) r.load_sum(f.rays, i);  // a running sum goes on
     for (uint32_t s = first; s < end; ++s) {
         f.sample = s;
         sample_offset(s, f.sample_dx, f.sample_dy);
@@ -86,10 +86,10 @@ __global__ void __launch_bounds__(kPathBlock, kPathMinBlocks) k_megakernel(Frame
         }
     }
     if (!pixel) return;
-    store3(f.rays.radiance, i, r.rad);  // for read_linear and the next frame of a running sum
+    r.store_sum(f.rays, i);  // for read_linear and the next frame of a running sum
     f.inv_spp = ctrl->inv_spp;
     f.exposure_scale = ctrl->exposure_scale;
-    resolve_pixel(f, y * f.width + x, r.rad);
+    resolve_pixel(f, y * f.width + x, r.rad, r.dropped);
 }
 
 template <class Trace>
@@ -124,7 +124,7 @@ __global__ void __launch_bounds__(kPathBlock, kPathMinBlocks) k_regenerate(Frame
                     ray = k;
                     has = fresh = true;
                     sample = first;
-                    if (first != 0) r.rad = load3(f.rays.radiance, ray);
+                    if (first != 0) r.load_sum(f.rays, ray);
                 }
             }
         }
@@ -154,8 +154,8 @@ __global__ void __launch_bounds__(kPathBlock, kPathMinBlocks) k_regenerate(Frame
                 ++sample;
                 fresh = true;
             } else {
-                store3(f.rays.radiance, ray, r.rad);
-                resolve_pixel(f, y * f.width + x, r.rad);
+                r.store_sum(f.rays, ray);
+                resolve_pixel(f, y * f.width + x, r.rad, r.dropped);
                 has = false;
             }
         }
@@ -213,7 +213,7 @@ __global__ void __launch_bounds__(kPathBlock, kPathMinBlocks) k_path_tail(FrameC
             if (alive) alive = trace(f, r, i, b, shadow);
             count_shadow(c, shadow);
         }
-        if (live_in) store3(f.rays.radiance, i, r.rad);
+        if (live_in) r.store_sum(f.rays, i);
     };
     if constexpr (!kTrees) {
         // The listed words, each followed until every path of it has ended.

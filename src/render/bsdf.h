@@ -6,7 +6,8 @@
 //   diffuse   Lambertian, reflectance kd x colour (x texture);
 //   specular  a conductor of reflectance kr at normal incidence: a perfect mirror when
 //             alpha is 0, else Trowbridge-Reitz (GGX) microfacets of roughness alpha, with
-//             Schlick's Fresnel, sampled by their visible normals (Heitz 2018);
+//             Schlick's Fresnel, sampled by their visible normals (Heitz 2018); below
+//             alpha 1e-3 the microfacets' limit, a mirror of Schlick's F (kGgxSmoothAlpha);
 // or it is a smooth dielectric (glass, water: ior > 0), which reflects with the exact
 // Fresnel reflectance and refracts by Snell's law otherwise, totally reflecting past the
 // critical angle.
@@ -49,7 +50,9 @@ struct BsdfSample {
 SRT_HD_INLINE float fresnel_dielectric(float cos_i, float eta) {
     cos_i = fminf(fmaxf(cos_i, 0.0f), 1.0f);
     const float sin2_t = (1.0f - cos_i * cos_i) / (eta * eta);
-    if (sin2_t >= 1.0f) return 1.0f;
+    // Written as "not below 1" so that 0 / 0 (normal incidence where eta^2 underflows, an
+    // index below 1e-19) reflects rather than making F a NaN.
+    if (!(sin2_t < 1.0f)) return 1.0f;
     const float cos_t = sqrtf(1.0f - sin2_t);
     const float r_parallel = (eta * cos_i - cos_t) / (eta * cos_i + cos_t);
     const float r_perpendicular = (cos_i - eta * cos_t) / (cos_i + eta * cos_t);
@@ -60,7 +63,7 @@ SRT_HD_INLINE float fresnel_dielectric(float cos_i, float eta) {
 // side, by Snell's law; false under total internal reflection.
 SRT_HD_INLINE bool refract_local(const glm::vec3& wo, float eta, glm::vec3& wt) {
     const float sin2_t = (1.0f - wo.z * wo.z) / (eta * eta);
-    if (sin2_t >= 1.0f) return false;
+    if (!(sin2_t < 1.0f)) return false;  // (a NaN too: as fresnel_dielectric)
     const float cos_t = sqrtf(1.0f - sin2_t);
     wt = glm::vec3(-wo.x / eta, -wo.y / eta, -cos_t);
     return true;
@@ -76,25 +79,35 @@ SRT_HD_INLINE glm::vec3 fresnel_schlick(const glm::vec3& f0, float cos_i) {
 // Trowbridge-Reitz (GGX) microfacets, isotropic
 // ---------------------------------------------------------------------------
 
-// The distribution of microfacet normals h (h.z > 0).
+// Below this alpha a GGX lobe is a delta lobe, as pbrt-v4 treats a Trowbridge-Reitz
+// distribution as "effectively smooth": its microfacet normals then lie within a
+// thousandth of a radian of the normal, and a half vector rebuilt from wo + wi in float
+// (the density and f take it so) keeps too little of its tangential part through the
+// rounding for D to be evaluated at it: at alpha 1e-4 (roughness 0.01) D's peak is 3e7,
+// and written as alpha^2 / (pi (cos^2 (alpha^2 - 1) + 1)^2), alpha^2 = 1e-8 vanishes
+// against 1, the denominator is 0, and f / pdf is inf / inf: NaN pixels.
+constexpr float kGgxSmoothAlpha = 1e-3f;
+SRT_HD_INLINE bool ggx_is_rough(float alpha) { return alpha >= kGgxSmoothAlpha; }
+
+// The distribution of microfacet normals h (unit, h.z > 0): alpha^2 / (pi k^2) with
+// k = cos^2 (alpha^2 + tan^2) = sin^2 + alpha^2 cos^2, the sine from h's own tangential
+// components, not 1 - cos^2, which cancels to 0 near the normal. For alpha >= 1e-3,
+// k >= ~alpha^2 and D <= 1 / (pi alpha^2): finite.
 SRT_HD_INLINE float ggx_d(const glm::vec3& h, float alpha) {
     const float a2 = alpha * alpha;
-    const float c2 = h.z * h.z;
-    const float k = c2 * (a2 - 1.0f) + 1.0f;
+    const float k = (h.x * h.x + h.y * h.y) + a2 * (h.z * h.z);
     return a2 / (kPi * k * k);
 }
 
-// Smith's Lambda: the microsurface's shadowing of direction w.
-SRT_HD_INLINE float ggx_lambda(const glm::vec3& w, float alpha) {
-    const float z2 = w.z * w.z;
-    if (!(z2 > 0.0f)) return 0.0f;
-    const float a2_tan2 = alpha * alpha * (w.x * w.x + w.y * w.y) / z2;
-    return 0.5f * (sqrtf(1.0f + a2_tan2) - 1.0f);
-}
-SRT_HD_INLINE float ggx_g1(const glm::vec3& w, float alpha) { return 1.0f / (1.0f + ggx_lambda(w, alpha)); }
-// Height-correlated masking and shadowing.
-SRT_HD_INLINE float ggx_g2(const glm::vec3& wo, const glm::vec3& wi, float alpha) {
-    return 1.0f / (1.0f + ggx_lambda(wo, alpha) + ggx_lambda(wi, alpha));
+// Smith's Lambda for direction w (w.z > 0), times w.z: with s^2 = w.x^2 + w.y^2,
+// z Lambda = (sqrt(z^2 + alpha^2 s^2) - z) / 2 = alpha^2 s^2 / (2 (sqrt(z^2 + alpha^2 s^2) + z)),
+// free of the cancellation of the first form and of Lambda's division by z^2, which
+// overflows at grazing angles; it tends to alpha s / 2 as z goes to 0.
+SRT_HD_INLINE float ggx_z_lambda(const glm::vec3& w, float alpha) {
+    const float a2_s2 = alpha * alpha * (w.x * w.x + w.y * w.y);
+    const float z = fabsf(w.z);
+    const float den = sqrtf(z * z + a2_s2) + z;
+    return den > 0.0f ? 0.5f * a2_s2 / den : 0.0f;
 }
 
 // A microfacet normal visible from wo, by Heitz 2018 ("Sampling the GGX Distribution of
@@ -124,8 +137,9 @@ SRT_HD_INLINE float ggx_reflection_pdf(const glm::vec3& wo, const glm::vec3& wi,
     const glm::vec3 h = hs * (1.0f / sqrtf(len2));
     const float wo_h = glm::dot(wo, h);
     if (!(wo_h > 0.0f)) return 0.0f;
-    // D_wo(h) = G1(wo) (wo.h) D(h) / wo.z, and dwi = 4 (wo.h) dh.
-    return ggx_g1(wo, alpha) * ggx_d(h, alpha) / (4.0f * wo.z);
+    // D_wo(h) = G1(wo) (wo.h) D(h) / wo.z, and dwi = 4 (wo.h) dh: with G1 = z / (z + z Lambda),
+    // D / (4 (wo.z + wo.z Lambda(wo))), whose denominator stays near alpha / 2 at grazing.
+    return ggx_d(h, alpha) / (4.0f * (wo.z + ggx_z_lambda(wo, alpha)));
 }
 
 // The GGX conductor's f (without cos theta_i).
@@ -135,7 +149,13 @@ SRT_HD_INLINE glm::vec3 ggx_eval(const glm::vec3& f0, const glm::vec3& wo, const
     const float len2 = glm::dot(hs, hs);
     if (!(len2 > 0.0f)) return glm::vec3(0.0f);
     const glm::vec3 h = hs * (1.0f / sqrtf(len2));
-    const float d_g = ggx_d(h, alpha) * ggx_g2(wo, wi, alpha) / (4.0f * wo.z * wi.z);
+    // Height-correlated masking and shadowing, G2 = 1 / (1 + Lambda(wo) + Lambda(wi)), over
+    // 4 wo.z wi.z: D / (4 (wo.z wi.z + wi.z (wo.z Lambda(wo)) + wo.z (wi.z Lambda(wi)))),
+    // never 0 / 0 where either direction grazes.
+    const float den = wo.z * wi.z + wi.z * ggx_z_lambda(wo, alpha) + wo.z * ggx_z_lambda(wi, alpha);
+    const float d_g = ggx_d(h, alpha) / (4.0f * den);
+    // Past float only where both directions lie within ~1e-30 of the surface: no light.
+    if (!(d_g <= 3.4e38f)) return glm::vec3(0.0f);
     return fresnel_schlick(f0, glm::dot(wo, h)) * d_g;
 }
 
@@ -155,7 +175,7 @@ SRT_HD_INLINE float specular_probability(const BsdfParams& b) {
 SRT_HD_INLINE glm::vec3 bsdf_eval(const BsdfParams& b, const glm::vec3& wo, const glm::vec3& wi) {
     if (is_dielectric(b) || !(wo.z > 0.0f) || !(wi.z > 0.0f)) return glm::vec3(0.0f);
     glm::vec3 f = b.diffuse * kInvPi;
-    if (b.alpha > 0.0f) f += ggx_eval(b.specular, wo, wi, b.alpha);
+    if (ggx_is_rough(b.alpha)) f += ggx_eval(b.specular, wo, wi, b.alpha);
     return f;
 }
 
@@ -164,7 +184,7 @@ SRT_HD_INLINE float bsdf_pdf(const BsdfParams& b, const glm::vec3& wo, const glm
     if (is_dielectric(b) || !(wo.z > 0.0f) || !(wi.z > 0.0f)) return 0.0f;
     const float ps = specular_probability(b);
     float pdf = (1.0f - ps) * cosine_hemisphere_pdf(wi.z);
-    if (b.alpha > 0.0f) pdf += ps * ggx_reflection_pdf(wo, wi, b.alpha);
+    if (ggx_is_rough(b.alpha)) pdf += ps * ggx_reflection_pdf(wo, wi, b.alpha);
     return pdf;
 }
 
@@ -190,9 +210,11 @@ SRT_HD_INLINE BsdfSample bsdf_sample(const BsdfParams& b, const glm::vec3& wo, f
     const float ps = specular_probability(b);
     if (!(ps > 0.0f) && !(luminance(b.diffuse) > 0.0f)) return s;  // black: absorbed
     if (u0 < ps) {
-        if (!(b.alpha > 0.0f)) {  // a perfect mirror
+        if (!ggx_is_rough(b.alpha)) {
+            // A perfect mirror (alpha 0) reflects kr; a GGX lobe too smooth for float
+            // reflects what it tends to as alpha goes to 0, Schlick's F at wo.z (its G is 1).
             s.wi = glm::vec3(-wo.x, -wo.y, wo.z);
-            s.weight = b.specular * (1.0f / ps);
+            s.weight = (b.alpha > 0.0f ? fresnel_schlick(b.specular, wo.z) : b.specular) * (1.0f / ps);
             s.delta = true;
             s.valid = true;
             return s;

@@ -63,14 +63,18 @@ public:
                           uint32_t(settings.band_h), uint32_t(settings.warp_width));
         f.srgb_thresholds = thresholds_.data();
         f.out_rgba = reinterpret_cast<uint32_t*>(out.rgba.data());
+        unsigned long long nonfinite = 0;  // resolve's threads add to it
+        f.nonfinite = &nonfinite;
 
         Launcher launch{*this, stats};
         if (stats) *stats = FrameStats{};
         RenderSettings run = settings;
         if (run.mode == DeadRayMode::Pool) run.mode = DeadRayMode::Stencil;  // (the note above)
         run_frame(launch, f, run);
+        f.nonfinite = nullptr;
         last_frame_ = f;
         if (stats) {
+            stats->nonfinite_samples = nonfinite;
             if (follows_paths(settings.mode)) {
                 stats->stage_ms.push_back({"paths", launch.paths_ms});
             } else {
@@ -272,7 +276,7 @@ private:
                 uint32_t x, y;
                 pixel[lane] = ray_to_pixel(f, i, x, y);
                 pixel_index[lane] = y * f.width + x;
-                if (pixel[lane] && f.sample_begin != 0) ray[lane].rad = load3(f.rays.radiance, i);
+                if (pixel[lane] && f.sample_begin != 0) ray[lane].load_sum(f.rays, i);
             }
             FrameContext g = f;
             for (uint32_t s = f.sample_begin; s < f.sample_begin + f.spp; ++s) {
@@ -285,8 +289,8 @@ private:
             }
             for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
                 if (!pixel[lane]) continue;
-                store3(f.rays.radiance, w * kWarpSize + lane, ray[lane].rad);
-                resolve_pixel(f, pixel_index[lane], ray[lane].rad);
+                ray[lane].store_sum(f.rays, w * kWarpSize + lane);
+                resolve_pixel(f, pixel_index[lane], ray[lane].rad, ray[lane].dropped);
             }
         }
         // A warp's live lanes from step `from` on, in lock step, each step counted as a
@@ -338,7 +342,7 @@ private:
                         follow_warp<W>(f, w, f.max_depth, ray, alive, local, local_reached);
                         for (uint32_t lane = 0; lane < kWarpSize; ++lane)
                             if (stencil_test(words[w], w * kWarpSize + lane))
-                                store3(f.rays.radiance, w * kWarpSize + lane, ray[lane].rad);
+                                ray[lane].store_sum(f.rays, w * kWarpSize + lane);
                         words[w] = 0;
                     }
                     const std::lock_guard<std::mutex> lock(merge);

@@ -30,7 +30,9 @@ struct RayBuffers {
     f4* dir;       // xyz: unit direction
     f4* weight;    // xyz: product of mirror reflectances along the path (path throughput);
                    // w: path: the last BSDF density; Whitted with glass: the ray's level
-    f4* radiance;  // xyz: radiance gathered so far for this pixel, summed over samples
+    f4* radiance;  // xyz: radiance gathered so far for this pixel, summed over samples;
+                   // w: the non-finite samples left out of it (render/stages.h, the film;
+                   // a float, exact to 2^24 per pixel)
     float* hit_t;
     int32_t* hit_id;  // see accel/intersect.h
 };
@@ -91,6 +93,9 @@ struct FrameContext {
     float exposure_scale = 1.0f;  // 2^exposure, applied to the 8-bit output only
     const float* srgb_thresholds = nullptr;  // 255 linear values, see render/srgb.h
     uint32_t* out_rgba = nullptr;            // one packed RGBA8 word per pixel
+    // Where resolve adds up the pixels' dropped non-finite samples (FrameStats::
+    // nonfinite_samples), in the executor's memory; none: not counted.
+    unsigned long long* nonfinite = nullptr;
 };
 
 // Frame size in rays for a width x height image with tiles tile_w pixels wide.

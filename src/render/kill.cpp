@@ -1,6 +1,7 @@
 // kill.cpp - `--kill PATTERN:SURVIVAL` parsed into a KillPattern (render/kill.h).
 #include "render/kill.h"
 
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 
@@ -55,9 +56,11 @@ std::string to_string(const KillPattern& k) {
     if (!k.active()) return "none";
     std::string s = k.kind == KillKind::Ray ? "ray" : k.kind == KillKind::Warp ? "warp" : "block" + std::to_string(k.block);
     if (k.p == 0.0f) return s + ":pbrt";
+    // The shortest text that reads back as the same float: 0.7 as given, not the
+    // 0.699999988 that nine digits print, and still the float's own value.
     char buf[32];
-    std::snprintf(buf, sizeof buf, ":%.9g", double(k.p));  // 9 digits: the float's own value back
-    return s + buf;
+    const std::to_chars_result r = std::to_chars(buf, buf + sizeof buf, k.p);
+    return s + ":" + std::string(buf, r.ptr);
 }
 
 }  // namespace srt

@@ -52,9 +52,14 @@ void compile_light_table(const Scene& scene, CompiledScene& cs) {
         const glm::vec3 c(cs.lights[k].colour.x, cs.lights[k].colour.y, cs.lights[k].colour.z);
         const bool stand_in = k < scene.lights.size() && scene.lights[k].from_emission;
         const bool point = cs.lights[k].pos_or_dir.w != 0.0f;
-        // A point light of intensity I sends 4 pi I; a directional one of irradiance E
-        // brings pi r^2 E onto a scene of radius r.
-        power.push_back(stand_in ? 0.0 : luminance_d(c) * (point ? 4.0 * M_PI : M_PI * radius * radius));
+        const bool classic = cs.lights[k].colour.w == 0.0f;
+        // A physical point light of intensity I sends 4 pi I; a directional one of
+        // irradiance E brings pi r^2 E onto a scene of radius r. A classic light brings
+        // irradiance pi L wherever it is (render/lights.h), so pi r^2 pi L, point or not.
+        const double area = M_PI * radius * radius;
+        power.push_back(stand_in  ? 0.0
+                        : classic ? luminance_d(c) * area * M_PI
+                                  : luminance_d(c) * (point ? 4.0 * M_PI : area));
     }
     if (any) {
         cs.prim_emitter.assign(cs.prims.size(), kNoEmitter);

@@ -3,8 +3,9 @@
 // solid angle at the shading point, which multiple importance sampling weighs against the
 // BSDF's. The same float arithmetic on the CPU and the GPU.
 //
-// Point lights fall off with the square of the distance here (a point light of intensity
-// I gives I / d^2), as light does; Whitted's model keeps them without falloff.
+// A physical point light falls off with the square of the distance (intensity I gives
+// I / d^2); a classic light (scene/integrator.h LightModel) sends radiance pi * L from any
+// distance, so that a Lambertian surface reflects what Whitted's Lambert term gives it.
 #pragma once
 
 #include "accel/prim_hits.h"
@@ -53,10 +54,15 @@ SRT_HD_INLINE void emitter_point(const EmitterGpu& e, float u1, float u2, glm::v
 
 // Solid-angle density of sampling emitter k's point seen from `o` at distance `dist` along
 // `wi`, where its normal is `n`: pick probability x (1 / area) x dist^2 / |cos| at the light.
+// Never a NaN, which MIS would pass on to the pixel: 0 where no light sample finds the
+// point (seen edge-on, cos x area underflowing to 0 at a grazing angle, or an emitter
+// never picked, whose 0 x an overflowed dist^2 would be 0 x inf); else the quotient,
+// infinite where dist^2 overflows (MIS then gives the BSDF sample its whole weight).
 SRT_HD_INLINE float emitter_pdf(const SceneView& s, uint32_t k, const glm::vec3& wi, float dist, const glm::vec3& n) {
     const float cos_l = fabsf(glm::dot(n, wi));
-    if (!(cos_l > 0.0f)) return 0.0f;
-    return s.light_pmf[s.light_count + k] * (dist * dist) / (cos_l * s.emitters[k].e1.w);
+    const float pmf = s.light_pmf[s.light_count + k], den = cos_l * s.emitters[k].e1.w;
+    if (!(den > 0.0f) || !(pmf > 0.0f)) return 0.0f;
+    return pmf * (dist * dist) / den;
 }
 
 // What emitter k sends along -wi from a point whose unit normal is n (front: n . -wi > 0).
@@ -79,17 +85,18 @@ SRT_HD_INLINE LightSample sample_light(const SceneView& s, const glm::vec3& o, f
         const f4 c = load_f4(&s.lights[k].colour);
         ls.delta = true;
         ls.pdf = pmf;
-        if (pd.w != 0.0f) {  // point: I / d^2
+        const bool classic = c.w == 0.0f;
+        if (pd.w != 0.0f) {  // point: I / d^2, or classic pi * L
             const glm::vec3 d = glm::vec3(pd.x, pd.y, pd.z) - o;
             const float d2 = glm::dot(d, d);
             if (!(d2 > 0.0f)) return ls;
             ls.dist = sqrtf(d2);
             ls.wi = d * (1.0f / ls.dist);
-            ls.radiance = glm::vec3(c.x, c.y, c.z) * (1.0f / d2);
+            ls.radiance = glm::vec3(c.x, c.y, c.z) * (classic ? kPi : 1.0f / d2);
         } else {  // directional: pos_or_dir is the unit direction towards the light
             ls.wi = glm::vec3(pd.x, pd.y, pd.z);
             ls.dist = 3.0e38f;
-            ls.radiance = glm::vec3(c.x, c.y, c.z);
+            ls.radiance = glm::vec3(c.x, c.y, c.z) * (classic ? kPi : 1.0f);
         }
         ls.valid = true;
         return ls;

@@ -85,7 +85,7 @@ template <int kWidth, PathStrategy kStrategy = PathStrategy::Mis>
 SRT_HD_INLINE glm::vec3 path_light(const SceneView& s, const Surface& sf, const BsdfParams& b, const Frame& frame,
                                    const glm::vec3& wo, const glm::vec4& u, const PathState& st,
                                    uint32_t& shadow_rays) {
-    if (is_dielectric(b) || (!(luminance(b.diffuse) > 0.0f) && !(b.alpha > 0.0f))) return glm::vec3(0.0f);
+    if (is_dielectric(b) || (!(luminance(b.diffuse) > 0.0f) && !ggx_is_rough(b.alpha))) return glm::vec3(0.0f);
     const glm::vec3 o = offset_origin(sf);
     const LightSample ls = sample_light(s, o, u.x, u.y, u.z);
     if (!ls.valid || !(glm::dot(ls.wi, sf.n) > 0.0f)) return glm::vec3(0.0f);  // behind the surface

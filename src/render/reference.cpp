@@ -7,7 +7,9 @@
 // The recursion passes the path weight down and adds each hit's contribution on the
 // way (radiance += weight * direct) rather than returning direct + kr * trace(...):
 // the two are the same sum, but floating-point addition is not associative, and this
-// order is the one the wavefront uses, so the images can be compared bit for bit.
+// order is the one the wavefront uses, so the images can be compared bit for bit. A term
+// that is not finite is left out, as the wavefront's film leaves it out (stages.h
+// add_finite).
 #include "render/executor.h"
 #include "render/pipeline.h"
 #include "render/stages.h"
@@ -39,13 +41,13 @@ struct Tracer {
                glm::vec3& radiance) const {
         const Hit h = intersect_closest<whitted_variant(W)>(scene, o, d, 3.0e38f);
         if (h.id < 0) {
-            radiance = radiance + weight * scene.background;
+            add_finite(radiance, weight * scene.background);
             return;
         }
         uint32_t shadow_rays = 0;
         const Surface sf = surface_at<W>(scene, o, d, h.t, h.id, cone);
         if constexpr (!ray_tree_of(W)) {
-            radiance = radiance + weight * surface_light<W>(scene, sf, shadow_rays);
+            add_finite(radiance, weight * surface_light<W>(scene, sf, shadow_rays));
             if (level + 1 > max_depth) return;
             if (!(sf.kr.x > 0.0f || sf.kr.y > 0.0f || sf.kr.z > 0.0f)) return;
             if (!kill_survives_pixel(kill, px, py, width, tile_shift, sample, level)) return;
@@ -56,7 +58,7 @@ struct Tracer {
             // one's, the order in which the stack of deferred rays gives them.
             const f4 medium = load_f4(&scene.materials[sf.material].medium);
             if (medium.w > 0.0f && !sf.front) weight = weight * beer_lambert(medium, h.t);
-            radiance = radiance + weight * surface_light<W>(scene, sf, shadow_rays, true);
+            add_finite(radiance, weight * surface_light<W>(scene, sf, shadow_rays, true));
             if (level + 1 > max_depth) return;
             const f4 glossy = medium.w > 0.0f ? load_f4(&scene.materials[sf.material].glossy) : f4{};
             const WhittedRays r = whitted_rays(sf, d, medium, glossy);

@@ -260,7 +260,7 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel, const BvhBuil
             g.pos_or_dir = make_f4(rel(l.position), 1.0f);
         else
             g.pos_or_dir = make_f4(-unit(l.direction), 0.0f);
-        g.colour = make_f4(l.colour, 0.0f);
+        g.colour = make_f4(l.colour, scene.light_model == LightModel::Physical ? 1.0f : 0.0f);
         cs.lights.push_back(g);
     }
 

@@ -3,27 +3,41 @@
 
 namespace srt {
 
+const DeadRayModeInfo kDeadRayModeTable[kDeadRayModes] = {
+    {DeadRayMode::Stencil, "stencil", "wavefront, one bit per ray in a stencil word per warp (the default)"},
+    {DeadRayMode::Flags, "flags", "wavefront, a flag per ray tested at entry"},
+    {DeadRayMode::Compact, "compact", "wavefront over the live rays' ids, compacted"},
+    {DeadRayMode::Pool, "pool", "wavefront over a pool of paths regenerated as they end"},
+    {DeadRayMode::Megakernel, "megakernel", "whole paths, one thread a pixel"},
+    {DeadRayMode::Regenerate, "regenerate", "whole paths, a lane whose path ended takes the next"},
+};
+
 const char* to_string(DeadRayMode m) {
-    switch (m) {
-        case DeadRayMode::Stencil: return "stencil";
-        case DeadRayMode::Flags: return "flags";
-        case DeadRayMode::Compact: return "compact";
-        case DeadRayMode::Megakernel: return "megakernel";
-        case DeadRayMode::Regenerate: return "regenerate";
-        case DeadRayMode::Pool: return "pool";
-    }
+    for (const DeadRayModeInfo& i : kDeadRayModeTable)
+        if (i.mode == m) return i.name;
     return "?";
 }
 
 bool parse_mode(const std::string& s, DeadRayMode& out) {
-    if (s == "stencil") out = DeadRayMode::Stencil;
-    else if (s == "flags") out = DeadRayMode::Flags;
-    else if (s == "compact") out = DeadRayMode::Compact;
-    else if (s == "megakernel") out = DeadRayMode::Megakernel;
-    else if (s == "regenerate") out = DeadRayMode::Regenerate;
-    else if (s == "pool") out = DeadRayMode::Pool;
-    else return false;
-    return true;
+    for (const DeadRayModeInfo& i : kDeadRayModeTable)
+        if (s == i.name) {
+            out = i.mode;
+            return true;
+        }
+    return false;
+}
+
+std::vector<std::string> mode_names() {
+    std::vector<std::string> v;
+    for (const DeadRayModeInfo& i : kDeadRayModeTable) v.push_back(i.name);
+    return v;
+}
+
+std::string mode_list(const char* last) {
+    std::string s;
+    for (int k = 0; k < kDeadRayModes; ++k)
+        s += std::string(k == 0 ? "" : k + 1 == kDeadRayModes ? last : ", ") + kDeadRayModeTable[k].name;
+    return s;
 }
 
 const char* to_string(LaunchMode m) {

@@ -33,8 +33,19 @@ constexpr int kDeadRayModes = 6;
 constexpr bool follows_paths(DeadRayMode m) { return m == DeadRayMode::Megakernel || m == DeadRayMode::Regenerate; }
 // The modes whose runs count bounces per sample (the path kernels' and the pool's stats).
 constexpr bool mixes_samples(DeadRayMode m) { return follows_paths(m) || m == DeadRayMode::Pool; }
+// Every mode once, in the order that help, messages, the bench and the docs list them:
+// the one table that names them.
+struct DeadRayModeInfo {
+    DeadRayMode mode;
+    const char* name;     // as --mode takes it
+    const char* summary;  // a few words, for --help
+};
+extern const DeadRayModeInfo kDeadRayModeTable[kDeadRayModes];
 const char* to_string(DeadRayMode m);
 bool parse_mode(const std::string& s, DeadRayMode& out);
+std::vector<std::string> mode_names();
+// "stencil, flags, compact, pool, megakernel or regenerate" (`last` joins the last two).
+std::string mode_list(const char* last = " or ");
 
 // How the CUDA executor issues a frame's kernels. Both give identical images.
 enum class LaunchMode : uint8_t {
@@ -103,6 +114,10 @@ struct FrameStats {
     std::vector<StageTime> stage_ms;   // summed over bounces and samples
     uint64_t rays_traced = 0;          // primary + reflected + shadow rays
     uint64_t bounces_run = 0;          // bounces that started with a live ray, summed over samples
+    // Radiance samples that were a NaN or an infinity, which the film left out of the
+    // image's pixels (render/stages.h add_radiance), over every sample the pixels' sums
+    // hold (from sample 0, the viewer's accumulated frames too). 0 in a sound render.
+    uint64_t nonfinite_samples = 0;
     // The SIMD efficiency the warps had over the frame: lanes that traced a bounce, over 32
     // per warp step that traced one. A wavefront's or the megakernel's warp step is a live
     // warp at one bounce (so these are the bounces' sums); path regeneration counts its

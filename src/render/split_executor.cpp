@@ -112,6 +112,7 @@ void SplitExecutor::merge(const std::vector<FrameStats>& parts, FrameStats& out)
             out.bounces[b].live_warps += p.bounces[b].live_warps;
         }
         out.rays_traced += p.rays_traced;
+        out.nonfinite_samples += p.nonfinite_samples;
         out.lane_steps += p.lane_steps;
         out.warp_steps += p.warp_steps;
         out.bounces_run = std::max(out.bounces_run, p.bounces_run);

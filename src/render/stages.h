@@ -72,6 +72,15 @@ SRT_HD_INLINE float light_direction(const SceneView& s, uint32_t l, const glm::v
     return 3.0e38f;
 }
 
+// What light l delivers to a surface at `dist` from it, per unit of its colour, in
+// Whitted's Lambert term: 1 for a classic light (no falloff, no 1/pi); 1 / (pi d^2) for a
+// physical point light and 1 / pi for a physical directional one, so that the term is
+// the Lambertian BRDF's, as the path integrator computes it (scene/integrator.h).
+SRT_HD_INLINE float whitted_light_scale(const f4& pos_or_dir, const f4& colour, float dist) {
+    if (colour.w == 0.0f) return 1.0f;
+    return pos_or_dir.w != 0.0f ? kInvPi / (dist * dist) : kInvPi;
+}
+
 // kd * colour * sum over lights of max(0, N.L) * light, with one hard shadow ray each.
 // `shadow_rays` counts the shadow rays traced (for rays/s). `through_glass`: a frame with
 // Whitted's ray tree, whose shadow rays pass through glass, straight and whole: light
@@ -85,14 +94,16 @@ SRT_HD_INLINE glm::vec3 direct_light(const SceneView& s, const Surface& sf, uint
     if (sf.kd == 0.0f) return sum;
     const glm::vec3 o = offset_origin(sf);
     for (uint32_t l = 0; l < s.light_count; ++l) {
-        const glm::vec3 lc = xyz(load_f4(&s.lights[l].colour));
+        const f4 lc = load_f4(&s.lights[l].colour);
         glm::vec3 to_light;
         const float dist = light_direction(s, l, o, to_light);
         const float ndotl = glm::dot(sf.ns, to_light);
         if (!(ndotl > 0.0f)) continue;
         ++shadow_rays;
         if (occluded<kWidth>(s, o, to_light, dist, through_glass)) continue;
-        sum += ndotl * lc;
+        // A classic light's scale is 1, and x * 1 is exact: the classic term's bits are
+        // those of ndotl * light.
+        sum += (ndotl * whitted_light_scale(load_f4(&s.lights[l].pos_or_dir), lc, dist)) * xyz(lc);
     }
     return (sf.kd * sf.colour) * sum;
 }
@@ -107,6 +118,43 @@ SRT_HD_INLINE glm::vec3 surface_light(const SceneView& s, const Surface& sf, uin
 
 SRT_HD_INLINE glm::vec3 load3(const f4* p, uint32_t i) { return xyz(p[i]); }
 SRT_HD_INLINE void store3(f4* p, uint32_t i, const glm::vec3& v) { p[i] = f4{v.x, v.y, v.z, 0.0f}; }
+
+// ---------------------------------------------------------------------------
+// The film: a pixel's running sum of radiance, and the samples it drops
+// ---------------------------------------------------------------------------
+// A NaN or an infinity added to a pixel's sum stays there for every later sample and
+// frame of it, so, as Cycles and pbrt do, a radiance sample (a term a path adds: the
+// background, an emission, a light sample) that is not finite, or would make the sum
+// overflow, is left out and counted instead, in the sum's w (RayBuffers::radiance),
+// which resolve totals into FrameStats::nonfinite_samples.
+// A path whose throughput stops being finite ends there, counted once, rather than
+// adding a non-finite term at each vertex after. The check is on bits every device
+// computes alike, so every mode and both executors drop the same samples.
+
+// Every component finite (not a NaN, not an infinity).
+SRT_HD_INLINE bool finite3(const glm::vec3& v) {
+    return fabsf(v.x) <= 3.40282347e38f && fabsf(v.y) <= 3.40282347e38f && fabsf(v.z) <= 3.40282347e38f;
+}
+
+// sum += term where the new sum is finite; false (sum unchanged) where it is not: a term
+// that is a NaN or an infinity, or a finite one too bright for the sum to hold.
+SRT_HD_INLINE bool add_finite(glm::vec3& sum, const glm::vec3& term) {
+    const glm::vec3 next = sum + term;
+    if (!finite3(next)) return false;
+    sum = next;
+    return true;
+}
+
+// Adds a pixel's count of dropped samples to the frame's (FrameContext::nonfinite), one
+// atomic per pixel that dropped any, from resolve's threads on either side.
+SRT_HD_INLINE void count_nonfinite(const FrameContext& f, float dropped) {
+    if (!(dropped > 0.0f) || f.nonfinite == nullptr) return;
+#if defined(__CUDA_ARCH__)
+    atomicAdd(f.nonfinite, (unsigned long long)dropped);
+#else
+    __atomic_fetch_add(f.nonfinite, (unsigned long long)dropped, __ATOMIC_RELAXED);
+#endif
+}
 
 // ---------------------------------------------------------------------------
 // A ray as the stages see it. The stage logic below is written once, over either form:
@@ -131,7 +179,22 @@ struct RaySlot {
         b->dir[i] = f4{d.x, d.y, d.z, c.spread};
     }
     SRT_HD_INLINE void set_weight(const glm::vec3& v) const { store3(b->weight, i, v); }
-    SRT_HD_INLINE void set_radiance(const glm::vec3& v) const { store3(b->radiance, i, v); }
+    // The pixel's sum (the film, above): cleared by sample 0; a sample added or dropped.
+    SRT_HD_INLINE void clear_sum() const { b->radiance[i] = f4{0.0f, 0.0f, 0.0f, 0.0f}; }
+    SRT_HD_INLINE void add_radiance(const glm::vec3& t) const {
+        const f4 v = b->radiance[i];
+        glm::vec3 sum = xyz(v);
+        const float dropped = v.w + float(!add_finite(sum, t));
+        b->radiance[i] = f4{sum.x, sum.y, sum.z, dropped};
+    }
+    // (sum + t0) + t1, with one load and one store of the sum.
+    SRT_HD_INLINE void add_radiance(const glm::vec3& t0, const glm::vec3& t1) const {
+        const f4 v = b->radiance[i];
+        glm::vec3 sum = xyz(v);
+        const float dropped = v.w + float(!add_finite(sum, t0)) + float(!add_finite(sum, t1));
+        b->radiance[i] = f4{sum.x, sum.y, sum.z, dropped};
+    }
+    SRT_HD_INLINE void drop_sample() const { b->radiance[i].w += 1.0f; }
     // The path integrator's weight: the throughput, and in w the last BSDF density.
     SRT_HD_INLINE PathState path_state() const {
         const f4 w = b->weight[i];
@@ -153,6 +216,7 @@ struct RaySlot {
 
 struct PathRay {
     glm::vec3 o, d, w, rad;
+    float dropped = 0.0f;  // the pixel's non-finite samples left out of rad (the film, above)
     Cone c;
     float pdf = 0.0f;  // path: the last BSDF density (PathState::prev_pdf); Whitted's ray tree: the level
     float t = 0.0f;
@@ -170,7 +234,25 @@ struct PathRay {
         c = rc;
     }
     SRT_HD_INLINE void set_weight(const glm::vec3& v) { w = v; }
-    SRT_HD_INLINE void set_radiance(const glm::vec3& v) { rad = v; }
+    SRT_HD_INLINE void clear_sum() {
+        rad = glm::vec3(0.0f);
+        dropped = 0.0f;
+    }
+    SRT_HD_INLINE void add_radiance(const glm::vec3& t) { dropped += float(!add_finite(rad, t)); }
+    SRT_HD_INLINE void add_radiance(const glm::vec3& t0, const glm::vec3& t1) {
+        add_radiance(t0);
+        add_radiance(t1);
+    }
+    SRT_HD_INLINE void drop_sample() { dropped += 1.0f; }
+    // The pixel's sum from its slot, for a kernel that goes on with it, and back.
+    SRT_HD_INLINE void load_sum(const RayBuffers& b, uint32_t i) {
+        const f4 v = b.radiance[i];
+        rad = xyz(v);
+        dropped = v.w;
+    }
+    SRT_HD_INLINE void store_sum(const RayBuffers& b, uint32_t i) const {
+        b.radiance[i] = f4{rad.x, rad.y, rad.z, dropped};
+    }
     SRT_HD_INLINE PathState path_state() const { return PathState{w, pdf}; }
     SRT_HD_INLINE void set_path_state(const PathState& st) {
         w = st.throughput;
@@ -194,7 +276,7 @@ struct PathRay {
         r.c = Cone{o.w, d.w};
         r.w = xyz(w);
         r.pdf = w.w;
-        r.rad = load3(b.radiance, i);
+        r.load_sum(b, i);
         return r;
     }
 };
@@ -212,7 +294,7 @@ SRT_HD_INLINE bool generate_ray(const FrameContext& f, uint32_t i, R& r) {
                                    float(y + f.row_offset) + f.sample_dy);
     r.set_ray(f.camera.origin, d, Cone{0.0f, f.camera.pixel_spread});
     r.set_path_state(PathState{});  // weight 1 (and no BSDF density: the camera's)
-    if (f.sample == 0) r.set_radiance(glm::vec3(0.0f));
+    if (f.sample == 0) r.clear_sum();
     return true;
 }
 
@@ -221,7 +303,7 @@ template <int kWidth, class R>
 SRT_HD_INLINE bool intersect_ray(const SceneView& s, R& r) {
     const Hit h = intersect_closest<kWidth>(s, r.origin(), r.dir(), 3.0e38f);
     if (h.id < 0) {
-        r.set_radiance(r.radiance() + r.weight() * s.background);
+        r.add_radiance(r.weight() * s.background);
         return false;
     }
     r.set_hit(h.t, h.id);
@@ -275,7 +357,7 @@ SRT_HD_INLINE uint32_t whitted_shade_ray(const FrameContext& f, const Surface& s
     }
     uint32_t shadow_rays = 0;
     const glm::vec3 direct = surface_light<kWidth>(f.scene, sf, shadow_rays, ray_tree_of(kWidth));
-    r.set_radiance(r.radiance() + r.weight() * direct);
+    r.add_radiance(r.weight() * direct);
     return shadow_rays;
 }
 
@@ -328,15 +410,17 @@ SRT_HD_INLINE uint32_t path_shade_ray(const FrameContext& f, const Surface& sf, 
                                       bool scatter) {
     PathState st = r.path_state();
     const glm::vec3 d = r.dir();
-    glm::vec3 rad = r.radiance() + path_arrive<kVariant, kStrategy>(f.scene, sf, r.hit_id(), d, r.hit_t(), st);
+    const glm::vec3 emitted = path_arrive<kVariant, kStrategy>(f.scene, sf, r.hit_id(), d, r.hit_t(), st);
     uint32_t shadow_rays = 0;
     if (scatter) {
         const BsdfParams b = surface_bsdf(f.scene, sf);
         const Frame frame = Frame::around(sf.ns);
-        rad += path_light<kVariant, kStrategy>(f.scene, sf, b, frame, frame.to_local(-d), rng_uniform4(key, 0u), st,
-                                               shadow_rays);
+        const glm::vec3 lit = path_light<kVariant, kStrategy>(f.scene, sf, b, frame, frame.to_local(-d),
+                                                              rng_uniform4(key, 0u), st, shadow_rays);
+        r.add_radiance(emitted, lit);
+    } else {
+        r.add_radiance(emitted);
     }
-    r.set_radiance(rad);
     r.set_path_state(st);  // absorbed on the way in
     return shadow_rays;
 }
@@ -351,6 +435,10 @@ SRT_HD_INLINE bool path_scatter_ray(const FrameContext& f, const Surface& sf, R&
     const Frame frame = Frame::around(sf.ns);
     glm::vec3 o, d;
     if (!path_scatter(sf, b, frame, frame.to_local(-r.dir()), rng_uniform4(key, 1u), bounce, st, o, d)) return false;
+    if (!finite3(st.throughput)) {  // every term after would be a NaN: the film drops the path
+        r.drop_sample();
+        return false;
+    }
     r.set_ray(o, d, Cone{});
     r.set_path_state(st);
     return true;
@@ -402,10 +490,12 @@ SRT_HD_INLINE uint32_t pack_rgba(const float* thresholds, const glm::vec3& c) {
            (encode_srgb8(thresholds, c.z) << 16) | (255u << 24);
 }
 
-// A pixel's sum of samples -> its 8-bit sRGB output.
-SRT_HD_INLINE void resolve_pixel(const FrameContext& f, uint32_t pixel, const glm::vec3& radiance) {
+// A pixel's sum of samples -> its 8-bit sRGB output; the samples its sum dropped are
+// counted (the film, above).
+SRT_HD_INLINE void resolve_pixel(const FrameContext& f, uint32_t pixel, const glm::vec3& radiance, float dropped) {
     const glm::vec3 c = radiance * f.inv_spp;  // the linear radiance (EXR, PFM)
     f.out_rgba[pixel] = pack_rgba(f.srgb_thresholds, c * f.exposure_scale);
+    count_nonfinite(f, dropped);
 }
 
 // ---------------------------------------------------------------------------
@@ -472,7 +562,8 @@ SRT_HD_INLINE decltype(auto) with_intersect_variant(const FrameContext& f, Fn&& 
 
 SRT_HD_INLINE void stage_resolve(const FrameContext& f, uint32_t pixel) {
     const uint32_t ray = pixel_to_ray(f, pixel % f.width, pixel / f.width);
-    resolve_pixel(f, pixel, load3(f.rays.radiance, ray));
+    const f4 sum = f.rays.radiance[ray];
+    resolve_pixel(f, pixel, xyz(sum), sum.w);
 }
 
 }  // namespace srt

@@ -8,7 +8,9 @@
 #include "scene/texture_file.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
+#include <cstdio>
 
 namespace srt::gltf {
 namespace {
@@ -123,12 +125,20 @@ void path_terms(const std::string& path, const std::string& mptr, const tinygltf
     for (int c = 0; c < 3 && size_t(c) < gm.emissiveFactor.size(); ++c) emissive[c] = gm.emissiveFactor[size_t(c)];
     if (!(emissive.x >= 0.0 && emissive.y >= 0.0 && emissive.z >= 0.0))
         fail(path, mptr + "/emissiveFactor", "components must be >= 0");
-    if (const tinygltf::Value* x = extension(gm, "KHR_materials_emissive_strength"))
-        emissive *= ext_number(path, mptr + "/extensions/KHR_materials_emissive_strength", *x, "emissiveStrength", 1.0,
-                               0.0, 1e30, ">= 0");
+    const std::string sptr = mptr + "/extensions/KHR_materials_emissive_strength";
+    const tinygltf::Value* strength = extension(gm, "KHR_materials_emissive_strength");
+    if (strength) emissive *= ext_number(path, sptr, *strength, "emissiveStrength", 1.0, 0.0, DBL_MAX, ">= 0");
+    // The product is the emission: its limit is the film's (scene.h kMaxEmission), blamed
+    // on the strength where there is one, the factor being at most 1 in the specification.
+    const double brightest = std::max(emissive.x, std::max(emissive.y, emissive.z));
+    if (!(brightest <= double(kMaxEmission))) {
+        char b[32];
+        std::snprintf(b, sizeof b, "%g", brightest);
+        const bool blame_strength = strength != nullptr && strength->Has("emissiveStrength");
+        fail(path, blame_strength ? sptr + "/emissiveStrength" : mptr + "/emissiveFactor",
+             std::string("emissiveFactor x emissiveStrength must be at most 1e18, not ") + b + ": " + kMaxEmissionWhy);
+    }
     mat.emission = glm::vec3(emissive);
-    if (!std::isfinite(mat.emission.x + mat.emission.y + mat.emission.z))
-        fail(path, mptr + "/emissiveFactor", "times emissiveStrength is too large for a float");
     mat.emission_two_sided = gm.doubleSided;
     // KHR_materials_ior: 1.5 is the core specification's own index; 0 is the extension's
     // "Fresnel reflectance 1" (for specular-glossiness files). Ours stop at 10, as MTL's Ni.

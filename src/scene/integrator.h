@@ -1,5 +1,6 @@
-// integrator.h - which light transport a frame is rendered with. A scene file may
-// suggest one (render.integrator); the command line's --integrator wins.
+// integrator.h - which light transport a frame is rendered with, and how its point and
+// directional lights are read. A scene file may suggest both (render.integrator,
+// light_model); the command line's --integrator and --light-model win.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +18,27 @@ inline const char* to_string(Integrator i) { return i == Integrator::Path ? "pat
 inline bool parse_integrator(const std::string& s, Integrator& out) {
     if (s == "whitted") out = Integrator::Whitted;
     else if (s == "path") out = Integrator::Path;
+    else return false;
+    return true;
+}
+
+// How a scene's point and directional lights are read; both integrators honour it, so
+// switching integrators keeps a scene's direct light where it was:
+//   classic  : a light's colour is what a surface facing it receives, at any distance
+//              (the SPD files', seed 004's and POV-Ray's model): Whitted's Lambert term is
+//              kd * C * cos * L, and the path integrator sees radiance pi * L, so that its
+//              Lambertian BRDF (kd * C / pi) reflects the same kd * C * cos * L.
+//   physical : a point light's colour is its intensity I (W/sr), falling off as I / d^2;
+//              a directional light's is its irradiance E. Both integrators divide by pi
+//              for a Lambertian surface.
+// Emitters (area lights) are physical radiance under either.
+enum class LightModel : uint8_t { Classic, Physical };
+
+inline const char* to_string(LightModel m) { return m == LightModel::Physical ? "physical" : "classic"; }
+
+inline bool parse_light_model(const std::string& s, LightModel& out) {
+    if (s == "classic") out = LightModel::Classic;
+    else if (s == "physical") out = LightModel::Physical;
     else return false;
     return true;
 }

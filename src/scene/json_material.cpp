@@ -4,6 +4,9 @@
 #include "core/error.h"
 #include "scene/texture_file.h"
 
+#include <algorithm>
+#include <cstdio>
+
 namespace srt {
 namespace {
 
@@ -68,7 +71,15 @@ void read_alpha(const Node& a, Material& mat, const std::string& name, Scene& sc
 // transmission weight.
 void read_path_terms(const Node& m, Material& mat, const std::string& name) {
     const std::string what = "material '" + name + "' ";
-    if (Node e = m.member("emission", what + "'emission'")) mat.emission = e.colour();
+    if (Node e = m.member("emission", what + "'emission'")) {
+        mat.emission = e.colour();
+        const float brightest = std::max(mat.emission.x, std::max(mat.emission.y, mat.emission.z));
+        if (brightest > kMaxEmission) {
+            char b[32];
+            std::snprintf(b, sizeof b, "%g", double(brightest));
+            e.fail(what + "'emission' components must be at most 1e18, not " + b + ": " + kMaxEmissionWhy);
+        }
+    }
     if (Node t = m.member("emission_two_sided", what + "'emission_two_sided'")) mat.emission_two_sided = t.boolean();
     if (Node r = m.member("roughness", what + "'roughness'")) {
         mat.roughness = r.number();

@@ -1,5 +1,6 @@
 // load.cpp - picks a scene loader by file extension.
 #include "scene/load.h"
+#include "core/file_reason.h"
 
 #include "core/error.h"
 
@@ -40,6 +41,12 @@ Scene load_scene(const std::string& path) {
 }
 
 namespace {
+// "not found" where there is no such file; else why it cannot be read.
+std::string not_found_or_why(const std::string& path) {
+    const std::string why = unreadable_reason(path);
+    return why.empty() || errno == ENOENT ? "not found" : "cannot be read: " + why;
+}
+
 [[noreturn]] void mesh_file_error(const std::string& path, const std::string& referenced_from, int ref_line,
                                   const std::string& referenced_msg, const std::string& own_msg) {
     if (!referenced_from.empty()) throw InputError(referenced_from, ref_line, "mesh file '" + path + "' " + referenced_msg);
@@ -51,7 +58,7 @@ void check_mesh_file(const std::string& path, const std::string& referenced_from
     std::error_code ec;
     const auto st = std::filesystem::status(path, ec);
     if (ec || !std::filesystem::exists(st))
-        mesh_file_error(path, referenced_from, ref_line, "not found", std::string("cannot open ") + what + " file");
+        mesh_file_error(path, referenced_from, ref_line, not_found_or_why(path), cannot_open(path, what));
     if (!std::filesystem::is_regular_file(st))  // a device or FIFO would be read until memory runs out
         mesh_file_error(path, referenced_from, ref_line, "is not a regular file", "not a regular file");
 }
@@ -63,7 +70,7 @@ std::string read_mesh_file(const std::string& path, const std::string& reference
     std::ostringstream ss;
     if (in) ss << in.rdbuf();
     if (!in || in.bad())
-        mesh_file_error(path, referenced_from, ref_line, "not found", std::string("cannot open ") + what + " file");
+        mesh_file_error(path, referenced_from, ref_line, not_found_or_why(path), cannot_open(path, what));
     return ss.str();
 }
 

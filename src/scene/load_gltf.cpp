@@ -263,13 +263,13 @@ size_t append_gltf(Scene& scene, const std::string& path, const glm::mat4& xform
         if (peak > 0.0f)
             for (Light& l : lights) l.colour /= peak;
         scene.lights.insert(scene.lights.end(), lights.begin(), lights.end());
-        scene.notes.push_back(path + ": " + std::to_string(lights.size()) + " KHR_lights_punctual light(s), scaled so the brightest channel is 1");
+        scene.add_light_note(path + ": " + std::to_string(lights.size()) + " KHR_lights_punctual light(s), scaled so the brightest channel is 1");
     }
     if (mats.blended) scene.notes.push_back(path + ": " + std::to_string(mats.blended) + " material(s) with alphaMode BLEND rendered opaque");
     if (mats.emissive_textured)
         scene.notes.push_back(path + ": " + std::to_string(mats.emissive_textured) +
                               " material(s) with an emissiveTexture, which is not supported: their emission is emissiveFactor alone");
-    if (spot_note) scene.notes.push_back(path + ": spot lights are rendered as point lights (no cone)");
+    if (spot_note) scene.add_light_note(path + ": spot lights are rendered as point lights (no cone)");
     if (skipped_modes) scene.notes.push_back(path + ": skipped " + std::to_string(skipped_modes) + " primitive(s) that are not triangles");
     if (degenerate) scene.notes.push_back(path + ": dropped " + std::to_string(degenerate) + " degenerate triangle(s)");
     if (have_camera) scene.notes.push_back(path + ": camera from the file");
@@ -300,7 +300,7 @@ Scene load_gltf_scene(const std::string& path) {
             Light l;
             l.position = scene.camera.from;
             scene.lights.push_back(l);
-            scene.notes.push_back(path + ": no KHR_lights_punctual lights; added a white light at the camera");
+            scene.add_light_note(path + ": no KHR_lights_punctual lights; added a white light at the camera");
         }
         validate(scene);
     } else {

@@ -7,6 +7,7 @@
 #include "scene/json_doc.h"
 
 #include "core/error.h"
+#include "core/file_reason.h"
 
 #include <glm/glm.hpp>
 #include <glm/gtc/matrix_transform.hpp>
@@ -69,8 +70,10 @@ public:
             throw InputError(path, 0, "not a regular file");
         }
         if (!read_file(path, doc->text)) {
-            if (included_at) included_at->fail("included file '" + path + "' not found");
-            throw InputError(path, 0, "cannot open scene file");
+            const std::string why = unreadable_reason(path);
+            if (included_at)
+                included_at->fail("included file '" + path + "' " + (why.empty() || errno == ENOENT ? "not found" : "cannot be read: " + why));
+            throw InputError(path, 0, cannot_open(path, "scene"));
         }
         if (doc->text.size() > kMaxFileBytes)
             throw InputError(path, 0, "scene file is larger than " + std::to_string(kMaxFileBytes >> 20) +
@@ -83,7 +86,8 @@ public:
         Node root{&d, &d.root, "", "the scene"};
         root.object("an object");
         static const std::vector<std::string> top_keys = {"camera", "background", "render", "materials",
-                                                          "lights", "objects", "include", "animation", "ambient"};
+                                                          "lights", "objects", "include", "animation", "ambient",
+                                                          "light_model"};
         root.check_keys(top_keys, "the scene");
 
         if (Node inc = root.member("include", "'include'")) {
@@ -100,8 +104,14 @@ public:
             if (Node am = root.member("ambient", "'ambient'")) scene_.ambient = am.colour();
             if (Node r = root.member("render", "'render'")) read_render(r);
             if (Node a = root.member("animation", "'animation'")) read_animation(a);
+            if (Node lm = root.member("light_model", "'light_model'")) {
+                const std::string v = lm.str();
+                if (!parse_light_model(v, scene_.light_model))
+                    lm.fail("'light_model' must be \"classic\" or \"physical\", not \"" + v + "\"" +
+                            suggestion(v, {"classic", "physical"}));
+            }
         } else {
-            for (const char* k : {"camera", "background", "render", "animation", "ambient"})
+            for (const char* k : {"camera", "background", "render", "animation", "ambient", "light_model"})
                 if (Node n = root.member(k, k))
                     std::cerr << d.where(n.offset()) << ": warning: '" << k
                               << "' in an included file is ignored (only the top-level file sets it)\n";
@@ -430,6 +440,34 @@ private:
     bool default_defined_ = false;
 };
 
+// A scene whose file brings emitters and no lights gets the stand-in point lights that
+// the OBJ and glTF loaders give theirs (load.h add_emitter_lights), so that the Whitted
+// integrator lights it too: one for the triangles of each emissive material, one for
+// each emissive sphere, on its surface facing the scene's centre.
+void add_json_emitter_lights(Scene& scene, const std::string& path) {
+    std::vector<EmitterGroup> groups(scene.materials.size());
+    for (size_t m = 0; m < scene.materials.size(); ++m) groups[m].emission = scene.materials[m].emission;
+    for (const Triangle& t : scene.triangles)
+        if (scene.materials[t.material].emits()) groups[t.material].add(t.v0, t.v1, t.v2);
+    const Bounds3 b = finite_bounds(scene);
+    const glm::dvec3 centre = 0.5 * (b.lo + b.hi);
+    for (const Sphere& sp : scene.spheres) {
+        if (!scene.materials[sp.material].emits()) continue;
+        glm::dvec3 u = centre - sp.centre;
+        const double ul = glm::length(u);
+        u = ul > 0.0 ? u / ul : glm::dvec3(0.0, -1.0, 0.0);
+        EmitterGroup g;
+        g.area = 4.0 * M_PI * sp.radius * sp.radius;
+        g.weighted_centre = g.area * (sp.centre + u * sp.radius);
+        g.normal_sum = g.area * u;
+        g.emission = scene.materials[sp.material].emission;
+        groups.push_back(g);
+    }
+    if (add_emitter_lights(scene, groups, path, "emission") == 0)
+        scene.add_light_note(path + ": the scene has no lights and no emitters; the Whitted integrator shows only "
+                                     "the background and the ambient term");
+}
+
 }  // namespace
 
 Scene load_json_scene(const std::string& path) {
@@ -440,6 +478,7 @@ Scene load_json_scene(const std::string& path) {
     scene.add_material(grey);  // material 0 always exists
     JsonSceneBuilder builder(scene);
     builder.load(path, true, nullptr);
+    if (scene.lights.empty()) add_json_emitter_lights(scene, path);
     validate(scene);
     return scene;
 }

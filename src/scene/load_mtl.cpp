@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace srt::obj {
 namespace {
@@ -104,6 +105,13 @@ void read_mtl(const std::string& path, const std::string& obj_file, int obj_line
             e.ks = parse_colour(t, path, line);
         } else if (kw == "Ke") {
             e.ke = parse_colour(t, path, line);
+            const float brightest = std::max(e.ke.x, std::max(e.ke.y, e.ke.z));
+            if (brightest > kMaxEmission) {
+                char b[32];
+                std::snprintf(b, sizeof b, "%g", double(brightest));
+                throw InputError(path, line, std::string("'Ke' components must be at most 1e18, not ") + b + ": " +
+                                                 kMaxEmissionWhy);
+            }
         } else if (kw == "Tf") {
             e.tf = parse_colour(t, path, line);
         } else if (kw == "Ni" || kw == "Ns") {

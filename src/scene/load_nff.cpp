@@ -16,6 +16,7 @@
 #include "scene/load.h"
 
 #include "core/error.h"
+#include "core/file_reason.h"
 
 #include <glm/glm.hpp>
 
@@ -156,7 +157,7 @@ Scene load_nff_scene(const std::string& path) {
         if (!ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
             throw InputError(path, 0, "not a regular file");
         std::ifstream in(path, std::ios::binary);
-        if (!in) throw InputError(path, 0, "cannot open NFF file");
+        if (!in) throw InputError(path, 0, cannot_open(path, "NFF"));
         std::ostringstream ss;
         ss << in.rdbuf();
         text = ss.str();
@@ -249,6 +250,10 @@ Scene load_nff_scene(const std::string& path) {
             for (int i = 0; i < 8; ++i) v[i] = r.number(t, i + 1, "f");
             for (int i = 0; i < 5; ++i)
                 if (v[i] < 0.0f) r.fail("'f' colour, Kd and Ks must be >= 0");
+            // Ks is JSON's kr, with its range: above 1 a mirror adds light at every bounce.
+            // No rule on Ks + T, as JSON has none on kr + kt: files give clear water T 1 and
+            // a faint reflection on top (Ks 0.05), and under Whitted the depth bounds it.
+            if (!(v[4] <= 1.0f)) r.fail("'f' Ks (mirror reflectance) must be in [0, 1], not " + t[5]);
             if (v[5] != 0.0f && !noted_shine) {
                 scene.notes.push_back(path + ":" + std::to_string(r.line()) +
                                       ": NFF Shine (Phong highlight) ignored: mirror-only Whitted model");

@@ -305,7 +305,7 @@ void add_default_light(Scene& scene, float radius, const std::string& why) {
     scene.lights.push_back(l);
     scene.auto_light = Scene::AutoLight{scene.lights.size() - 1, double(radius)};
     place_auto_light(scene);
-    scene.notes.push_back(why + "; added a white light above and behind the camera");
+    scene.add_light_note(why + "; added a white light above and behind the camera");
 }
 
 }  // namespace
@@ -354,7 +354,7 @@ size_t add_emitter_lights(Scene& scene, const std::vector<EmitterGroup>& groups,
     }
     if (peak > 1.0f)
         for (size_t i = first; i < scene.lights.size(); ++i) scene.lights[i].colour /= peak;
-    scene.notes.push_back(path + ": " + std::to_string(added) + " point light(s) placed at emissive (" + what +
+    scene.add_light_note(path + ": " + std::to_string(added) + " point light(s) placed at emissive (" + what +
                           ") surfaces" +
                           (peak > 1.0f ? ", scaled by 1/" + short_number(peak) + " so the brightest channel is 1" : "") +
                           ", for the Whitted integrator (--integrator path lights with the surfaces themselves)");

@@ -59,6 +59,16 @@ constexpr int32_t kNoTexture = -1;
 // isotropic, so it blurs a surface seen edge-on; docs/performance.md gives its cost).
 enum class TextureFilter : uint8_t { Bilinear, Trilinear };
 
+// The brightest emission a loader accepts, per component. A pixel's linear sum adds up to
+// 2^24 samples (the viewer's --max-samples) and its 8-bit output scales the mean by up to
+// 2^30 (--exposure 30): 1.8e16 in all, so 1e18 stays below 1.8e34, a factor of 1.9e4
+// under float's largest (3.4e38) for the weights of the paths that carry it. Brighter,
+// a finite emission (3e38 is a float) makes infinite pixels.
+constexpr float kMaxEmission = 1e18f;
+// The reason loaders give for refusing a brighter one, after "must be at most 1e18".
+constexpr const char* kMaxEmissionWhy =
+    "a brighter emitter overflows the film (a pixel sums up to 2^24 samples, shown at up to 2^30 exposure)";
+
 struct Material {
     std::string name;
     glm::vec3 colour{0.8f, 0.8f, 0.8f};  // linear RGB; times the texture's colour where there is one
@@ -131,7 +141,7 @@ struct Light {
     LightType type = LightType::Point;
     Point3 position{0.0, 10.0, 0.0};         // Point
     glm::vec3 direction{0.0f, -1.0f, 0.0f};  // Directional: the direction light travels (unit)
-    glm::vec3 colour{1.0f, 1.0f, 1.0f};      // intensity included, no falloff
+    glm::vec3 colour{1.0f, 1.0f, 1.0f};      // intensity included; read by the scene's LightModel
     // A point light a loader placed at an emissive surface, standing in for it under the
     // Whitted model; the path integrator lights with the surface itself instead.
     bool from_emission = false;
@@ -194,6 +204,7 @@ struct Scene {
     std::vector<Plane> planes;
     std::vector<Triangle> triangles;
     std::vector<Light> lights;
+    LightModel light_model = LightModel::Classic;  // how `lights` are read (scene/integrator.h)
     // The light a mesh loader adds to a file that has none: a white point light above and
     // behind the camera, by `radius` (the scene's bounding radius). It belongs to the
     // camera, not to the file, so place_auto_light() puts it back wherever the camera is
@@ -213,6 +224,13 @@ struct Scene {
     // another origin differ in the last bit.
     std::optional<Point3> render_origin;
     std::vector<std::string> notes;        // loader remarks worth printing (e.g. NFF fields ignored)
+    // Which of `notes` speak of lights a loader made up (add_light_note): void, and
+    // dropped, once --light replaces the scene's lights.
+    std::vector<size_t> light_notes;
+    void add_light_note(std::string note) {
+        light_notes.push_back(notes.size());
+        notes.push_back(std::move(note));
+    }
 
     uint32_t add_material(const Material& m) {
         materials.push_back(m);

@@ -55,6 +55,7 @@ void Viewer::on_key(int key, int action) {
         case GLFW_KEY_X: exr_requested_ = true; break;
         case GLFW_KEY_EQUAL: rs_.exposure = std::min(rs_.exposure + 0.5f, 16.0f); break;
         case GLFW_KEY_MINUS: rs_.exposure = std::max(rs_.exposure - 0.5f, -16.0f); break;
+        case GLFW_KEY_0: auto_exposure_requested_ = true; break;
         case GLFW_KEY_R: camera_.reset(); break;
         case GLFW_KEY_F:
             vsync_ = !vsync_;

@@ -4,6 +4,8 @@
 
 #include "render/split_executor.h"
 
+#include <algorithm>
+
 namespace srt::viewer::detail {
 
 void Viewer::draw_hud() {
@@ -19,15 +21,18 @@ void Viewer::draw_hud() {
     // Below about 900x560 the full HUD would cover the image (and lose its last lines):
     // a compact one keeps what changes while flying and the keys.
     const bool compact = rs_.width < 900 || rs_.height < 560;
+    // Every line wraps inside the window, so that a small one (320x180) shows all of it.
+    const float wrap = std::max(ImGui::GetIO().DisplaySize.x - 24.0f, ImGui::GetFontSize() * 8.0f);
     if (ImGui::Begin("stencilrt", nullptr, flags)) {
-        ImGui::Text("%.1f FPS  (%.2f ms/frame, render+upload %.2f ms)", fps_, frame_ms_, render_ms_);
+        ImGui::PushTextWrapPos(wrap);
+        ImGui::TextWrapped("%.1f FPS  (%.2f ms/frame, render+upload %.2f ms)", fps_, frame_ms_, render_ms_);
         if (!compact) {
             ImGui::Text("backend  %s", ex_->name().c_str());
             ImGui::Text("GL       %s", gl_renderer_.c_str());
             ImGui::Text("upload   %s", interop_ ? "CUDA-GL interop (pixel buffer)" : "host memory -> glTexSubImage2D");
         }
         if (!notice_.empty()) {
-            ImGui::PushTextWrapPos(ImGui::GetFontSize() * (compact ? 24.0f : 36.0f));
+            ImGui::PushTextWrapPos(std::min(wrap, ImGui::GetFontSize() * (compact ? 24.0f : 36.0f)));
             ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1.0f), "%s", notice_.c_str());
             ImGui::PopTextWrapPos();
         }
@@ -37,18 +42,22 @@ void Viewer::draw_hud() {
                 ImGui::Text("  GPU part %zu: rows %d..%d  %.2f ms (gather %.2f ms)", i, b.y, b.y + b.rows - 1, b.ms,
                             b.gather_ms);
             }
-        ImGui::Text("%dx%d  %s  depth %d  mode %s  spp %d/frame%s%s", rs_.width, rs_.height,
-                    to_string(rs_.integrator), rs_.depth, to_string(rs_.mode), rs_.spp,
+        ImGui::TextWrapped("%dx%d  %s  depth %d  mode %s  spp %d/frame  exposure %+.2f EV%s%s", rs_.width, rs_.height,
+                    to_string(rs_.integrator), rs_.depth, to_string(rs_.mode), rs_.spp, double(rs_.exposure),
                     compact ? "" : (vsync_ ? "  vsync on" : "  vsync off"),
                     rs_.kill.active() ? ("  kill " + to_string(rs_.kill)).c_str() : "");
-        ImGui::Text("samples  %d%s", accumulated_,
+        ImGui::TextWrapped("samples  %d%s", accumulated_,
                     accumulated_ >= options_.max_samples ? "  (max: still)" : "  (accumulating while still)");
-        if (overlay_bounce_ >= 0)
-            ImGui::TextColored(ImVec4(1.0f, 0.4f, 0.4f, 1.0f), "overlay: stencil of sample %d after bounce %d%s",
-                               probe_sample_, overlay_bounce_,
+        if (overlay_bounce_ >= 0) {
+            ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.4f, 0.4f, 1.0f));
+            ImGui::TextWrapped("overlay: stencil of sample %d after bounce %d%s", probe_sample_, overlay_bounce_,
                                compact ? "" : " (red = dead warp, amber = dead lane)");
+            ImGui::PopStyleColor();
+        }
         if (compact) {
-            ImGui::TextDisabled("H hide  C camera  V overlay  M mode  I integrator  [ ] depth");
+            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+            ImGui::TextWrapped("H hide  C camera  V overlay  M mode  I integrator  [ ] depth  - = 0 exposure");
+            ImGui::PopStyleColor();
         } else {
             const Camera& c = camera_.camera();
             ImGui::Text("camera   from %.4g,%.4g,%.4g  at %.4g,%.4g,%.4g  fov %.4g  (C prints it)", c.from.x, c.from.y,
@@ -73,9 +82,10 @@ void Viewer::draw_hud() {
             }
             ImGui::SliderFloat("exposure (EV)", &rs_.exposure, -8.0f, 8.0f, "%+.2f");
             ImGui::TextDisabled("WASD/QE move  RMB look  wheel speed (%.3g)  [ ] depth  M mode  I integrator", camera_.speed());
-            ImGui::TextDisabled("- = exposure  V stencil overlay  P screenshot  X save EXR  R reset  F vsync");
+            ImGui::TextDisabled("- = exposure  0 auto exposure  V stencil overlay  P screenshot  X save EXR  R reset  F vsync");
             ImGui::TextDisabled("C print camera as a render command  H hide HUD  Esc quit");
         }
+        ImGui::PopTextWrapPos();
     }
     ImGui::End();
 

@@ -9,6 +9,7 @@
 //   [--screenshot, last frame: read the framebuffer]; draw the HUD;
 //   [and read it again, HUD included]; swap.
 #include "viewer/viewer_impl.h"
+#include "render/exposure.h"
 
 #include "render/split_executor.h"
 
@@ -411,6 +412,15 @@ int Viewer::run() {
         if (camera_print_requested_) {
             print_camera();
             camera_print_requested_ = false;
+        }
+        if (auto_exposure_requested_ || (options_.auto_exposure && frame == 0)) {
+            // As --exposure auto does (render/exposure.h), from the image on screen; the
+            // number is the HUD's and C's, so the view can be rendered again exactly.
+            LinearImage lin;
+            ex_->read_linear(lin);
+            rs_.exposure = auto_exposure(lin);
+            std::fprintf(stderr, "viewer: exposure auto: %+.2f EV\n", double(rs_.exposure));
+            auto_exposure_requested_ = false;
         }
         if (exr_requested_) {
             char name[64];

@@ -26,6 +26,7 @@ struct Options {
     AccelLayout accel = AccelLayout::Bvh2;  // --accel
     BvhBuildOptions build;                  // --spatial-splits
     std::string scene_path;      // as given on the command line ("" = the built-in scene), for `C`
+    bool auto_exposure = false;  // --exposure auto: chosen from the first frame, as the 0 key does
 };
 
 // The companion of a --screenshot path: "out.png" -> "out.hud.png" (the same frame

@@ -153,6 +153,7 @@ private:
     AccumKey accum_key_;
     int accumulated_ = 0;  // samples in the sum now
     bool exr_requested_ = false;
+    bool auto_exposure_requested_ = false;  // the 0 key: an exposure from the image shown
     void save_exr(const std::string& path);
 
     double fps_ = 0.0;

@@ -7,17 +7,13 @@ Right: live warps per bounce at each mode's deepest run, and the warps of the wh
 grid for scale; live rays per bounce on a second axis.
 
 Usage: /usr/bin/python3 tools/bench/plot_bench.py BENCH.json -o BENCH.png
-Needs matplotlib (Debian: python3-matplotlib).
+       /usr/bin/python3 tools/bench/plot_bench.py BENCH.json --data   (what would be drawn, as JSON)
+Needs matplotlib (Debian: python3-matplotlib) to draw; --data does not.
 """
 import argparse
 import json
 import os
 import sys
-
-import matplotlib
-
-matplotlib.use("Agg")  # no display needed
-import matplotlib.pyplot as plt  # noqa: E402
 
 STYLE = {
     "stencil": dict(color="tab:blue", marker="o", linestyle="-"),
@@ -46,18 +42,71 @@ def style(name):
 SEED_FPS = [30.0, 25.0, 23.7, 20.0, 19.4, 18.8]
 
 
+def grid_warps(doc):
+    """The warps the grid launches at a bounce, summed over the samples: one a warp tile
+    (settings.warp_shape, e.g. 8x4 pixels), the partly padded tiles at the right and
+    bottom edges included, so that no bounce can have more live warps. Computed from the
+    settings, because records written before the bench counted these tiles give the
+    pixels over 32 as their bounces' `warps`, fewer than bounce 0's live warps."""
+    s = doc.get("settings", {})
+    try:
+        tw, th = (int(v) for v in s.get("warp_shape", "8x4").split("x"))
+        w, h, spp = int(s["width"]), int(s["height"]), int(s.get("spp", 1))
+    except (KeyError, ValueError, TypeError):
+        b = next((r.get("bounces") for r in doc.get("results") or [] if r.get("bounces")), None)
+        return b[0].get("warps") if b else None
+    return -(-w // tw) * -(-h // th) * spp
+
+
+def seed_line(results):
+    """The GTX 560 tracer's FPS by depth, scaled to the stencil's FPS at depth 1, at the
+    depths this sweep measured up to its deepest: a line past the last measured depth
+    would compare with nothing. [] without a stencil run at depth 1."""
+    ref = next((r for r in results if label(r) == "stencil" and r["depth"] == 1), None)
+    if not ref:
+        return []
+    deepest = max(r["depth"] for r in results)
+    return [(d, ref["fps"] * f / SEED_FPS[0]) for d, f in enumerate(SEED_FPS, start=1) if d <= deepest]
+
+
+def plot_data(doc):
+    """What the plot draws, without drawing it (--data, and the tests)."""
+    results = doc.get("results") or []
+    warps = {}
+    for r in results:
+        m = label(r)
+        if "(" in m or not r.get("bounces"):
+            continue
+        if m not in warps or r["depth"] > warps[m]["depth"]:
+            warps[m] = {"depth": r["depth"], "live_warps": [e["live_warps"] for e in r["bounces"]],
+                        "live_rays": [e["live_rays"] for e in r["bounces"]]}
+    return {"grid_warps": grid_warps(doc), "seed_line": seed_line(results), "deepest": warps}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("json", help="stencilrt bench --json output")
-    ap.add_argument("-o", "--output", required=True, help="PNG to write")
+    ap.add_argument("-o", "--output", help="PNG to write")
+    ap.add_argument("--data", action="store_true", help="print what would be drawn, as JSON, and draw nothing")
     ap.add_argument("--dpi", type=int, default=120)
     args = ap.parse_args()
+    if not args.data and not args.output:
+        ap.error("-o/--output PNG is required (or --data)")
 
     with open(args.json) as f:
         doc = json.load(f)
     results = doc.get("results") or []
     if not results:
         sys.exit(f"plot_bench.py: {args.json} has no depth-sweep results (was it written by bench --skip or --tune?)")
+    if args.data:
+        json.dump(plot_data(doc), sys.stdout, indent=1)
+        print()
+        return 0
+
+    import matplotlib
+
+    matplotlib.use("Agg")  # no display needed
+    import matplotlib.pyplot as plt
 
     modes = []
     for r in results:
@@ -76,10 +125,9 @@ def main():
         hi = [1000.0 / r["frame_ms"]["p10"] if r["frame_ms"]["p10"] > 0 else 0 for r in rs]
         ax_fps.plot(depths, fps, label=m, **style(m))
         ax_fps.fill_between(depths, lo, hi, alpha=0.15, color=style(m).get("color"))
-    ref = next((r for r in results if label(r) == "stencil" and r["depth"] == 1), None)
-    if ref:
-        seed = [ref["fps"] * f / SEED_FPS[0] for f in SEED_FPS]
-        ax_fps.plot(range(1, len(seed) + 1), seed, color="grey", linestyle="--", marker=".",
+    seed = seed_line(results)
+    if seed:
+        ax_fps.plot([d for d, _ in seed], [f for _, f in seed], color="grey", linestyle="--", marker=".",
                     label="GTX 560 stencil tracer (2012), scaled to stencil at depth 1")
     ax_fps.set_xlabel("max trace depth (1 = primary rays only)")
     ax_fps.set_ylabel("frames per second (median)")
@@ -92,7 +140,7 @@ def main():
 
     # Live warps (and rays) per bounce at each mode's deepest run.
     ax_rays = ax_warps.twinx()
-    grid_warps = None
+    all_warps = grid_warps(doc)
     for m in modes:
         if "(" in m:
             continue  # the same rays as the graph launches
@@ -104,17 +152,16 @@ def main():
         ax_warps.plot(x, [e["live_warps"] for e in b], label=f"{m}: live warps", **style(m))
         ax_rays.plot(x, [e["live_rays"] for e in b], color=style(m).get("color"), alpha=0.35,
                      linestyle=":", marker=".")
-        grid_warps = b[0].get("warps", grid_warps)
-    if grid_warps:
-        ax_warps.axhline(grid_warps, color="grey", linewidth=0.8, linestyle="--")
-        ax_warps.annotate("all warps of the grid", (0, grid_warps), textcoords="offset points",
+    if all_warps:
+        ax_warps.axhline(all_warps, color="grey", linewidth=0.8, linestyle="--")
+        ax_warps.annotate("all warps of the grid", (0, all_warps), textcoords="offset points",
                           xytext=(4, 3), fontsize=8, color="grey")
     ax_warps.set_xlabel("bounce (0 = primary rays)")
     ax_warps.set_ylabel("live warps (solid)")
     ax_rays.set_ylabel("live rays (dotted; scale = 32 x warps)")
     # The rays axis is 32 times the warps axis, so where the dotted line meets the
     # solid one every lane of the live warps is busy; the gap is idle lanes.
-    top = (grid_warps or ax_warps.get_ylim()[1]) * 1.08
+    top = (all_warps or ax_warps.get_ylim()[1]) * 1.08
     ax_warps.set_ylim(0, top)
     ax_rays.set_ylim(0, top * 32)
     ax_warps.grid(True, alpha=0.3)
