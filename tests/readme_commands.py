@@ -5,7 +5,8 @@ Every `stencilrt ...` line of the README's ```sh blocks (continuation lines join
 with the built binary first on PATH, from a folder where `scenes/`, `assets/` and
 `../shared/data` are where the README says, with flags appended that make it small and
 CPU-only (a flag given twice takes its last value): it must exit 0 and write the files it
-names. A line whose comment says "GPU only" is skipped; so is one that needs
+names (and the README stays a front page of at most 250 lines). A line whose comment
+says "GPU only" is skipped; so is one that needs
 ../shared/data where that folder is absent, and the viewer without Xvfb.
 
 usage: readme_commands.py BINARY SOURCE_DIR SHARED_DATA
@@ -50,7 +51,12 @@ def readme_commands(readme):
 
 def main():
     binary, source, shared = (os.path.abspath(a) for a in sys.argv[1:4])
-    commands = readme_commands(os.path.join(source, "README.md"))
+    readme = os.path.join(source, "README.md")
+    lines = sum(1 for _ in open(readme, encoding="utf-8"))
+    if lines > 250:  # a front page; the rest belongs in docs/
+        print(f"FAIL: README.md is {lines} lines, over the front page's 250")
+        return 1
+    commands = readme_commands(readme)
     if len(commands) < 5:
         print(f"FAIL: only {len(commands)} stencilrt commands found in the README")
         return 1
