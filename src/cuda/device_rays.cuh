@@ -38,7 +38,12 @@ public:
         origin.grow(n, "ray origins");
         dir.grow(n, "ray directions");
         weight.grow(n, "ray weights");
-        radiance.grow(n, "radiance");
+        // read_linear copies the whole buffer back, and a pad lane's sum is never written
+        // in stencil mode (its lane stays dead): zeros, not uninitialized memory.
+        if (radiance.size() < n) {
+            radiance.grow(n, "radiance");
+            CUDA_CHECK(cudaMemset(radiance.get(), 0, radiance.bytes()));
+        }
         hit_t.grow(n, "hit distances");
         hit_id.grow(n, "hit ids");
         stencil.grow(n / kWarpSize, "stencil");
