@@ -49,12 +49,12 @@ Scene floor_scene(LightModel model) {
 
 glm::dvec3 floor_point(int x, int y) { return glm::dvec3((x - 2) * 1.6, 0.0, (y - 2) * 1.6); }
 
-LinearImage render_linear(const Scene& s, Integrator integrator) {
+LinearImage render_linear(const Scene& s, Integrator integrator, int size = 5) {
     auto ex = make_cpu_executor(2);
     const CompiledScene cs = compile_scene(s);  // the executor reads it; it must outlive the frame
     ex->set_scene(cs);
     Image img;
-    ex->render(s.camera, test::Frame(5, 5, 4).integrator(integrator), img);
+    ex->render(s.camera, test::Frame(size, size, 4).integrator(integrator), img);
     LinearImage lin;
     ex->read_linear(lin);
     return lin;
@@ -134,13 +134,7 @@ TEST(LightModel, JsonEmittersGetStandInLightsUnderWhitted) {
     const Scene s = load_scene(std::string(SRT_SOURCE_DIR) + "/scenes/glass.json");
     ASSERT_FALSE(s.lights.empty());
     for (const Light& l : s.lights) EXPECT_TRUE(l.from_emission);
-    auto ex = make_cpu_executor(2);
-    const CompiledScene cs = compile_scene(s);  // the executor reads it; it must outlive the frame
-    ex->set_scene(cs);
-    Image img;
-    ex->render(s.camera, test::Frame(40, 40, 4), img);
-    LinearImage lin;
-    ex->read_linear(lin);
+    const LinearImage lin = render_linear(s, Integrator::Whitted, 40);
     EXPECT_GT(mean_luminance(lin), 0.02);
     EXPECT_TRUE(dark_image_note(s, lin, 0.0f).empty());
 }
