@@ -164,7 +164,6 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
         j["timing"] = timing;
         j["rays_per_s"] = ms > 0 ? double(st.rays_traced) / (ms * 1e-3) : 0.0;
         bench::add_counters_json(j, st, warps, rs.spp);
-        j["nonfinite_samples"] = st.nonfinite_samples;
         frame_records.push_back(j);
     };
 

@@ -168,7 +168,7 @@ void print_tables(const std::vector<Result>& results, const std::vector<DeadRayM
 std::string results_csv(const std::vector<Result>& results, const RenderSettings& base, int frames, int warmup);
 ojson result_json(const Result& r, uint32_t warps_per_sample, int spp);
 // The keys bench results and render --stats-json frames share (docs/stats-json.md):
-// bounces_run, rays_traced, stage_ms {stage: ms}, bounces [{bounce, live_rays,
+// bounces_run, rays_traced, nonfinite_samples, stage_ms {stage: ms}, bounces [{bounce, live_rays,
 // live_warps, warps, simd_efficiency}]. Added to `j`.
 void add_counters_json(ojson& j, const FrameStats& st, uint32_t warps_per_sample, int spp);
 // The scene as both records it.

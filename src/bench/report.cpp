@@ -236,6 +236,7 @@ void add_counters_json(ojson& j, const FrameStats& st, uint32_t warps_per_sample
     j["simd_efficiency"] = st.simd_efficiency();
     j["lane_steps"] = st.lane_steps;
     j["warp_steps"] = st.warp_steps;
+    j["nonfinite_samples"] = st.nonfinite_samples;
     ojson times = ojson::object();
     for (const StageTime& t : st.stage_ms) times[t.stage] = t.ms;
     j["stage_ms"] = times;
