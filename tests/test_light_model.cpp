@@ -49,15 +49,20 @@ Scene floor_scene(LightModel model) {
 
 glm::dvec3 floor_point(int x, int y) { return glm::dvec3((x - 2) * 1.6, 0.0, (y - 2) * 1.6); }
 
-LinearImage render_linear(const Scene& s, Integrator integrator, int size = 5) {
+// Renders s on the CPU under rs: the 8-bit image into img, the linear one returned.
+LinearImage render_with(const Scene& s, const RenderSettings& rs, Image& img) {
     auto ex = make_cpu_executor(2);
     const CompiledScene cs = compile_scene(s);  // the executor reads it; it must outlive the frame
     ex->set_scene(cs);
-    Image img;
-    ex->render(s.camera, test::Frame(size, size, 4).integrator(integrator), img);
+    ex->render(s.camera, rs, img);
     LinearImage lin;
     ex->read_linear(lin);
     return lin;
+}
+
+LinearImage render_linear(const Scene& s, Integrator integrator, int size = 5) {
+    Image img;
+    return render_with(s, test::Frame(size, size, 4).integrator(integrator), img);
 }
 
 // Every pixel's three channels against `want(point) x albedo`, to float's rounding.
@@ -176,12 +181,9 @@ TEST(Exposure, AutoBringsTheLogAverageToAKeyAndEncodesAsTheFlagWould) {
     EXPECT_NEAR(std::exp(sum_log / 25.0) * std::exp2(double(ev)), 0.18, 0.18 * 0.01);  // EV rounded to 1/100
     Image mine, flags;
     encode_at_exposure(lin, ev, mine);
-    auto ex = make_cpu_executor(2);
-    const CompiledScene cs = compile_scene(s);  // the executor reads it; it must outlive the frame
-    ex->set_scene(cs);
     RenderSettings rs = test::Frame(5, 5, 4);
     rs.exposure = ev;
-    ex->render(s.camera, rs, flags);
+    render_with(s, rs, flags);
     EXPECT_EQ(mine.rgba, flags.rgba);
     EXPECT_EQ(auto_exposure(LinearImage(4, 4)), 0.0f);  // black: nothing to expose
 }

@@ -72,6 +72,17 @@ size_t nonfinite_values(const LinearImage& lin) {
     return n;
 }
 
+// Sets cs on ex and renders it under rs: the 8-bit image into img, the counters into st;
+// the linear image returned. cs is the caller's, as the executor reads it during the frame.
+LinearImage render_counted(Executor& ex, const CompiledScene& cs, const Camera& camera, const RenderSettings& rs,
+                           Image& img, FrameStats& st) {
+    ex.set_scene(cs);
+    ex.render(camera, rs, img, &st);
+    LinearImage lin;
+    ex.read_linear(lin);
+    return lin;
+}
+
 }  // namespace
 
 // The roughnesses of docs/scene-format.md's range, thickest where float ran out: alpha =
@@ -180,19 +191,13 @@ TEST(Film, ANanBackgroundIsDroppedAndCountedInEveryMode) {
             const RenderSettings rs = test::Frame(41, 27, 1, mode);
             scene.background = sky;
             const CompiledScene finite_cs = compile_scene(scene);
-            ex->set_scene(finite_cs);
             Image img;
             FrameStats st;
-            ex->render(scene.camera, rs, img, &st);
+            const LinearImage good = render_counted(*ex, finite_cs, scene.camera, rs, img, st);
             EXPECT_EQ(st.nonfinite_samples, 0u);
-            LinearImage good;
-            ex->read_linear(good);
             scene.background = nan;
             const CompiledScene nan_cs = compile_scene(scene);
-            ex->set_scene(nan_cs);
-            ex->render(scene.camera, rs, img, &st);
-            LinearImage lin;
-            ex->read_linear(lin);
+            const LinearImage lin = render_counted(*ex, nan_cs, scene.camera, rs, img, st);
             Image ref;
             render_reference(nan_cs, scene.camera, rs, ref);
             EXPECT_EQ(img.rgba, ref.rgba);
@@ -221,21 +226,15 @@ TEST(Film, ANanBackgroundIsDroppedAndCountedInEveryMode) {
             const RenderSettings rs = test::Frame(41, 27, 1, mode).spp(3);
             scene.background = glm::vec3(1.0f);
             const CompiledScene white_cs = compile_scene(scene);
-            ex->set_scene(white_cs);
             Image img;
             FrameStats st;
-            ex->render(scene.camera, rs, img, &st);
-            LinearImage white;
-            ex->read_linear(white);
+            const LinearImage white = render_counted(*ex, white_cs, scene.camera, rs, img, st);
             uint64_t missed = 0;
             for (float v : white.rgb) missed += uint64_t(std::lround(double(v) * 3.0));
             missed /= 3;  // three channels alike
             scene.background = nan;
             const CompiledScene nan_cs = compile_scene(scene);
-            ex->set_scene(nan_cs);
-            ex->render(scene.camera, rs, img, &st);
-            LinearImage lin;
-            ex->read_linear(lin);
+            const LinearImage lin = render_counted(*ex, nan_cs, scene.camera, rs, img, st);
             for (float v : lin.rgb) ASSERT_EQ(v, 0.0f);
             ASSERT_GT(missed, 300u);
             EXPECT_EQ(st.nonfinite_samples, missed);
@@ -247,14 +246,10 @@ TEST(Film, ANanBackgroundIsDroppedAndCountedInEveryMode) {
     const RenderSettings stencil = test::Frame(41, 27, 3, DeadRayMode::Stencil).spp(2).path();
     const RenderSettings mega = test::Frame(41, 27, 3, DeadRayMode::Megakernel).spp(2).path();
     const CompiledScene cs = compile_scene(scene);
-    ex->set_scene(cs);
     Image a, b, ref;
     FrameStats sa, sb;
-    ex->render(scene.camera, stencil, a, &sa);
-    LinearImage la, lb;
-    ex->read_linear(la);
-    ex->render(scene.camera, mega, b, &sb);
-    ex->read_linear(lb);
+    const LinearImage la = render_counted(*ex, cs, scene.camera, stencil, a, sa);
+    const LinearImage lb = render_counted(*ex, cs, scene.camera, mega, b, sb);
     render_reference(cs, scene.camera, stencil, ref);
     EXPECT_GT(sa.nonfinite_samples, 0u);
     EXPECT_EQ(sa.nonfinite_samples, sb.nonfinite_samples);

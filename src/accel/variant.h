@@ -55,11 +55,19 @@ SRT_HD_INLINE int bvh_width(const SceneView& s) { return s.nodes8 ? 8 : s.nodes4
 // kPreciseSpheres, and the code compiled for it computes those spheres' hit points and
 // near-surface tests in double. The other scenes run code without it (measured on the
 // H100: that code in every kernel cost the default scene's and Conference's frames 3-10%).
-// Likewise for textures (kTextures), the ray cones of their mip levels (kRayCones: two
-// more floats live through the path kernels' traversal cost them 2.5-4% on scenes that
-// do not use them) and alpha masks (kAlphaMasks): only a scene with them runs code for
-// them. A masked scene carries cones whichever its filter, to keep to 24 variants of
-// each kernel.
+// Likewise for what surfaces carry: a scene with alpha masks, or with textures whose mip
+// chains its rays' cones pick from (kRayCones), runs the code of all three texture bits
+// (kTextures, kRayCones, kAlphaMasks), which finds nothing to do where there is nothing
+// (no mask: a null prim_alpha, one pointer test per closer hit); a scene without
+// textures runs none of it (two cone floats live through the path kernels' traversal
+// cost them 2.5-4%). Bilinear textures (no cones, no masks) keep a Whitted variant of
+// their own, kTextures alone: the code of all three cost their megakernels 5-13%; the
+// path integrator runs them on the code of all three (a cone over an image without a
+// mip chain picks level 0, as the bilinear code does: the same colours), which moved
+// its frames by -11% to +4% by mode. Each variant of every kernel costs `make render`
+// build time: 18 variants of each Whitted kernel, 12 of each path kernel
+// (docs/performance.md, "Textures" and "The build").
+constexpr int kSurfaceBits = kTextures | kRayCones | kAlphaMasks;
 template <int kFlags, class Fn>
 SRT_HD_INLINE decltype(auto) with_width_flags(const SceneView& s, Fn&& fn) {
     switch (bvh_width(s)) {
@@ -68,32 +76,27 @@ SRT_HD_INLINE decltype(auto) with_width_flags(const SceneView& s, Fn&& fn) {
     default: return fn(std::integral_constant<int, 2 | kFlags>{});
     }
 }
-template <int kPrecise, class Fn>
-SRT_HD_INLINE decltype(auto) with_texture_flags(const SceneView& s, Fn&& fn) {
-    if (s.alpha_masks) return with_width_flags<kPrecise | kTextures | kRayCones | kAlphaMasks>(s, fn);
-    if (s.ray_cones) return with_width_flags<kPrecise | kTextures | kRayCones>(s, fn);
-    if (s.textures) return with_width_flags<kPrecise | kTextures>(s, fn);
-    return with_width_flags<kPrecise>(s, fn);
+template <int kFlags, class Fn>
+SRT_HD_INLINE decltype(auto) with_surface_flags(const SceneView& s, Fn&& fn) {
+    if constexpr (!path_tracing_of(kFlags)) {
+        if (s.textures && !s.ray_cones && !s.alpha_masks) return with_width_flags<kFlags | kTextures>(s, fn);
+    }
+    if (s.textures || s.alpha_masks) return with_width_flags<kFlags | kSurfaceBits>(s, fn);
+    return with_width_flags<kFlags>(s, fn);
+}
+template <int kFlags, class Fn>
+SRT_HD_INLINE decltype(auto) with_scene_flags(const SceneView& s, Fn&& fn) {
+    return s.precise_spheres ? with_surface_flags<kFlags | kPreciseSpheres>(s, fn) : with_surface_flags<kFlags>(s, fn);
 }
 template <class Fn>
 SRT_HD_INLINE decltype(auto) with_bvh_width(const SceneView& s, Fn&& fn) {
-    return s.precise_spheres ? with_texture_flags<kPreciseSpheres>(s, fn) : with_texture_flags<0>(s, fn);
+    return with_scene_flags<0>(s, fn);
 }
 
-// The same for the path integrator's kernels (kPathTracing). Fewer texture variants: a
-// scene with textures runs the code for their ray cones too, whichever its filter (a
-// cone picks level 0 of an image without a mip chain, as the bilinear code does), so
-// that the path integrator adds 18 instantiations of a kernel, not 24.
-template <int kPrecise, class Fn>
-SRT_HD_INLINE decltype(auto) with_path_texture_flags(const SceneView& s, Fn&& fn) {
-    if (s.alpha_masks) return with_width_flags<kPrecise | kTextures | kRayCones | kAlphaMasks>(s, fn);
-    if (s.textures) return with_width_flags<kPrecise | kTextures | kRayCones>(s, fn);
-    return with_width_flags<kPrecise>(s, fn);
-}
+// The same for the path integrator's kernels (kPathTracing).
 template <class Fn>
 SRT_HD_INLINE decltype(auto) with_path_variant(const SceneView& s, Fn&& fn) {
-    return s.precise_spheres ? with_path_texture_flags<kPreciseSpheres | kPathTracing>(s, fn)
-                             : with_path_texture_flags<kPathTracing>(s, fn);
+    return with_scene_flags<kPathTracing>(s, fn);
 }
 
 // The same for Whitted frames with glass (kRayTree): one variant per BVH width, since

@@ -8,7 +8,8 @@
 #           OBJs stay compressed: tools/gpu/lib.sh unpacks them there).
 # OLD=path/to/stencilrt also carries an older binary as .gpu/bin/stencilrt-old (suite ab);
 # VIEW=1 adds srt_tests, whose viewer tests suite view runs (carry .x11 too, and no .data:
-# a call carries at most 64 MiB).
+# a call carries at most 64 MiB); TESTS_BUILD=DIR takes it from another build (a CPU-only
+# one will do: the viewer tests run the carried stencilrt for their CUDA images).
 # Then call the device's run with carry [".gpu", ".data"] and: bash tools/gpu/run.sh SUITE...
 set -euo pipefail
 BUILD=${1:-build}
@@ -16,7 +17,7 @@ cd "$(dirname "$0")/../.."
 rm -rf .gpu
 bins=("$BUILD/stencilrt" "$BUILD/tests/srt_gpu_tests")
 [ -x "$BUILD/traversal_bench" ] && bins+=("$BUILD/traversal_bench")
-[ "${VIEW:-0}" = 1 ] && bins+=("$BUILD/tests/srt_tests")  # suite view: the viewer tests
+[ "${VIEW:-0}" = 1 ] && bins+=("${TESTS_BUILD:-$BUILD}/tests/srt_tests")  # suite view: the viewer tests
 ../shared/tools/gpu-bundle.sh .gpu "${bins[@]}"
 [ -n "${OLD:-}" ] && cp -L "$OLD" .gpu/bin/stencilrt-old
 # Symbols are a third of the binaries (18 kernel variants each), and a call carries at
