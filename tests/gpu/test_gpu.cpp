@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <iterator>
 
 using namespace srt;
 
@@ -467,7 +468,8 @@ TEST(Gpu, AccumulationEqualsOneFrameOfNSamples) {
     cpu->render(scene.camera, bright, b);
     EXPECT_EQ(a.rgba, b.rgba);
     EXPECT_NE(a.rgba, ref.rgba);
-    std::printf("[gpu accumulate] %d frames of 1 sample == 1 frame of %d: checked in 5 modes x 2 launches\n", n, n);
+    std::printf("[gpu accumulate] %d frames of 1 sample == 1 frame of %d: checked in %zu modes x 2 launches\n", n, n,
+                std::size(kModes));
 }
 
 // Split-frame rendering over every GPU of the host (cuda/multi_gpu_executor.h, bands from

@@ -14,6 +14,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <filesystem>
 
 using namespace srt;
@@ -99,8 +100,8 @@ TEST(GpuPath, EveryModeEqualsTheCpu) {
                     ++checked;
                 }
         }
-        std::printf("[gpu path==cpu] %-28s %d renders (5 modes x 2 launches x spp 1, 3, 16) bit for bit\n",
-                    name.c_str(), checked);
+        std::printf("[gpu path==cpu] %-28s %d renders (%zu modes x 2 launches x spp 1, 3, 16) bit for bit\n",
+                    name.c_str(), checked, std::size(kPathModes));
     }
 }
 
