@@ -18,6 +18,7 @@
 // rays): every mode gives the same image, bit for bit.
 #pragma once
 
+#include "core/hash.h"
 #include "core/hd.h"
 
 #include <cstdint>
@@ -54,15 +55,8 @@ struct KillPattern {
     }
 };
 
-// A 32-bit integer hash (Wellons' lowbias32): host and device agree by construction.
-SRT_HD_INLINE uint32_t kill_hash(uint32_t x) {
-    x ^= x >> 16;
-    x *= 0x7feb352du;
-    x ^= x >> 15;
-    x *= 0x846ca68bu;
-    x ^= x >> 16;
-    return x;
-}
+// The kill's hash (core/hash.h).
+SRT_HD_INLINE uint32_t kill_hash(uint32_t x) { return lowbias32(x); }
 
 // The unit's number in [0, 1), as a 32-bit fraction. `pixel` is the pixel's index in the
 // whole frame, (tx, ty) its warp tile's column and row, `tiles_x` the tiles per row.

@@ -18,6 +18,7 @@
 // pixel's points come, so that dimensions drawn from different seeds stay decorrelated.
 #pragma once
 
+#include "core/hash.h"
 #include "core/hd.h"
 
 #include <cstdint>
@@ -52,15 +53,9 @@ SRT_HD_INLINE uint32_t nested_uniform_scramble(uint32_t x, uint32_t seed) {
     return reverse_bits32(laine_karras_permutation(reverse_bits32(x), seed));
 }
 
-// A well-mixed 32-bit hash of two words, for seeds (Jenkins-style avalanche on the pair).
+// A well-mixed 32-bit hash of two words, for seeds: the pair combined, then lowbias32.
 SRT_HD_INLINE uint32_t hash_combine32(uint32_t a, uint32_t b) {
-    uint32_t h = a * 0x9e3779b9u ^ (b + 0x7f4a7c15u + (a << 6) + (a >> 2));
-    h ^= h >> 16;
-    h *= 0x7feb352du;
-    h ^= h >> 15;
-    h *= 0x846ca68bu;
-    h ^= h >> 16;
-    return h;
+    return lowbias32(a * 0x9e3779b9u ^ (b + 0x7f4a7c15u + (a << 6) + (a >> 2)));
 }
 
 // The Sobol point `index` in the dimension whose generator matrix is `columns` (32
