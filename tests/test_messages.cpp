@@ -49,6 +49,12 @@ TEST(Messages, RefusedValuesSayTheFlagTheValueAndWhatIsAllowed) {
         {{"render", "--light", "1,2,3:1,1"},
          {"--light 1,2,3:1,1: '1,1' is not three numbers r,g,b", "run `stencilrt render --help` for its options"}},
         {{"render", "--light", "1,2:1,1,1"}, {"--light 1,2:1,1,1: '1,2' is not three numbers x,y,z"}},
+        {{"render", "--sampler", "sobl"},
+         {"--sampler: 'sobl' is not allowed; allowed: independent, sobol or zsobol", "did you mean `sobol`?"}},
+        {{"render", "--sampler", "zsobol", "-i", "path", "-W", "1920", "-H", "1080", "--spp", "2048"},
+         {"--sampler zsobol: a 1920x1080 image at 2048 samples a pixel needs more than 32 bits"}},
+        {{"bench", "--sampler", "zsobol", "-i", "path", "-W", "4096", "-H", "4096", "--spp", "1024"},
+         {"--sampler zsobol: a 4096x4096 image at 1024 samples a pixel"}},
         {{"view", "--frames", "-3"}, {"--frames: -3 is out of range; allowed: a whole number from 0 to 100000000"}},
     };
     for (const Case& c : cases) {

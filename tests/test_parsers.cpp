@@ -131,6 +131,7 @@ const BadCase kBadCases[] = {
     {"json_mat_kt_without_ior.json", "bad/json_mat_kt_without_ior.json:3:42: 'kt' needs 'ior': it weights a dielectric's refracted ray"},
     {"json_mat_kt_range.json", "bad/json_mat_kt_range.json:3:43: 'kt' must be in [0, 1]"},
     {"json_render_integrator.json", "bad/json_render_integrator.json:3:43: render 'integrator' must be \"whitted\" or \"path\", not \"paht\" (did you mean 'path'?)"},
+    {"json_render_sampler.json", "bad/json_render_sampler.json:3:40: render 'sampler' must be \"independent\", \"sobol\" or \"zsobol\", not \"zsbol\" (did you mean 'zsobol'?)"},
     {"json_render_integrator_number.json", "bad/json_render_integrator_number.json:3:30: render 'integrator' must be a string, not a number"},
     // PLY (scene/load_ply.cpp): file:line in the header and ASCII data, a byte offset in binary data
     {"ply_bad_count.ply", "bad/ply_bad_count.ply:3: element count '-3' is not a count"},
@@ -528,6 +529,23 @@ TEST(ParserJson, IntegratorWhitted) {
     fs::remove(path);
     ASSERT_TRUE(s.integrator.has_value());
     EXPECT_EQ(*s.integrator, Integrator::Whitted);
+}
+
+TEST(ParserJson, Sampler) {
+    for (const auto& [text, kind] : {std::pair{"independent", SamplerKind::Independent},
+                                     std::pair{"sobol", SamplerKind::Sobol}, std::pair{"zsobol", SamplerKind::ZSobol}}) {
+        const std::string path = ::testing::TempDir() + "/srt_sampler.json";
+        {
+            std::ofstream out(path);
+            out << "{\"camera\": {\"from\": [0, 0, 5], \"at\": [0, 0, 0]}, \"render\": {\"sampler\": \"" << text
+                << "\"}}\n";
+        }
+        const Scene s = load_json_scene(path);
+        fs::remove(path);
+        ASSERT_TRUE(s.sampler.has_value()) << text;
+        EXPECT_EQ(*s.sampler, kind) << text;
+        EXPECT_FALSE(s.integrator.has_value());
+    }
 }
 
 TEST(ParserJson, UnknownKeysWarnWithSuggestion) {

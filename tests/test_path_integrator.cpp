@@ -25,8 +25,13 @@ namespace {
 using namespace srt;
 
 struct Stats {
-    std::vector<glm::dvec3> sum, sum2;
-    int w = 0, h = 0, n = 0;
+    std::vector<glm::dvec3> sum, sum2;  // per pixel, over every sample of every replicate
+    // With reps > 1: each replicate's mean per pixel, [r * w * h + y * w + x]. Replicates
+    // are independent randomisations (another seed), so the spread of their means is an
+    // honest error bar for samplers whose samples within a pixel, or across pixels
+    // (zsobol), are not independent.
+    std::vector<glm::dvec3> rep_mean;
+    int w = 0, h = 0, n = 0, reps = 1;
     glm::dvec3 mean(int x, int y) const { return sum[size_t(y * w + x)] / double(n); }
     glm::dvec3 var_of_mean(int x, int y) const {
         const glm::dvec3 m = mean(x, y);
@@ -34,26 +39,37 @@ struct Stats {
     }
 };
 
-// Every pixel's samples 0..spp-1 through the reference, over two threads (each pixel's
-// samples in order, so the sums do not depend on the split).
+// Every pixel's samples through the reference, over two threads (each pixel's samples in
+// order, so the sums do not depend on the split): `reps` replicates of spp / reps samples
+// each, replicate r under seed r, numbers from `sampler`.
 Stats render_stats(const CompiledScene& cs, int w, int h, int spp, int depth,
-                   PathStrategy strategy = PathStrategy::Mis) {
+                   PathStrategy strategy = PathStrategy::Mis, SamplerKind sampler = SamplerKind::Independent,
+                   int reps = 1) {
     Stats st;
     st.w = w;
     st.h = h;
     st.n = spp;
+    st.reps = reps;
     st.sum.assign(size_t(w * h), glm::dvec3(0.0));
     st.sum2 = st.sum;
+    st.rep_mean.assign(size_t(reps * w * h), glm::dvec3(0.0));
+    const int per_rep = spp / reps;
+    SamplerLayout layout;
+    layout.kind = sampler;
+    if (sampler == SamplerKind::ZSobol && !zsobol_layout(uint32_t(w), uint32_t(h), uint32_t(per_rep), layout))
+        throw std::invalid_argument("zsobol cannot lay out this frame");
     const CameraGpu cam = make_camera(cs.camera, w, h, cs.render_origin);
     auto rows = [&](int y0, int step) {
         for (int y = y0; y < h; y += step)
             for (int x = 0; x < w; ++x)
-                for (int s = 0; s < spp; ++s) {
-                    const glm::dvec3 v(
-                        reference_path_sample(cs, cam, w, h, x, y, uint32_t(s), depth, 0u, nullptr, strategy));
-                    st.sum[size_t(y * w + x)] += v;
-                    st.sum2[size_t(y * w + x)] += v * v;
-                }
+                for (int r = 0; r < reps; ++r)
+                    for (int s = 0; s < per_rep; ++s) {
+                        const glm::dvec3 v(reference_path_sample(cs, cam, w, h, x, y, uint32_t(s), depth,
+                                                                 uint32_t(r), nullptr, strategy, layout));
+                        st.sum[size_t(y * w + x)] += v;
+                        st.sum2[size_t(y * w + x)] += v * v;
+                        st.rep_mean[size_t((r * h + y) * w + x)] += v / double(per_rep);
+                    }
     };
     std::thread t(rows, 1, 2);
     rows(0, 2);
@@ -61,9 +77,41 @@ Stats render_stats(const CompiledScene& cs, int w, int h, int spp, int depth,
     return st;
 }
 
+// The mean over the size x size pixels at (x0, y0), and its variance (of the mean): from
+// the replicates' spread where there are several, else from the samples'.
+void region_stats(const Stats& st, int x0, int y0, int size, glm::dvec3& m, glm::dvec3& v) {
+    m = v = glm::dvec3(0.0);
+    const double px = double(size * size);
+    for (int y = y0; y < y0 + size; ++y)
+        for (int x = x0; x < x0 + size; ++x) {
+            m += st.mean(x, y) / px;
+            if (st.reps == 1) v += st.var_of_mean(x, y) / (px * px);
+        }
+    if (st.reps == 1) return;
+    for (int r = 0; r < st.reps; ++r) {
+        glm::dvec3 rm(0.0);
+        for (int y = y0; y < y0 + size; ++y)
+            for (int x = x0; x < x0 + size; ++x) rm += st.rep_mean[size_t((r * st.h + y) * st.w + x)] / px;
+        v += (rm - m) * (rm - m);
+    }
+    v /= double(st.reps) * double(st.reps - 1);
+}
+
+// k standard errors for `comparisons` tests at a family-wise false-failure rate of 1e-3
+// when each error bar is estimated from `dof` degrees of freedom: Bonferroni's normal
+// quantile, widened to Student's t (the first terms of its expansion in 1 / dof).
+double k_for(int comparisons, int dof) {
+    const double z = pathref::bonferroni_k(comparisons, 1e-3);
+    if (dof <= 0) return z;
+    const double z3 = z * z * z, z5 = z3 * z * z;
+    return z + (z3 + z) / (4.0 * dof) + (5.0 * z5 + 16.0 * z3 + 3.0 * z) / (96.0 * dof * dof);
+}
+
 // A closed sphere of albedo a glowing Le on its inside, seen from within: every path sees
-// Le, then a Le, a^2 Le, ...: Le (1 - a^(D+1)) / (1 - a) with D scattering vertices.
+// Le, then a Le, a^2 Le, ...: Le (1 - a^(D+1)) / (1 - a) with D scattering vertices. Under
+// every sampler (scrambled ones with the error bar of 32 replicates).
 TEST(PathIntegrator, WhiteFurnaceWithRussianRoulette) {
+    for (SamplerKind sampler : {SamplerKind::Independent, SamplerKind::Sobol, SamplerKind::ZSobol})
     for (const auto& [albedo, depth] : {std::pair<float, int>{0.5f, 64}, {0.8f, 64}, {0.8f, 3}}) {
         Scene s;
         s.name = "furnace";
@@ -82,19 +130,18 @@ TEST(PathIntegrator, WhiteFurnaceWithRussianRoulette) {
         s.camera.at = glm::vec3(0.0f, 0.0f, -1.0f);
         s.camera.fov_deg = 90.0f;
         const CompiledScene cs = compile_scene(s);
-        const Stats st = render_stats(cs, 4, 4, 2048, depth);
-        glm::dvec3 mean(0.0), var(0.0);
-        for (int y = 0; y < 4; ++y)
-            for (int x = 0; x < 4; ++x) {
-                mean += st.mean(x, y) / 16.0;
-                var += st.var_of_mean(x, y) / 256.0;
-            }
+        const int reps = sampler == SamplerKind::Independent ? 1 : 32;
+        const Stats st = render_stats(cs, 4, 4, 2048, depth, PathStrategy::Mis, sampler, reps);
+        glm::dvec3 mean, var;
+        region_stats(st, 0, 0, 4, mean, var);
         const double a = albedo;
-        const double k = (1.0 - std::pow(a, depth + 1)) / (1.0 - a);
-        SCOPED_TRACE("albedo " + std::to_string(a) + " depth " + std::to_string(depth));
+        const double sum = (1.0 - std::pow(a, depth + 1)) / (1.0 - a);
+        const double k = k_for(27, reps - 1);  // 3 samplers x 3 furnaces x 3 channels
+        SCOPED_TRACE(std::string(to_string(sampler)) + ", albedo " + std::to_string(a) + " depth " +
+                     std::to_string(depth));
         for (int c = 0; c < 3; ++c) {
-            const double want = double(wall.emission[c]) * k, se = std::sqrt(var[c]);
-            EXPECT_NEAR(mean[c], want, 4.5 * se + 1e-6 * want) << "channel " << c << " se " << se;
+            const double want = double(wall.emission[c]) * sum, se = std::sqrt(var[c]);
+            EXPECT_NEAR(mean[c], want, k * se + 1e-6 * want) << "channel " << c << " se " << se;
             EXPECT_LT(se, 0.01 * want);
         }
     }
@@ -105,7 +152,8 @@ TEST(PathIntegrator, WhiteFurnaceWithRussianRoulette) {
 // illum 5 a mirror of Ks, illum 7 glass of index Ni absorbing -ln(Tf) per unit length).
 // Compared in 4x4 regions of a 16x16 image, every channel within k combined standard
 // errors, k for 48 comparisons at a family-wise false-failure rate of 1e-3; and the same
-// comparison must fail with ours made brighter by `bias` (2-4%): the test can fail.
+// comparison must fail with ours made brighter by `bias` (2-4%): the test can fail. Ours
+// under each sampler, its error bars from 32 replicates (render_stats).
 void expect_cornell_agrees(const std::string& name, int our_spp, int their_spp, double bias) {
     const std::string dir = std::string(SRT_SHARED_DATA) + "/scenes/cornell-box/";
     const std::string obj = dir + name + ".obj";
@@ -118,7 +166,6 @@ void expect_cornell_agrees(const std::string& name, int our_spp, int their_spp, 
     for (Triangle& t : scene.triangles) t.smooth = false;
     const CompiledScene cs = compile_scene(scene);
     const int w = 16, h = 16, depth = 8;
-    const Stats ours = render_stats(cs, w, h, our_spp, depth);
 
     struct Mtl {
         double kd[3] = {0, 0, 0}, ks[3] = {0, 0, 0}, ke[3] = {0, 0, 0}, tf[3] = {1, 1, 1}, ni = 1.0;
@@ -171,37 +218,38 @@ void expect_cornell_agrees(const std::string& name, int our_spp, int their_spp, 
     o.seed = 7;
     const pathref::Image theirs = pathref::render(ref, cam, o);
 
-    const double k = pathref::bonferroni_k(48, 1e-3);
-    double worst = 0.0, noisiest = 0.0, worst_biased = 0.0;
-    for (int ry = 0; ry < 4; ++ry)
-        for (int rx = 0; rx < 4; ++rx) {
-            glm::dvec3 m(0.0), v(0.0);
-            for (int y = ry * 4; y < ry * 4 + 4; ++y)
-                for (int x = rx * 4; x < rx * 4 + 4; ++x) {
-                    m += ours.mean(x, y) / 16.0;
-                    v += ours.var_of_mean(x, y) / 256.0;
-                }
-            const pathref::Estimate t = pathref::region_stats(theirs, rx * 4, ry * 4, 4, 4);
-            const double tm[3] = {t.mean.r, t.mean.g, t.mean.b}, ts[3] = {t.se.r, t.se.g, t.se.b};
-            for (int c = 0; c < 3; ++c) {
-                const double se = std::sqrt(v[c] + ts[c] * ts[c]);
-                const double z = std::fabs(m[c] - tm[c]) / se;
-                worst = std::max(worst, z);
-                // The same comparison of ours made brighter by `bias`, to show it would fail.
-                const double b = 1.0 + bias, se2 = std::sqrt(b * b * v[c] + ts[c] * ts[c]);
-                if (se2 > 0.0) worst_biased = std::max(worst_biased, std::fabs(b * m[c] - tm[c]) / se2);
-                EXPECT_LT(z, k) << name << " region " << rx << "," << ry << " channel " << c << ": ours " << m[c]
-                                << ", theirs " << tm[c] << ", se " << se;
-                if (tm[c] > 0.05) {
-                    noisiest = std::max(noisiest, se / tm[c]);
-                    EXPECT_LT(se, 0.05 * tm[c]) << name << " region " << rx << "," << ry << ": too noisy to tell";
+    for (SamplerKind sampler : {SamplerKind::Independent, SamplerKind::Sobol, SamplerKind::ZSobol}) {
+        const int reps = 32;
+        const Stats ours = render_stats(cs, w, h, our_spp, depth, PathStrategy::Mis, sampler, reps);
+        const double k = k_for(48, reps - 1);
+        double worst = 0.0, noisiest = 0.0, worst_biased = 0.0;
+        for (int ry = 0; ry < 4; ++ry)
+            for (int rx = 0; rx < 4; ++rx) {
+                glm::dvec3 m, v;
+                region_stats(ours, rx * 4, ry * 4, 4, m, v);
+                const pathref::Estimate t = pathref::region_stats(theirs, rx * 4, ry * 4, 4, 4);
+                const double tm[3] = {t.mean.r, t.mean.g, t.mean.b}, ts[3] = {t.se.r, t.se.g, t.se.b};
+                for (int c = 0; c < 3; ++c) {
+                    const double se = std::sqrt(v[c] + ts[c] * ts[c]);
+                    const double z = std::fabs(m[c] - tm[c]) / se;
+                    worst = std::max(worst, z);
+                    // The same comparison of ours made brighter by `bias`, to show it would fail.
+                    const double b = 1.0 + bias, se2 = std::sqrt(b * b * v[c] + ts[c] * ts[c]);
+                    if (se2 > 0.0) worst_biased = std::max(worst_biased, std::fabs(b * m[c] - tm[c]) / se2);
+                    EXPECT_LT(z, k) << name << ", " << to_string(sampler) << ", region " << rx << "," << ry
+                                    << " channel " << c << ": ours " << m[c] << ", theirs " << tm[c] << ", se " << se;
+                    if (tm[c] > 0.05) {
+                        noisiest = std::max(noisiest, se / tm[c]);
+                        EXPECT_LT(se, 0.05 * tm[c]) << name << " region " << rx << "," << ry << ": too noisy to tell";
+                    }
                 }
             }
-        }
-    EXPECT_GT(worst_biased, k) << name << ": ours " << 100.0 * bias << "% brighter would pass";
-    std::printf("[cornell] %s: worst |ours - theirs| / se over 48 region channels %.2f (k = %.2f), noisiest region "
-                "%.1f%%; ours %.0f%% brighter: %.2f\n",
-                name.c_str(), worst, k, 100.0 * noisiest, 100.0 * bias, worst_biased);
+        EXPECT_GT(worst_biased, k) << name << ", " << to_string(sampler) << ": ours " << 100.0 * bias
+                                   << "% brighter would pass";
+        std::printf("[cornell] %s, %s: worst |ours - theirs| / se over 48 region channels %.2f (k = %.2f), noisiest "
+                    "region %.1f%%; ours %.0f%% brighter: %.2f\n",
+                    name.c_str(), to_string(sampler), worst, k, 100.0 * noisiest, 100.0 * bias, worst_biased);
+    }
 }
 
 TEST(PathIntegrator, CornellBoxAgreesWithTheIndependentPathTracer) {
@@ -214,16 +262,6 @@ TEST(PathIntegrator, CornellBoxWithGlassAgreesWithTheIndependentPathTracer) {
     expect_cornell_agrees("CornellBox-Sphere", 16384, 32768, 0.04);
 }
 
-// The mean over a region of 4x4 pixels, and its variance (of the mean).
-void region_mean(const Stats& st, int rx, int ry, glm::dvec3& m, glm::dvec3& v) {
-    m = v = glm::dvec3(0.0);
-    for (int y = ry * 4; y < ry * 4 + 4; ++y)
-        for (int x = rx * 4; x < rx * 4 + 4; ++x) {
-            m += st.mean(x, y) / 16.0;
-            v += st.var_of_mean(x, y) / 256.0;
-        }
-}
-
 // The largest |a - scale b| over the combined standard error, over every region channel
 // that either image lights.
 double worst_z(const Stats& a, const Stats& b, double scale = 1.0) {
@@ -231,8 +269,8 @@ double worst_z(const Stats& a, const Stats& b, double scale = 1.0) {
     for (int ry = 0; ry < a.h / 4; ++ry)
         for (int rx = 0; rx < a.w / 4; ++rx) {
             glm::dvec3 ma, va, mb, vb;
-            region_mean(a, rx, ry, ma, va);
-            region_mean(b, rx, ry, mb, vb);
+            region_stats(a, rx * 4, ry * 4, 4, ma, va);
+            region_stats(b, rx * 4, ry * 4, 4, mb, vb);
             for (int c = 0; c < 3; ++c) {
                 const double se = std::sqrt(va[c] + scale * scale * vb[c]);
                 const double d = std::fabs(ma[c] - scale * mb[c]);
@@ -261,12 +299,32 @@ TEST(PathIntegrator, MisAgreesWithEachStrategyAlone) {
     EXPECT_LT(z_light, k) << "MIS against light sampling alone";
     // Sharp enough to tell: the brightest region's error is under 2% of its mean.
     glm::dvec3 m, v;
-    region_mean(mis, 1, 2, m, v);
+    region_stats(mis, 4, 8, 4, m, v);
     EXPECT_LT(std::sqrt(v.x), 0.02 * m.x);
     EXPECT_GT(worst_z(mis, light, 1.03), k) << "a 3% bias went unseen";
     EXPECT_GT(worst_z(mis, bsdf, 1.03), k) << "a 3% bias went unseen";
     std::printf("[mis] worst z: MIS vs BSDF-only %.2f, MIS vs light-only %.2f (k = %.2f); biased by 3%%: %.1f, %.1f\n",
                 z_bsdf, z_light, k, worst_z(mis, bsdf, 1.03), worst_z(mis, light, 1.03));
+}
+
+// The scrambled samplers converge to what independent numbers converge to, on a scene
+// with an area light, rough gold and glass (scenes/glass.json): 16 regions x 3 channels x
+// 2 samplers, each image's error bar from 32 replicates, k for 96 comparisons at a
+// family-wise false-failure rate of 1e-3. A 3% bias must fail the same comparison.
+TEST(PathIntegrator, SamplersAgreeWithIndependentNumbers) {
+    const Scene scene = load_scene(std::string(SRT_SOURCE_DIR) + "/scenes/glass.json");
+    const CompiledScene cs = compile_scene(scene);
+    const int w = 16, h = 16, depth = 6, reps = 32;
+    const Stats independent = render_stats(cs, w, h, 8192, depth, PathStrategy::Mis, SamplerKind::Independent, reps);
+    const double k = k_for(96, reps - 1);
+    for (SamplerKind sampler : {SamplerKind::Sobol, SamplerKind::ZSobol}) {
+        const Stats st = render_stats(cs, w, h, 8192, depth, PathStrategy::Mis, sampler, reps);
+        const double z = worst_z(st, independent), biased = worst_z(st, independent, 1.03);
+        EXPECT_LT(z, k) << to_string(sampler) << " against independent numbers";
+        EXPECT_GT(biased, k) << to_string(sampler) << ": a 3% bias went unseen";
+        std::printf("[samplers] glass.json, %s against independent: worst z %.2f (k = %.2f); biased by 3%%: %.1f\n",
+                    to_string(sampler), z, k, biased);
+    }
 }
 }  // namespace
 

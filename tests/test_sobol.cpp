@@ -5,6 +5,7 @@
 // of two; a scramble that is not nested is seen to break it.
 #include "render/sobol.h"
 #include "render/sobol_matrices.h"
+#include "support/nets.h"
 
 #include <boost/random/sobol.hpp>
 #include <gtest/gtest.h>
@@ -14,35 +15,12 @@
 #include <vector>
 
 using namespace srt;
+using srt::test::net;
+using srt::test::stratified;
 
 namespace {
 
 uint32_t gray(uint32_t n) { return n ^ (n >> 1); }
-
-// Whether the first 2^m values (32-bit fractions) put one in each interval [j, j+1) / 2^m.
-bool stratified(const std::vector<uint32_t>& x, int m) {
-    std::vector<int> count(size_t(1) << m, 0);
-    for (size_t i = 0; i < (size_t(1) << m); ++i) ++count[m == 0 ? 0 : x[i] >> (32 - m)];
-    for (int c : count)
-        if (c != 1) return false;
-    return true;
-}
-
-// Whether the first 2^m points (x, y) put one in each elementary box of 2^-a by 2^-(m-a),
-// for every a: a (0, m, 2)-net.
-bool net(const std::vector<uint32_t>& x, const std::vector<uint32_t>& y, int m) {
-    for (int a = 0; a <= m; ++a) {
-        const int b = m - a;
-        std::vector<int> count(size_t(1) << m, 0);
-        for (size_t i = 0; i < (size_t(1) << m); ++i) {
-            const uint32_t bx = a == 0 ? 0u : x[i] >> (32 - a), by = b == 0 ? 0u : y[i] >> (32 - b);
-            ++count[(size_t(bx) << b) | by];
-        }
-        for (int c : count)
-            if (c != 1) return false;
-    }
-    return true;
-}
 
 // The first 2^12 points of dimension d, each digit-scrambled by `scramble` (identity:
 // none) and taken at the index `order` gives.

@@ -62,7 +62,7 @@ void expect_schema(const json& d, size_t frames) {
                                         {"avg_leaf_prims", Num}, {"references", Int}, {"spatial_splits", Int},
                                         {"bytes_per_prim", Num}, {"max_depth", Int},
                                         {"build_ms", Num}}, "scene.accel");
-    expect_fields(d["settings"], {{"width", Int}, {"height", Int}, {"depth", Int}, {"spp", Int}, {"integrator", Str}, {"seed", Int}, {"kill", Str}, {"mode", Str},
+    expect_fields(d["settings"], {{"width", Int}, {"height", Int}, {"depth", Int}, {"spp", Int}, {"integrator", Str}, {"seed", Int}, {"sampler", Str}, {"kill", Str}, {"mode", Str},
                                   {"launch", Str}, {"warp_shape", Str}, {"exposure", Num}, {"backend_requested", Str},
                                   {"output", Str}, {"output_format", Str}, {"frames_requested", StrOrNull}}, "settings");
     ASSERT_EQ(d["frames"].size(), frames);

@@ -39,6 +39,7 @@ struct FrameOptions {
     std::string mode = "stencil";
     std::string integrator;  // --integrator; empty: the scene's suggestion, else whitted
     uint32_t seed = 0;
+    std::string sampler;  // --sampler; empty: the scene's suggestion, else kDefaultSampler
     std::string launch = "graph";
     std::string warp_shape = "8x4";
     std::string devices;  // --devices all|0,1,...: split each frame over these GPUs
@@ -52,6 +53,8 @@ struct FrameOptions {
 // --kill's check (render/kill.h parse_kill), and the refusal of a kill pattern where
 // Whitted's ray trees would not honour it (a scene with glass), as InputError.
 CLI::Validator kill_validator();
+// --sampler's help, the same for render, view and bench.
+std::string sampler_help();
 void check_kill_applies(const KillPattern& kill, const Scene& scene, Integrator integrator);
 
 // Flags of `render` alone.

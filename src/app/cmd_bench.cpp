@@ -68,6 +68,7 @@ int cmd_bench(int argc, char** argv) {
         ->check(one_of({"whitted", "path"}));
     cli.add_option("--seed", o.seed, "Path integrator: the random numbers' seed")
         ->check(whole_number(0, 4294967295LL))->capture_default_str();
+    cli.add_option("--sampler", o.sampler_text, sampler_help())->check(one_of({"independent", "sobol", "zsobol"}));
     cli.add_option("--kill", o.kill_text, "Kill live rays at each bounce to a schedule: PATTERN:P, PATTERN ray, warp or "
                                           "blockK, P the survival per bounce or pbrt; none (docs/benchmark.md)")
         ->check(kill_validator())->capture_default_str();
@@ -128,6 +129,11 @@ int cmd_bench(int argc, char** argv) {
     for (const std::string& n : scene.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
     o.integrator = scene.integrator.value_or(Integrator::Whitted);
     if (!o.integrator_text.empty()) parse_integrator(o.integrator_text, o.integrator);  // validated by the option
+    o.sampler = scene.sampler.value_or(kDefaultSampler);
+    if (!o.sampler_text.empty()) parse_sampler(o.sampler_text, o.sampler);  // validated by the option
+    RenderSettings planned;
+    planned.width = o.width, planned.height = o.height, planned.spp = o.spp, planned.sampler = o.sampler;
+    if (const std::string why = sampler_problem(planned); !why.empty()) throw InputError(why);
     parse_kill(o.kill_text, o.kill);  // validated by the option
     check_kill_applies(o.kill, scene, o.integrator);
     const double load_ms = ms_since(t_load);
@@ -198,9 +204,10 @@ int cmd_bench(int argc, char** argv) {
     }
     std::fflush(stdout);
     // What the CPU collapses (modes, launches) is said in the tables; the JSON keeps it as notes.
-    std::printf("frame    %dx%d, %d spp, %s integrator%s; %d timed frames (+%d warm-up) per configuration, %s; "
+    std::printf("frame    %dx%d, %d spp, %s integrator%s%s; %d timed frames (+%d warm-up) per configuration, %s; "
                 "plus one counted frame for rays, bounces and stages\n",
                 o.width, o.height, o.spp, to_string(o.integrator),
+                o.integrator == Integrator::Path ? (std::string(" (") + to_string(o.sampler) + " sampler)").c_str() : "",
                 o.kill.active() ? (", rays killed by " + to_string(o.kill)).c_str() : "", o.frames, o.warmup,
                 ex->split() ? "host clock around every band and its gather onto part 0's GPU"
                 : gpu       ? "CUDA events around generate..resolve"
@@ -213,6 +220,7 @@ int cmd_bench(int argc, char** argv) {
     base.spp = o.spp;
     base.integrator = o.integrator;
     base.seed = o.seed;
+    base.sampler = o.sampler;
     base.kill = o.kill;
     base.warp_width = std::atoi(o.warp_shape.c_str());
     const std::vector<Result> results = run_sweep(o, *ex, scene.camera, base);

@@ -149,8 +149,10 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
                 scene.name.c_str(), scene.spheres.size(), scene.planes.size(), scene.triangles.size(),
                 scene.lights.size(), to_string(scene.light_model), texture_line(scene, compiled).c_str(), load_ms,
                 so.accel.c_str(), compiled.bvh_stats.build_ms, nodes);
-    std::fprintf(info, "backend  %s, mode %s, %s integrator%s\n", ex->name().c_str(), to_string(rs.mode),
-                 to_string(rs.integrator), rs.kill.active() ? (", rays killed by " + to_string(rs.kill)).c_str() : "");
+    std::fprintf(info, "backend  %s, mode %s, %s integrator%s%s\n", ex->name().c_str(), to_string(rs.mode),
+                 to_string(rs.integrator),
+                 rs.integrator == Integrator::Path ? (std::string(", ") + to_string(rs.sampler) + " sampler").c_str() : "",
+                 rs.kill.active() ? (", rays killed by " + to_string(rs.kill)).c_str() : "");
 
     const uint32_t warps = frame_geometry(uint32_t(rs.width), uint32_t(rs.height), uint32_t(rs.warp_width)).ray_count / 32u;
     ojson frame_records = ojson::array();
@@ -278,6 +280,7 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
         s["spp"] = rs.spp;
         s["integrator"] = to_string(rs.integrator);
         s["seed"] = rs.seed;
+        s["sampler"] = to_string(rs.sampler);
         s["kill"] = to_string(rs.kill);
         s["mode"] = to_string(rs.mode);
         s["launch"] = to_string(rs.launch);

@@ -44,7 +44,10 @@ int cmd_view(const SceneOptions& so, const FrameOptions& fo, const CLI::App& cmd
 
     const Scene scene = load_with_overrides(so);
     for (const std::string& n : scene.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
-    const RenderSettings rs = fo.settings(scene, cmd);
+    RenderSettings rs = fo.settings(scene, cmd);
+    // The running sum grows to --max-samples: zsobol lays its sequence out for that many.
+    rs.samples_planned = vo.max_samples;
+    if (const std::string why = sampler_problem(rs); !why.empty()) throw InputError(why + " (view: or a lower --max-samples)");
 
     // The CUDA executor is made here rather than through make_executor because the
     // viewer needs it as a CudaExecutor: only that one renders into a mapped GL buffer.

@@ -40,6 +40,13 @@ glm::vec3 parse_vec3(const std::string& flag, const std::string& text) { return 
 
 }  // namespace
 
+std::string sampler_help() {
+    return std::string("Path integrator: where its random numbers come from: independent (every number independent), "
+                       "sobol (Owen-scrambled Sobol points, per pixel) or zsobol (the same points over Morton-ordered "
+                       "pixels: the error as blue noise). Default: the scene's render.sampler, else ") +
+           to_string(kDefaultSampler);
+}
+
 CLI::Validator kill_validator() {
     return CLI::Validator(
         [](std::string& input) {
@@ -157,6 +164,7 @@ void FrameOptions::add_to(CLI::App& cmd, bool with_size) {
     cmd.add_option("--seed", seed, "Path integrator: the random numbers' seed (another seed, another "
                                    "independent image of the same scene)")
         ->check(whole_number(0, 4294967295LL))->capture_default_str();
+    cmd.add_option("--sampler", sampler, sampler_help())->check(one_of({"independent", "sobol", "zsobol"}));
     cmd.add_option("--spp", spp, "Samples per pixel")->check(whole_number(1, 4096))->capture_default_str();
     cmd.add_option("--exposure", exposure_text,
                    "Exposure in EV: 8-bit output (PNG, the viewer) shows radiance * 2^EV; EXR and PFM hold the "
@@ -193,6 +201,9 @@ RenderSettings FrameOptions::settings(const Scene& scene, const CLI::App& cmd) c
     rs.integrator = scene.integrator.value_or(Integrator::Whitted);
     if (!integrator.empty()) parse_integrator(integrator, rs.integrator);  // validated by the option
     rs.seed = seed;
+    rs.sampler = scene.sampler.value_or(kDefaultSampler);
+    if (!sampler.empty()) parse_sampler(sampler, rs.sampler);  // validated by the option
+    if (const std::string why = sampler_problem(rs); !why.empty()) throw InputError(why);
     parse_kill(kill, rs.kill);  // validated by the option
     check_kill_applies(rs.kill, scene, rs.integrator);
     return rs;

@@ -50,6 +50,8 @@ struct BenchOptions {
     std::string integrator_text;  // --integrator; empty: the scene's suggestion, else whitted
     Integrator integrator = Integrator::Whitted;
     uint32_t seed = 0;
+    std::string sampler_text;  // --sampler; empty: the scene's suggestion, else kDefaultSampler
+    SamplerKind sampler = kDefaultSampler;
     std::string kill_text = "none";  // --kill (render/kill.h)
     KillPattern kill;
     int frames = 50, warmup = 5;

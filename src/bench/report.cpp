@@ -378,6 +378,7 @@ ojson record_head(const std::string& kind, Executor& ex, const BenchOptions& o) 
     s["spp"] = o.spp;
     s["integrator"] = to_string(o.integrator);
     s["seed"] = o.seed;
+    s["sampler"] = to_string(o.sampler);
     s["kill"] = to_string(o.kill);
     s["warp_shape"] = o.warp_shape;
     s["depths"] = o.depths;

@@ -8,9 +8,13 @@
 #if defined(__CUDACC__)
 #define SRT_HD __host__ __device__
 #define SRT_HD_INLINE __host__ __device__ __forceinline__
+// A call, never inlined: for code a kernel runs rarely or under one setting, so that its
+// registers do not weigh on the kernel's common path.
+#define SRT_HD_NOINLINE inline __host__ __device__ __noinline__
 #else
 #define SRT_HD
 #define SRT_HD_INLINE inline
+#define SRT_HD_NOINLINE inline
 #endif
 
 #include <cstdint>

@@ -212,6 +212,7 @@ private:
         DeadRayMode mode;
         Integrator integrator;
         uint32_t seed;
+        uint32_t sampler[3];  // its SamplerLayout's fields (render/sampler.h), without padding
         KillPattern kill;  // in the kernels' FrameContext, and it picks their set
         bool counting;
         LaunchConfig launch;
@@ -231,6 +232,10 @@ private:
         k.mode = s.mode;
         k.integrator = s.integrator;
         k.seed = s.seed;
+        const SamplerLayout l = sampler_layout(s);
+        k.sampler[0] = uint32_t(l.kind);
+        k.sampler[1] = l.log2_spp;
+        k.sampler[2] = l.digits;
         k.kill = s.kill;
         k.counting = counting;
         k.launch = sizes_.config();

@@ -73,7 +73,7 @@ __global__ void __launch_bounds__(kPathBlock, kPathMinBlocks) k_megakernel(Frame
     for (uint32_t s = first; s < end; ++s) {
         f.sample = s;
         sample_offset(s, f.sample_dx, f.sample_dy);
-        bool alive = pixel && generate_ray(f, i, r);
+        bool alive = pixel && generate_ray<path_tracing_of(Trace::kVariant)>(f, i, r);
         for (int b = 0; b < trace_steps<Trace::kVariant>(f); ++b) {
             const uint32_t live = __ballot_sync(kFullMask, alive);
             if (live == 0) break;  // warp-uniform: every lane's path has ended
@@ -132,7 +132,7 @@ __global__ void __launch_bounds__(kPathBlock, kPathMinBlocks) k_regenerate(Frame
         if (fresh) {
             f.sample = sample;
             sample_offset(sample, f.sample_dx, f.sample_dy);
-            alive = generate_ray(f, ray, r);  // true: pad rays were skipped
+            alive = generate_ray<path_tracing_of(Trace::kVariant)>(f, ray, r);  // true: pad rays were skipped
             bounce = 0;
             fresh = false;
         }

@@ -86,10 +86,11 @@ void render_reference_path(const CompiledScene& scene, const Camera& camera, con
 // pixel (x, y) of a width x height frame, a path of at most `depth` scattering vertices
 // (pbrt-v4's maxdepth), its random numbers keyed by (pixel, sample, bounce, seed).
 // `shadow_rays`, when given, counts the shadow rays traced; `strategy` picks the
-// estimators of direct light (render/path_vertex.h; the tests compare MIS with each alone).
+// estimators of direct light (render/path_vertex.h; the tests compare MIS with each alone);
+// `sampler` where its numbers come from (render/sampler.h).
 enum class PathStrategy;
 glm::vec3 reference_path_sample(const CompiledScene& scene, const CameraGpu& cam, int width, int height, int x, int y,
                                 uint32_t sample, int depth, uint32_t seed, uint32_t* shadow_rays = nullptr,
-                                PathStrategy strategy = PathStrategy{});
+                                PathStrategy strategy = PathStrategy{}, const SamplerLayout& sampler = SamplerLayout{});
 
 }  // namespace srt

@@ -18,6 +18,7 @@
 
 #include "core/hd.h"
 #include "render/kill.h"
+#include "render/sampler.h"
 #include "render/scene_gpu.h"
 
 #include <cstddef>
@@ -82,6 +83,7 @@ struct FrameContext {
     int max_depth = 1;         // bounces at most (settings.h trace_levels); the primary ray's is 0
     bool path = false;         // the path integrator (else Whitted's): with_variant picks the code
     uint32_t seed = 0;         // path: the random numbers' seed (render/rng.h)
+    SamplerLayout sampler;     // path: where its numbers come from (render/sampler.h)
     bool ray_tree = false;     // Whitted with glass: rays split, and `tree` holds the deferred ones
     RayTree tree;
     KillPattern kill;          // --kill: rays killed to a schedule (render/kill.h)

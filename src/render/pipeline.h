@@ -60,6 +60,7 @@ void run_frame(Launcher& launch, FrameContext& f, const RenderSettings& settings
     f.max_depth = trace_levels(settings);
     f.path = settings.integrator == Integrator::Path;
     f.seed = settings.seed;
+    f.sampler = sampler_layout(settings);
     f.ray_tree = uses_ray_tree(f.scene, settings);  // the executor gave it f.tree
     f.kill = settings.kill;
     launch.begin_frame(f);

@@ -14,7 +14,8 @@ namespace {
 
 // The frame a reference pixel belongs to: the whole width x height image, one sample.
 FrameContext reference_frame(const CompiledScene& scene, const CameraGpu& cam, int width, int height, int depth,
-                             uint32_t seed, const KillPattern& kill = KillPattern{}, int warp_width = 8) {
+                             uint32_t seed, const SamplerLayout& sampler, const KillPattern& kill = KillPattern{},
+                             int warp_width = 8) {
     FrameContext f;
     f.scene = scene.view();
     f.camera = cam;
@@ -23,6 +24,7 @@ FrameContext reference_frame(const CompiledScene& scene, const CameraGpu& cam, i
     f.max_depth = depth + 1;  // settings.h trace_levels
     f.path = true;
     f.seed = seed;
+    f.sampler = sampler;
     return f;
 }
 
@@ -43,8 +45,8 @@ void add_sample(FrameContext& f, uint32_t i, uint32_t sample, PathRay& r, uint32
 
 glm::vec3 reference_path_sample(const CompiledScene& scene, const CameraGpu& cam, int width, int height, int x, int y,
                                 uint32_t sample, int depth, uint32_t seed, uint32_t* shadow_rays,
-                                PathStrategy strategy) {
-    FrameContext f = reference_frame(scene, cam, width, height, depth, seed);
+                                PathStrategy strategy, const SamplerLayout& sampler) {
+    FrameContext f = reference_frame(scene, cam, width, height, depth, seed, sampler);
     PathRay r;
     r.rad = glm::vec3(0.0f);
     uint32_t shadows = 0;
@@ -63,7 +65,7 @@ void render_reference_path(const CompiledScene& scene, const Camera& camera, con
     out = Image(settings.width, settings.height);
     const CameraGpu cam = make_camera(camera, settings.width, settings.height, scene.render_origin);
     FrameContext f = reference_frame(scene, cam, settings.width, settings.height, settings.depth, settings.seed,
-                                     settings.kill, settings.warp_width);
+                                     sampler_layout(settings), settings.kill, settings.warp_width);
     const auto thresholds = make_srgb_thresholds();
     const float inv_spp = 1.0f / float(settings.spp);
     for (int y = 0; y < settings.height; ++y) {

@@ -5,8 +5,8 @@
 // the ray buffers, and every mode, executor and order of work draws the same numbers for
 // the same vertex, which is what lets every mode make the same image bit for bit.
 // Philox is integer arithmetic only (a 32x32->64 multiply and xors), so host and device
-// agree by construction; docs/ARCHITECTURE.md says why it and not a low-discrepancy
-// sequence.
+// agree by construction. It is the `independent` sampler of render/sampler.h, which
+// also makes the low-discrepancy ones.
 #pragma once
 
 #include "core/hd.h"
@@ -26,6 +26,7 @@ struct RngKey {
     uint32_t sample = 0;  // the sample's index in the pixel's sum
     uint32_t bounce = 0;  // 0 = the camera ray's hit
     uint32_t seed = 0;    // another seed, another independent image
+    uint32_t morton = 0;  // the pixel's Morton code, for zsobol (render/sampler.h); 0 for the others
 };
 
 // Four raw 32-bit words for group `dims` of the vertex's numbers.

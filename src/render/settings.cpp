@@ -1,6 +1,8 @@
 #include "render/executor.h"
 #include "render/settings.h"
 
+#include <stdexcept>
+
 namespace srt {
 
 const DeadRayModeInfo kDeadRayModeTable[kDeadRayModes] = {
@@ -61,6 +63,29 @@ bool parse_backend(const std::string& s, Backend& out) {
     else if (s == "cpu") out = Backend::Cpu;
     else return false;
     return true;
+}
+
+namespace {
+uint32_t planned_samples(const RenderSettings& s) {
+    return uint32_t(s.samples_planned > 0 ? s.samples_planned : s.sample_begin + s.spp);
+}
+}  // namespace
+
+std::string sampler_problem(const RenderSettings& s) {
+    if (s.sampler != SamplerKind::ZSobol) return {};
+    SamplerLayout l;
+    if (zsobol_layout(uint32_t(s.width), uint32_t(s.height), planned_samples(s), l)) return {};
+    return "--sampler zsobol: a " + std::to_string(s.width) + "x" + std::to_string(s.height) + " image at " +
+           std::to_string(planned_samples(s)) + " samples a pixel needs more than " + std::to_string(kZSobolMaxBits) +
+           " bits of Morton code and sample index; fewer samples, a smaller image, or --sampler sobol";
+}
+
+SamplerLayout sampler_layout(const RenderSettings& s) {
+    SamplerLayout l;
+    l.kind = s.sampler;
+    if (s.sampler == SamplerKind::ZSobol && !zsobol_layout(uint32_t(s.width), uint32_t(s.height), planned_samples(s), l))
+        throw std::invalid_argument(sampler_problem(s));
+    return l;
 }
 
 }  // namespace srt

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "render/kill.h"
+#include "render/sampler.h"
 #include "scene/integrator.h"
 
 #include <cstdint>
@@ -65,12 +66,16 @@ struct RenderSettings {
     int depth = 8;
     Integrator integrator = Integrator::Whitted;
     uint32_t seed = 0;  // path: another seed, another independent image (render/rng.h)
+    SamplerKind sampler = kDefaultSampler;  // path: where its numbers come from (render/sampler.h)
     int spp = 1;    // samples per pixel (1 = pixel centres)
     // Progressive accumulation: this frame adds samples sample_begin .. sample_begin+spp-1
     // to the running sum that sample 0 started, and the image is that sum divided by
     // sample_begin + spp. Frames 0, 1, ..., N-1 of one sample each leave exactly the
     // image of one frame with spp = N (the same samples, added in the same order).
     int sample_begin = 0;
+    // The samples the running sum will hold when it is done (0: sample_begin + spp), which
+    // zsobol lays its sequence out for: the viewer's cap on accumulation.
+    int samples_planned = 0;
     // A band of the image (split-frame rendering over several devices): rows band_y ..
     // band_y + band_h - 1 of the width x height frame, rendered into a width x band_h
     // image, exactly as those rows of the whole frame. band_h 0 = the whole frame.
@@ -86,6 +91,12 @@ struct RenderSettings {
 
 // The bounces a frame's loop runs at most, an intersect each. Whitted: `depth`. Path:
 // one more than its scattering vertices, for the emission the last one's ray finds.
+// The sampler's layout for these settings (render/sampler.h). Throws std::invalid_argument
+// where zsobol's index would need more than 32 bits; sampler_problem says so beforehand.
+SamplerLayout sampler_layout(const RenderSettings& s);
+// Empty, or why sampler_layout would throw: "--sampler zsobol: ...".
+std::string sampler_problem(const RenderSettings& s);
+
 inline int trace_levels(const RenderSettings& s) { return s.integrator == Integrator::Path ? s.depth + 1 : s.depth; }
 
 // Per bounce, counted at the entry of intersect.

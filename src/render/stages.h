@@ -285,13 +285,28 @@ struct PathRay {
 // The stage logic, once
 // ---------------------------------------------------------------------------
 
+// The random numbers of ray i's vertex at `bounce` (render/sampler.h), keyed by its pixel
+// in the whole frame, so that a band draws what the whole frame would.
+SRT_HD_INLINE RngKey path_key(const FrameContext& f, uint32_t i, int bounce) {
+    uint32_t x, y;
+    ray_to_pixel(f, i, x, y);
+    y += f.row_offset;
+    const uint32_t morton = f.sampler.kind == SamplerKind::ZSobol ? morton2(x, y) : 0u;
+    return RngKey{y * f.width + x, f.sample, uint32_t(bounce), f.seed, morton};
+}
+
 // Camera ray for ray i's pixel, at this frame's sample; sample 0 starts the pixel's sum.
-template <class R>
+// Its position in the pixel: the frame's (sample_offset's R2 point), or, for the path
+// integrator under a scrambled sampler, the pixel's own (render/sampler.h, pad 0).
+// kMaySample false: a kernel of Whitted's alone, compiled without the sampler's branch.
+template <bool kMaySample = true, class R>
 SRT_HD_INLINE bool generate_ray(const FrameContext& f, uint32_t i, R& r) {
     uint32_t x, y;
     if (!ray_to_pixel(f, i, x, y)) return false;  // pad lane: dead from the start
-    const glm::vec3 d = camera_dir(f.camera, f.width, f.full_height, float(x) + f.sample_dx,
-                                   float(y + f.row_offset) + f.sample_dy);
+    glm::vec2 o(f.sample_dx, f.sample_dy);
+    if (kMaySample && f.path && f.sampler.kind != SamplerKind::Independent)
+        o = sample_pixel_offset(path_key(f, i, 0));
+    const glm::vec3 d = camera_dir(f.camera, f.width, f.full_height, float(x) + o.x, float(y + f.row_offset) + o.y);
     r.set_ray(f.camera.origin, d, Cone{0.0f, f.camera.pixel_spread});
     r.set_path_state(PathState{});  // weight 1 (and no BSDF density: the camera's)
     if (f.sample == 0) r.clear_sum();
@@ -395,14 +410,6 @@ SRT_HD_INLINE bool reflect_tree_ray(const FrameContext& f, const Surface& sf, R&
 // The path integrator's shade and reflect (render/path_vertex.h, one vertex)
 // ---------------------------------------------------------------------------
 
-// The random numbers of ray i's vertex at `bounce` (render/rng.h), keyed by its pixel in
-// the whole frame, so that a band draws what the whole frame would.
-SRT_HD_INLINE RngKey path_key(const FrameContext& f, uint32_t i, int bounce) {
-    uint32_t x, y;
-    ray_to_pixel(f, i, x, y);
-    return RngKey{(y + f.row_offset) * f.width + x, f.sample, uint32_t(bounce), f.seed};
-}
-
 // What reaches the hit: the segment's absorption and the surface's emission; then, where
 // the path may go on (`scatter`), one light sample. Returns the shadow rays traced.
 template <int kVariant, PathStrategy kStrategy = PathStrategy::Mis, class R>
@@ -416,7 +423,7 @@ SRT_HD_INLINE uint32_t path_shade_ray(const FrameContext& f, const Surface& sf, 
         const BsdfParams b = surface_bsdf(f.scene, sf);
         const Frame frame = Frame::around(sf.ns);
         const glm::vec3 lit = path_light<kVariant, kStrategy>(f.scene, sf, b, frame, frame.to_local(-d),
-                                                              rng_uniform4(key, 0u), st, shadow_rays);
+                                                              sample_uniform4(f.sampler, key, 0u), st, shadow_rays);
         r.add_radiance(emitted, lit);
     } else {
         r.add_radiance(emitted);
@@ -434,7 +441,7 @@ SRT_HD_INLINE bool path_scatter_ray(const FrameContext& f, const Surface& sf, R&
     const BsdfParams b = surface_bsdf(f.scene, sf);
     const Frame frame = Frame::around(sf.ns);
     glm::vec3 o, d;
-    if (!path_scatter(sf, b, frame, frame.to_local(-r.dir()), rng_uniform4(key, 1u), bounce, st, o, d)) return false;
+    if (!path_scatter(sf, b, frame, frame.to_local(-r.dir()), sample_uniform4(f.sampler, key, 1u), bounce, st, o, d)) return false;
     if (!finite3(st.throughput)) {  // every term after would be a NaN: the film drops the path
         r.drop_sample();
         return false;

@@ -22,6 +22,30 @@ inline bool parse_integrator(const std::string& s, Integrator& out) {
     return true;
 }
 
+// Where the path integrator's random numbers come from (render/sampler.h says how each
+// makes them and which numbers a path vertex draws).
+enum class SamplerKind : uint8_t {
+    Independent,  // every number independent (Philox, render/rng.h)
+    Sobol,        // Owen-scrambled Sobol points, seeded per pixel
+    ZSobol,       // the same points over Morton-ordered pixels: the error as blue noise
+};
+
+// The path integrator's sampler where neither the command line nor the scene names one:
+// the one of least error at equal time (docs/performance.md, "Samplers").
+constexpr SamplerKind kDefaultSampler = SamplerKind::Sobol;
+
+inline const char* to_string(SamplerKind k) {
+    return k == SamplerKind::Sobol ? "sobol" : k == SamplerKind::ZSobol ? "zsobol" : "independent";
+}
+
+inline bool parse_sampler(const std::string& s, SamplerKind& out) {
+    if (s == "independent") out = SamplerKind::Independent;
+    else if (s == "sobol") out = SamplerKind::Sobol;
+    else if (s == "zsobol") out = SamplerKind::ZSobol;
+    else return false;
+    return true;
+}
+
 // How a scene's point and directional lights are read; both integrators honour it, so
 // switching integrators keeps a scene's direct light where it was:
 //   classic  : a light's colour is what a surface facing it receives, at any distance

@@ -216,7 +216,7 @@ private:
     }
     void read_render(const Node& n) {
         n.object("an object");
-        n.check_keys({"width", "height", "depth", "integrator"}, "'render'");
+        n.check_keys({"width", "height", "depth", "integrator", "sampler"}, "'render'");
         if (Node w = n.member("width", "render 'width'")) scene_.width = w.integer(1, kMaxImageSide);
         if (Node h = n.member("height", "render 'height'")) scene_.height = h.integer(1, kMaxImageSide);
         if (Node d = n.member("depth", "render 'depth'")) scene_.depth = d.integer(1, kMaxDepthLimit);
@@ -225,6 +225,14 @@ private:
             Integrator chosen;
             if (parse_integrator(v, chosen)) scene_.integrator = chosen;
             else i.fail("render 'integrator' must be \"whitted\" or \"path\", not \"" + v + "\"" + suggestion(v, {"whitted", "path"}));
+        }
+        if (Node i = n.member("sampler", "render 'sampler'")) {
+            const std::string v = i.str();
+            SamplerKind chosen;
+            if (parse_sampler(v, chosen)) scene_.sampler = chosen;
+            else
+                i.fail("render 'sampler' must be \"independent\", \"sobol\" or \"zsobol\", not \"" + v + "\"" +
+                       suggestion(v, {"independent", "sobol", "zsobol"}));
         }
     }
 

@@ -217,6 +217,7 @@ struct Scene {
     // Render settings a scene file may suggest; command-line flags override them.
     int width = 0, height = 0, depth = 0;  // 0 = not set by the scene
     std::optional<Integrator> integrator;  // a scene's suggestion; the command line's --integrator will win
+    std::optional<SamplerKind> sampler;    // likewise, against --sampler
     CameraPath animation;                  // empty: a still camera
     // Where rendering space's origin lies (render/scene_gpu.h); unset, at the camera. Set
     // (--render-origin) to render a frame as a program holding another origin does: the

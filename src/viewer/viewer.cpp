@@ -97,6 +97,16 @@ void Viewer::init_gl() {
 void Viewer::resize(int w, int h) {
     rs_.width = w;
     rs_.height = h;
+    // zsobol's sequence holds a number of samples a pixel that shrinks as the frame grows
+    // (render/sampler.h): a window grown past what --max-samples fitted stops its sums
+    // at what the new size holds.
+    if (rs_.samples_planned == 0) rs_.samples_planned = options_.max_samples;
+    if (rs_.sampler == SamplerKind::ZSobol && !sampler_problem(rs_).empty()) {
+        while (!sampler_problem(rs_).empty() && rs_.samples_planned > 1) rs_.samples_planned /= 2;
+        options_.max_samples = std::min(options_.max_samples, rs_.samples_planned);
+        std::fprintf(stderr, "note: zsobol holds %d samples a pixel at %dx%d; accumulation stops there\n",
+                     rs_.samples_planned, w, h);
+    }
     glBindTexture(GL_TEXTURE_2D, image_tex_.get());
     glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
     mask_.assign(size_t(w) * size_t(h), 0);

@@ -7,6 +7,7 @@
 
 #include "render/bsdf.h"
 #include "render/rng.h"
+#include "render/sampler.h"
 #include "render/sampling.h"
 
 #include <cstdint>
@@ -14,7 +15,7 @@
 namespace srt::test {
 
 constexpr uint32_t kSamplingCases = 4096;
-constexpr uint32_t kFloatsPerCase = 36;
+constexpr uint32_t kFloatsPerCase = 44;
 
 // A uniform number from a case index (pcg_hash: the same integers on both sides).
 SRT_HD_INLINE float case_uniform(uint32_t v) {
@@ -70,6 +71,12 @@ SRT_HD_INLINE void sampling_case(uint32_t k, float* out) {
     out[31] = ggx_reflection_pdf(wo, h, 0.3f);
     const glm::vec4 r = rng_uniform4(RngKey{k * 2654435761u, k & 63u, k % 17u, 9u}, k % 5u);
     out[32] = r.x; out[33] = r.y; out[34] = r.z; out[35] = r.w;
+    // The scrambled samplers: sobol, and zsobol laid out for 1920x1080 at 16 samples.
+    const RngKey key{k * 2654435761u, k & 15u, k % 17u, 9u, morton2(k % 1920u, (k * 7u) % 1080u)};
+    const SamplerLayout sobol{SamplerKind::Sobol, 0u, 0u}, zsobol{SamplerKind::ZSobol, 4u, 13u};
+    const glm::vec4 q = sample_uniform4(sobol, key, k & 1u), z = sample_uniform4(zsobol, key, k & 1u);
+    out[36] = q.x; out[37] = q.y; out[38] = q.z; out[39] = q.w;
+    out[40] = z.x; out[41] = z.y; out[42] = z.z; out[43] = z.w;
 }
 
 // Host side (sampling_bits_host.cpp): every case into out[kSamplingCases * kFloatsPerCase].

@@ -15,7 +15,8 @@
 # integrators ("kill": the default scene, random kills; "killpath": scenes/glass.json,
 # block kills), and the stencil's two ways through the path integrator's later bounces,
 # packed from the first bounce on ("pathpack", SRT_PACK_LANES=33) and the tail
-# ("pathtail", SRT_PACK_LANES=0). The path modes (megakernel, regenerate) and the stencil's path tail
+# ("pathtail", SRT_PACK_LANES=0), and the path integrator's kernels drawing from the
+# scrambled samplers ("sobol", "zsobol", render/sampler.h). The path modes (megakernel, regenerate) and the stencil's path tail
 # (every case here is small enough for it to take over after bounce 0) are in every tool's
 # cases. Cases run one at a time
 # (SAN_JOBS): with 12 concurrent
@@ -52,6 +53,9 @@ one() {  # tool mode launch size
     log="$out/$1-$2-$3-$4-pathtail.log"
   [ "${5:-}" = killpath ] && args="--integrator path --kill block2:0.7 $SRC/scenes/glass.json" &&
     log="$out/$1-$2-$3-$4-killpath.log"
+  # "sobol", "zsobol": the path integrator's kernels drawing from the scrambled samplers.
+  case "${5:-}" in sobol|zsobol) args="--integrator path --sampler $5 $SRC/scenes/glass.json"
+    log="$out/$1-$2-$3-$4-$5.log" ;; esac
   env ${pack:+SRT_PACK_LANES=$pack} timeout "${SAN_CASE_TIMEOUT:-300}" "$CS" --tool "$1" --error-exitcode 99 "$BIN" render --backend cuda --mode "$2" \
     --launch "$3" -W "${4%x*}" -H "${4#*x}" --depth $depth --spp 2 $args -o "$out/$1-$2-$3-$4${5:+-$5}.png" >"$log" 2>&1
   local rc=$?
@@ -75,7 +79,7 @@ for tool in memcheck racecheck synccheck initcheck; do
     for launch in graph stream; do
       [ "$tool" = racecheck ] && [ "$launch" = graph ] && continue
       for size in 67x33 33x17; do
-        for kind in path glass kill killpath; do echo "$tool $mode $launch $size $kind"; done
+        for kind in path glass kill killpath sobol zsobol; do echo "$tool $mode $launch $size $kind"; done
         [ "$mode" = stencil ] && for kind in pathpack pathtail; do echo "$tool $mode $launch $size $kind"; done
       done
     done
