@@ -3,6 +3,8 @@
 # stencil), rounds alternating against drift (ROUNDS, default 2). AB_SUITE=bvh runs that
 # suite for each binary instead.
 [ -x .gpu/bin/stencilrt-old ] || { echo "ab: no .gpu/bin/stencilrt-old (pack with OLD=...)"; return 1; }
+# "all" as bench takes it, spelled out for the rows printed per mode.
+[ "${AB_MODES:-}" = all ] && AB_MODES=stencil,flags,compact,pool,megakernel,regenerate
 for k in $(seq 1 "${ROUNDS:-2}"); do
   for which in old new; do
     SRT=stencilrt; [ $which = old ] && SRT=stencilrt-old
