@@ -68,7 +68,7 @@ int cmd_bench(int argc, char** argv) {
         ->check(one_of({"whitted", "path"}));
     cli.add_option("--seed", o.seed, "Path integrator: the random numbers' seed")
         ->check(whole_number(0, 4294967295LL))->capture_default_str();
-    cli.add_option("--sampler", o.sampler_text, sampler_help())->check(one_of({"independent", "sobol", "zsobol"}));
+    cli.add_option("--sampler", o.sampler_text, sampler_help())->check(one_of(sampler_names()));
     cli.add_option("--kill", o.kill_text, "Kill live rays at each bounce to a schedule: PATTERN:P, PATTERN ray, warp or "
                                           "blockK, P the survival per bounce or pbrt; none (docs/benchmark.md)")
         ->check(kill_validator())->capture_default_str();

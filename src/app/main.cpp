@@ -164,7 +164,7 @@ void FrameOptions::add_to(CLI::App& cmd, bool with_size) {
     cmd.add_option("--seed", seed, "Path integrator: the random numbers' seed (another seed, another "
                                    "independent image of the same scene)")
         ->check(whole_number(0, 4294967295LL))->capture_default_str();
-    cmd.add_option("--sampler", sampler, sampler_help())->check(one_of({"independent", "sobol", "zsobol"}));
+    cmd.add_option("--sampler", sampler, sampler_help())->check(one_of(sampler_names()));
     cmd.add_option("--spp", spp, "Samples per pixel")->check(whole_number(1, 4096))->capture_default_str();
     cmd.add_option("--exposure", exposure_text,
                    "Exposure in EV: 8-bit output (PNG, the viewer) shows radiance * 2^EV; EXR and PFM hold the "

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace srt {
 
@@ -34,16 +35,33 @@ enum class SamplerKind : uint8_t {
 // the one of least error at equal time (docs/performance.md, "Samplers").
 constexpr SamplerKind kDefaultSampler = SamplerKind::Sobol;
 
+// The samplers' names, one table for the flag, the scene file and the messages.
+struct SamplerName {
+    SamplerKind kind;
+    const char* name;
+};
+inline constexpr SamplerName kSamplerNames[] = {
+    {SamplerKind::Independent, "independent"}, {SamplerKind::Sobol, "sobol"}, {SamplerKind::ZSobol, "zsobol"}};
+
 inline const char* to_string(SamplerKind k) {
-    return k == SamplerKind::Sobol ? "sobol" : k == SamplerKind::ZSobol ? "zsobol" : "independent";
+    for (const SamplerName& n : kSamplerNames)
+        if (n.kind == k) return n.name;
+    return "?";
 }
 
 inline bool parse_sampler(const std::string& s, SamplerKind& out) {
-    if (s == "independent") out = SamplerKind::Independent;
-    else if (s == "sobol") out = SamplerKind::Sobol;
-    else if (s == "zsobol") out = SamplerKind::ZSobol;
-    else return false;
-    return true;
+    for (const SamplerName& n : kSamplerNames)
+        if (s == n.name) {
+            out = n.kind;
+            return true;
+        }
+    return false;
+}
+
+inline std::vector<std::string> sampler_names() {
+    std::vector<std::string> v;
+    for (const SamplerName& n : kSamplerNames) v.push_back(n.name);
+    return v;
 }
 
 // How a scene's point and directional lights are read; both integrators honour it, so

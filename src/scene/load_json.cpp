@@ -232,7 +232,7 @@ private:
             if (parse_sampler(v, chosen)) scene_.sampler = chosen;
             else
                 i.fail("render 'sampler' must be \"independent\", \"sobol\" or \"zsobol\", not \"" + v + "\"" +
-                       suggestion(v, {"independent", "sobol", "zsobol"}));
+                       suggestion(v, sampler_names()));
         }
     }
 
