@@ -27,6 +27,15 @@ struct Hit {
     int32_t id;  // hit id, -1 = miss
 };
 
+// What a traversal looks for: the closest hit, any hit (a shadow ray: the first hit ends
+// it), or either, as each call asks (kHitAsked: the path vertex's one traversal for both
+// of its rays, render/stages.h trace_path_vertex). The first two are fixed when the kernel
+// is compiled, so their code holds no test of the other.
+enum HitQuery : int { kClosestHit = 0, kAnyHit = 1, kHitAsked = 2 };
+SRT_HD_INLINE constexpr bool stops_at_first_hit(int query, bool asked) {
+    return query == kHitAsked ? asked : query == kAnyHit;
+}
+
 // The original id of primitive k (the scene's order, PrimGpu::p2.w), which no layout
 // changes.
 SRT_HD_INLINE uint32_t prim_key(const PrimGpu* prims, int32_t k) { return float_bits(load_f4(&prims[k].p2).w); }

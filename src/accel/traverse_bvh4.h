@@ -20,9 +20,10 @@ constexpr uint32_t kBvh4PostponeLanes = 2;
 // distances too, to drop popped nodes the closest hit has passed, measured 1-3% slower on
 // the H100: a second local array for a test the slab test of the popped node repeats
 // anyway.)
-template <bool kAnyHit, int kVariant>
+template <int kQuery, int kVariant>
 SRT_HD_INLINE Hit traverse_bvh4(const SceneView& s, const glm::vec3& o, const glm::vec3& d, Hit h,
-                                 bool through_glass) {
+                                 bool through_glass, bool any_hit_asked) {
+    const bool any_hit = stops_at_first_hit(kQuery, any_hit_asked);
     const RayInv r = make_ray_inv(o, d);
     Bvh4Stack::Spill spill;
     Bvh4Stack stack(spill);
@@ -51,7 +52,7 @@ SRT_HD_INLINE Hit traverse_bvh4(const SceneView& s, const glm::vec3& o, const gl
                     continue;
                 int j = nh++;
                 // Any-hit stops at the first hit wherever it is: no order to keep.
-                while (!kAnyHit && j > 0 && ht[j - 1] > t) {
+                while (!any_hit && j > 0 && ht[j - 1] > t) {
                     ht[j] = ht[j - 1];
                     hr[j] = hr[j - 1];
                     --j;
@@ -67,7 +68,7 @@ SRT_HD_INLINE Hit traverse_bvh4(const SceneView& s, const glm::vec3& o, const gl
         } else {
             // A closest-hit lane alone in its warp on a leaf lets it wait under the next
             // inner node on the stack (kBvh4PostponeLanes).
-            if (!kAnyHit && !stack.empty() && lanes_running() < kBvh4PostponeLanes) {
+            if (!any_hit && !stack.empty() && lanes_running() < kBvh4PostponeLanes) {
                 const int32_t next = stack.pop();
                 if (next >= 0) {
                     stack.push(node);
@@ -79,7 +80,7 @@ SRT_HD_INLINE Hit traverse_bvh4(const SceneView& s, const glm::vec3& o, const gl
             const uint32_t packed = uint32_t(~node);
             const uint32_t first = packed >> 3, count = packed & 7u;
             for (uint32_t k = first; k < first + count; ++k)
-                if (closer_prim<kVariant>(s, k, o, d, h, kAnyHit && through_glass) && kAnyHit) return h;
+                if (closer_prim<kVariant>(s, k, o, d, h, any_hit && through_glass) && any_hit) return h;
         }
         if (stack.empty()) return h;
         node = stack.pop();

@@ -100,9 +100,10 @@ SRT_HD_INLINE Bvh8Group bvh8_test_node(const Bvh8Node* node, const RayInv& r, ui
 // still to test. A node's primitives are tested as soon as it is visited or, for closest
 // hits when fewer than kBvh8PostponeLanes lanes of the warp would test at the same time,
 // pushed as a primitive group and tested when popped.
-template <bool kAnyHit, int kVariant>
+template <int kQuery, int kVariant>
 SRT_HD_INLINE Hit traverse_bvh8(const SceneView& s, const glm::vec3& o, const glm::vec3& d, Hit h,
-                                 bool through_glass) {
+                                 bool through_glass, bool any_hit_asked) {
+    const bool any_hit = stops_at_first_hit(kQuery, any_hit_asked);
     const RayInv r = make_ray_inv(o, d);
     const uint32_t oct = (r.inv.x < 0.0f ? 1u : 0u) | (r.inv.y < 0.0f ? 2u : 0u) | (r.inv.z < 0.0f ? 4u : 0u);
     Bvh8Stack::Spill spill;
@@ -111,7 +112,7 @@ SRT_HD_INLINE Hit traverse_bvh8(const SceneView& s, const glm::vec3& o, const gl
     Bvh8Group g{0u, (1u << (24u + oct)) | 1u};
     for (;;) {
         uint32_t prim_hits, prim_base;
-        if (!kAnyHit && (g.base & kPrimGroupTag)) {  // a postponed primitive group
+        if (!any_hit && (g.base & kPrimGroupTag)) {  // a postponed primitive group
             prim_hits = g.hits;
             prim_base = g.base & ~kPrimGroupTag;
             g = Bvh8Group{0u, 0u};
@@ -126,13 +127,13 @@ SRT_HD_INLINE Hit traverse_bvh8(const SceneView& s, const glm::vec3& o, const gl
         while (prim_hits) {
             // Postponed only while this lane has inner children to go on with, so that
             // the group is popped after them, never straight back.
-            if (!kAnyHit && (g.hits & 0xff000000u) && lanes_running() < kBvh8PostponeLanes) {
+            if (!any_hit && (g.hits & 0xff000000u) && lanes_running() < kBvh8PostponeLanes) {
                 stack.push(Bvh8Group{prim_base | kPrimGroupTag, prim_hits});
                 break;
             }
             const uint32_t k = prim_base + uint32_t(lowest_bit(prim_hits));
             prim_hits &= prim_hits - 1u;
-            if (closer_prim<kVariant>(s, k, o, d, h, kAnyHit && through_glass) && kAnyHit) return h;
+            if (closer_prim<kVariant>(s, k, o, d, h, any_hit && through_glass) && any_hit) return h;
         }
         if (!(g.hits & 0xff000000u)) {
             if (stack.empty()) return h;

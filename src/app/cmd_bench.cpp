@@ -127,10 +127,8 @@ int cmd_bench(int argc, char** argv) {
     const auto t_load = Clock::now();
     const Scene scene = load_with_overrides(so);
     for (const std::string& n : scene.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
-    o.integrator = scene.integrator.value_or(Integrator::Whitted);
-    if (!o.integrator_text.empty()) parse_integrator(o.integrator_text, o.integrator);  // validated by the option
-    o.sampler = scene.sampler.value_or(kDefaultSampler);
-    if (!o.sampler_text.empty()) parse_sampler(o.sampler_text, o.sampler);  // validated by the option
+    o.integrator = chosen_integrator(o.integrator_text, scene.integrator);  // the flags validated by their options
+    o.sampler = chosen_sampler(o.sampler_text, scene.sampler);
     RenderSettings planned;
     planned.width = o.width, planned.height = o.height, planned.spp = o.spp, planned.sampler = o.sampler;
     if (const std::string why = sampler_problem(planned); !why.empty()) throw InputError(why);

@@ -198,11 +198,9 @@ RenderSettings FrameOptions::settings(const Scene& scene, const CLI::App& cmd) c
     rs.warp_width = std::atoi(warp_shape.c_str());  // "8x4" -> 8 (validated by the option)
     parse_mode(mode, rs.mode);
     parse_launch_mode(launch, rs.launch);
-    rs.integrator = scene.integrator.value_or(Integrator::Whitted);
-    if (!integrator.empty()) parse_integrator(integrator, rs.integrator);  // validated by the option
+    rs.integrator = chosen_integrator(integrator, scene.integrator);  // validated by the option
     rs.seed = seed;
-    rs.sampler = scene.sampler.value_or(kDefaultSampler);
-    if (!sampler.empty()) parse_sampler(sampler, rs.sampler);  // validated by the option
+    rs.sampler = chosen_sampler(sampler, scene.sampler);
     if (const std::string why = sampler_problem(rs); !why.empty()) throw InputError(why);
     parse_kill(kill, rs.kill);  // validated by the option
     check_kill_applies(rs.kill, scene, rs.integrator);

@@ -1,12 +1,11 @@
 // path_vertex.h - one vertex of the path integrator (unidirectional path tracing with
 // next-event estimation and multiple importance sampling, as pbrt-v4's `path` integrator),
-// written once over a Surface, for the CPU reference (render/reference_path.cpp) now and
-// the stages of every mode next:
+// written once over a Surface, for every mode's stages (render/stages.h):
 //   arrive   the segment just travelled: absorption inside a dielectric, then the
 //            surface's emission, weighed by MIS against the light sample that could have
 //            found it (full weight after the camera or a delta lobe);
-//   light    next-event estimation: one light picked by power, one shadow ray, MIS
-//            against the BSDF's density for that direction;
+//   light    next-event estimation: one light picked by power, MIS against the BSDF's
+//            density for that direction, and the shadow ray for the caller to trace;
 //   scatter  a direction from the BSDF, the throughput times its weight, Russian roulette
 //            from the third bounce on, survival from the throughput.
 // Random numbers come from rng.h, keyed by (pixel, sample, bounce): group 0 for the light
@@ -80,24 +79,38 @@ SRT_HD_INLINE glm::vec3 path_arrive(const SceneView& s, const Surface& sf, int32
     return st.throughput * glm::vec3(e.x, e.y, e.z) * mis;
 }
 
-// Next-event estimation at the surface: what one light sample brings.
-template <int kWidth, PathStrategy kStrategy = PathStrategy::Mis>
-SRT_HD_INLINE glm::vec3 path_light(const SceneView& s, const Surface& sf, const BsdfParams& b, const Frame& frame,
-                                   const glm::vec3& wo, const glm::vec4& u, const PathState& st,
-                                   uint32_t& shadow_rays) {
-    if (is_dielectric(b) || (!(luminance(b.diffuse) > 0.0f) && !ggx_is_rough(b.alpha))) return glm::vec3(0.0f);
+// Next-event estimation at the surface, up to its shadow ray: one light sample, the ray
+// that must reach the light unblocked, and what it brings if it does. The caller traces
+// the ray (render/stages.h: at once in the wavefront's shade, or with the path's next
+// segment's traversal in a kernel that holds the path in registers).
+struct LightQuery {
+    glm::vec3 origin{0.0f};
+    glm::vec3 dir{0.0f};
+    float tmax = 0.0f;
+    glm::vec3 lit{0.0f};  // the sample's contribution, unblocked
+    bool trace = false;   // false: the sample brings nothing, and no shadow ray is traced
+};
+
+template <PathStrategy kStrategy = PathStrategy::Mis>
+SRT_HD_INLINE LightQuery path_light(const SceneView& s, const Surface& sf, const BsdfParams& b, const Frame& frame,
+                                    const glm::vec3& wo, const glm::vec4& u, const PathState& st) {
+    LightQuery q;
+    if (is_dielectric(b) || (!(luminance(b.diffuse) > 0.0f) && !ggx_is_rough(b.alpha))) return q;
     const glm::vec3 o = offset_origin(sf);
     const LightSample ls = sample_light(s, o, u.x, u.y, u.z);
-    if (!ls.valid || !(glm::dot(ls.wi, sf.n) > 0.0f)) return glm::vec3(0.0f);  // behind the surface
-    if (kStrategy == PathStrategy::BsdfOnly && !ls.delta) return glm::vec3(0.0f);  // the BSDF sample finds it
+    if (!ls.valid || !(glm::dot(ls.wi, sf.n) > 0.0f)) return q;  // behind the surface
+    if (kStrategy == PathStrategy::BsdfOnly && !ls.delta) return q;  // the BSDF sample finds it
     const glm::vec3 wi = frame.to_local(ls.wi);
     const glm::vec3 f = bsdf_eval(b, wo, wi);
-    if (!(f.x > 0.0f || f.y > 0.0f || f.z > 0.0f)) return glm::vec3(0.0f);
-    ++shadow_rays;
-    // Short of the light by a part in 10^4, so that the emitter itself does not block it.
-    if (occluded<kWidth>(s, o, ls.wi, ls.delta ? ls.dist : ls.dist * 0.9999f)) return glm::vec3(0.0f);
+    if (!(f.x > 0.0f || f.y > 0.0f || f.z > 0.0f)) return q;
     const float mis = ls.delta || kStrategy != PathStrategy::Mis ? 1.0f : power_heuristic(ls.pdf, bsdf_pdf(b, wo, wi));
-    return st.throughput * f * ls.radiance * (wi.z * mis / ls.pdf);
+    q.origin = o;
+    q.dir = ls.wi;
+    // Short of the light by a part in 10^4, so that the emitter itself does not block it.
+    q.tmax = ls.delta ? ls.dist : ls.dist * 0.9999f;
+    q.lit = st.throughput * f * ls.radiance * (wi.z * mis / ls.pdf);
+    q.trace = true;
+    return q;
 }
 
 // The next segment from the BSDF: false when the path ends here (absorbed, or cut by

@@ -313,16 +313,20 @@ SRT_HD_INLINE bool generate_ray(const FrameContext& f, uint32_t i, R& r) {
     return true;
 }
 
-// Closest hit; a miss adds the background and ends the path.
-template <int kWidth, class R>
-SRT_HD_INLINE bool intersect_ray(const SceneView& s, R& r) {
-    const Hit h = intersect_closest<kWidth>(s, r.origin(), r.dir(), 3.0e38f);
+// A ray's closest hit, kept; a miss adds the background and ends the path.
+template <class R>
+SRT_HD_INLINE bool take_hit(const SceneView& s, R& r, const Hit& h) {
     if (h.id < 0) {
         r.add_radiance(r.weight() * s.background);
         return false;
     }
     r.set_hit(h.t, h.id);
     return true;
+}
+
+template <int kWidth, class R>
+SRT_HD_INLINE bool intersect_ray(const SceneView& s, R& r) {
+    return take_hit(s, r, intersect_closest<kWidth>(s, r.origin(), r.dir(), 3.0e38f));
 }
 
 template <int kWidth, class R>
@@ -410,26 +414,45 @@ SRT_HD_INLINE bool reflect_tree_ray(const FrameContext& f, const Surface& sf, R&
 // The path integrator's shade and reflect (render/path_vertex.h, one vertex)
 // ---------------------------------------------------------------------------
 
-// What reaches the hit: the segment's absorption and the surface's emission; then, where
-// the path may go on (`scatter`), one light sample. Returns the shadow rays traced.
+// What shade finds at a hit: the light the surface sends back along the segment (its
+// absorption on the way in applied to the path's throughput), and, where the path may go
+// on (`scatter`), the light sample's shadow ray and what it brings (path_vertex.h).
+struct PathShade {
+    glm::vec3 emitted{0.0f};
+    LightQuery light;
+};
+
 template <int kVariant, PathStrategy kStrategy = PathStrategy::Mis, class R>
-SRT_HD_INLINE uint32_t path_shade_ray(const FrameContext& f, const Surface& sf, R& r, const RngKey& key,
-                                      bool scatter) {
+SRT_HD_INLINE PathShade path_shade_query(const FrameContext& f, const Surface& sf, R& r, const RngKey& key,
+                                         bool scatter) {
     PathState st = r.path_state();
     const glm::vec3 d = r.dir();
-    const glm::vec3 emitted = path_arrive<kVariant, kStrategy>(f.scene, sf, r.hit_id(), d, r.hit_t(), st);
-    uint32_t shadow_rays = 0;
+    PathShade v;
+    v.emitted = path_arrive<kVariant, kStrategy>(f.scene, sf, r.hit_id(), d, r.hit_t(), st);
     if (scatter) {
         const BsdfParams b = surface_bsdf(f.scene, sf);
         const Frame frame = Frame::around(sf.ns);
-        const glm::vec3 lit = path_light<kVariant, kStrategy>(f.scene, sf, b, frame, frame.to_local(-d),
-                                                              sample_uniform4(f.sampler, key, 0u), st, shadow_rays);
-        r.add_radiance(emitted, lit);
-    } else {
-        r.add_radiance(emitted);
+        v.light = path_light<kStrategy>(f.scene, sf, b, frame, frame.to_local(-d), sample_uniform4(f.sampler, key, 0u),
+                                        st);
     }
     r.set_path_state(st);  // absorbed on the way in
-    return shadow_rays;
+    return v;
+}
+
+// The wavefront's shade: the emission, then the light sample with its shadow ray traced
+// here. Returns the shadow rays traced.
+template <int kVariant, PathStrategy kStrategy = PathStrategy::Mis, class R>
+SRT_HD_INLINE uint32_t path_shade_ray(const FrameContext& f, const Surface& sf, R& r, const RngKey& key,
+                                      bool scatter) {
+    const PathShade v = path_shade_query<kVariant, kStrategy>(f, sf, r, key, scatter);
+    if (!scatter) {
+        r.add_radiance(v.emitted);
+        return 0u;
+    }
+    const LightQuery& q = v.light;
+    const bool lit = q.trace && !occluded<kVariant>(f.scene, q.origin, q.dir, q.tmax);
+    r.add_radiance(v.emitted, lit ? q.lit : glm::vec3(0.0f));
+    return q.trace ? 1u : 0u;
 }
 
 // The next segment, sampled from the BSDF. Its ray carries no cone: a scattered ray's
@@ -461,6 +484,48 @@ SRT_HD_INLINE bool survives_kill(const FrameContext& f, uint32_t i, int b) {
     return kill_survives_pixel(f.kill, x, y + f.row_offset, f.width, f.tile_shift, f.sample, b);
 }
 
+// One vertex of a path held in registers: the wavefront's intersect, shade and reflect,
+// the same functions in the same order, with one traversal for both of the vertex's rays:
+// the segment that reaches it (closest hit) and then, where the vertex samples a light,
+// the shadow ray (any hit), traced after the next segment has been sampled. A kernel that
+// inlined a traversal for each held both copies of its code, and the path kernels were
+// bound by fetching instructions (docs/performance.md, "Where a path vertex's
+// instructions go"). The radiance is added in the wavefront's order: the emission, then
+// the light sample's contribution (0 where blocked).
+template <int kWidth, PathStrategy kStrategy>
+SRT_HD_INLINE bool trace_path_vertex(const FrameContext& f, PathRay& r, uint32_t i, int bounce,
+                                     uint32_t& shadow_rays) {
+    const bool more = depth_left(f, bounce);
+    bool goes_on = false;  // the next segment is in r
+    bool shadow = false;   // the ray traversed is the light sample's
+    LightQuery q;
+    glm::vec3 o = r.origin(), d = r.dir();
+    float tmax = 3.0e38f;
+#pragma unroll 1
+    for (;;) {
+        const Hit h = traverse<kHitAsked, kWidth>(f.scene, o, d, tmax, false, shadow);
+        if (shadow) {
+            q.trace = h.id < 0;  // from here: whether the light arrives
+            break;
+        }
+        if (!take_hit(f.scene, r, h)) return false;
+        const Surface sf = ray_surface<kWidth>(f.scene, r);
+        const RngKey key = path_key(f, i, bounce);
+        const PathShade v = path_shade_query<kWidth, kStrategy>(f, sf, r, key, more);
+        r.add_radiance(v.emitted);
+        q = v.light;
+        shadow_rays += q.trace ? 1u : 0u;
+        goes_on = more && path_scatter_ray<kWidth>(f, sf, r, key, bounce);
+        if (!q.trace) break;
+        o = q.origin;
+        d = q.dir;
+        tmax = q.tmax;
+        shadow = true;
+    }
+    if (more) r.add_radiance(q.trace ? q.lit : glm::vec3(0.0f));
+    return goes_on && survives_kill<kWidth>(f, i, bounce + 1);
+}
+
 // One bounce of a path held in registers: intersect, shade and reflect, exactly as the
 // three wavefront stages do them (the surface is found once for both shade and reflect;
 // it is a pure function of the hit). `i` is the ray's slot (its pixel). Returns whether
@@ -470,12 +535,7 @@ SRT_HD_INLINE bool survives_kill(const FrameContext& f, uint32_t i, int b) {
 template <int kWidth, PathStrategy kStrategy = PathStrategy::Mis>
 SRT_HD_INLINE bool trace_bounce(const FrameContext& f, PathRay& r, uint32_t i, int bounce, uint32_t& shadow_rays) {
     if constexpr (path_tracing_of(kWidth)) {
-        if (!intersect_ray<kWidth>(f.scene, r)) return false;
-        const Surface sf = ray_surface<kWidth>(f.scene, r);
-        const bool more = depth_left(f, bounce);
-        const RngKey key = path_key(f, i, bounce);
-        shadow_rays += path_shade_ray<kWidth, kStrategy>(f, sf, r, key, more);
-        return more && path_scatter_ray<kWidth>(f, sf, r, key, bounce) && survives_kill<kWidth>(f, i, bounce + 1);
+        return trace_path_vertex<kWidth, kStrategy>(f, r, i, bounce, shadow_rays);
     } else {
         if (!whitted_intersect_ray<kWidth>(f, i, r)) return false;
         const Surface sf = ray_surface<kWidth>(f.scene, r);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,21 @@ inline std::vector<std::string> sampler_names() {
     std::vector<std::string> v;
     for (const SamplerName& n : kSamplerNames) v.push_back(n.name);
     return v;
+}
+
+// What a frame runs with: the command line's choice where it made one (a name already
+// checked against the table), else the scene file's suggestion, else the default. render,
+// view and bench all choose so.
+inline Integrator chosen_integrator(const std::string& flag, const std::optional<Integrator>& scene) {
+    Integrator i = scene.value_or(Integrator::Whitted);
+    if (!flag.empty()) parse_integrator(flag, i);
+    return i;
+}
+
+inline SamplerKind chosen_sampler(const std::string& flag, const std::optional<SamplerKind>& scene) {
+    SamplerKind k = scene.value_or(kDefaultSampler);
+    if (!flag.empty()) parse_sampler(flag, k);
+    return k;
 }
 
 // How a scene's point and directional lights are read; both integrators honour it, so

@@ -67,7 +67,9 @@ const DeadRayMode kPathModes[] = {DeadRayMode::Stencil, DeadRayMode::Flags, Dead
 }  // namespace
 
 // Every mode and launch kind on the GPU == the CPU executor, at an odd size, 1, 3 and 16
-// samples; and the CPU == the per-pixel reference at the smallest.
+// samples, under every sampler (render/sampler.h; zsobol's layout spans the whole frame,
+// so the odd sizes try its Morton codes' edges); and the CPU == the per-pixel reference
+// at one sample.
 TEST(GpuPath, EveryModeEqualsTheCpu) {
     auto g = path_gpu();
     ASSERT_TRUE(g);
@@ -77,30 +79,36 @@ TEST(GpuPath, EveryModeEqualsTheCpu) {
         g->set_scene(cs);
         cpu->set_scene(cs);
         int checked = 0;
-        for (int spp : {1, 3, 16}) {
-            const int w = spp == 16 ? 97 : 203, h = spp == 16 ? 61 : 117;
-            Image ref;
-            cpu->render(scene.camera, path_settings(w, h, 8, DeadRayMode::Stencil, LaunchMode::Graph, spp), ref);
-            LinearImage ref_lin;
-            cpu->read_linear(ref_lin);
-            if (spp == 1) {
-                Image per_pixel;
-                render_reference(cs, scene.camera, path_settings(w, h, 8, DeadRayMode::Stencil, LaunchMode::Graph, 1),
-                                 per_pixel);
-                EXPECT_EQ(per_pixel.rgba, ref.rgba) << name << ": CPU wavefront against the reference";
-            }
-            for (DeadRayMode m : kPathModes)
-                for (LaunchMode l : {LaunchMode::Graph, LaunchMode::Stream}) {
-                    Image img;
-                    g->render(scene.camera, path_settings(w, h, 8, m, l, spp), img);
-                    EXPECT_EQ(img.rgba, ref.rgba) << name << " " << to_string(m) << " " << to_string(l) << " spp " << spp;
-                    LinearImage lin;
-                    g->read_linear(lin);
-                    EXPECT_EQ(lin.rgb, ref_lin.rgb) << name << " " << to_string(m) << " " << to_string(l);
-                    ++checked;
+        for (const SamplerName& sampler : kSamplerNames)
+            for (int spp : {1, 3, 16}) {
+                const int w = spp == 16 ? 97 : 203, h = spp == 16 ? 61 : 117;
+                const auto settings = [&](DeadRayMode m, LaunchMode l, int n) {
+                    RenderSettings rs = path_settings(w, h, 8, m, l, n);
+                    rs.sampler = sampler.kind;
+                    return rs;
+                };
+                const std::string what = name + " " + sampler.name + " spp " + std::to_string(spp);
+                Image ref;
+                cpu->render(scene.camera, settings(DeadRayMode::Stencil, LaunchMode::Graph, spp), ref);
+                LinearImage ref_lin;
+                cpu->read_linear(ref_lin);
+                if (spp == 1) {
+                    Image per_pixel;
+                    render_reference(cs, scene.camera, settings(DeadRayMode::Stencil, LaunchMode::Graph, 1), per_pixel);
+                    EXPECT_EQ(per_pixel.rgba, ref.rgba) << what << ": CPU wavefront against the reference";
                 }
-        }
-        std::printf("[gpu path==cpu] %-28s %d renders (%zu modes x 2 launches x spp 1, 3, 16) bit for bit\n",
+                for (DeadRayMode m : kPathModes)
+                    for (LaunchMode l : {LaunchMode::Graph, LaunchMode::Stream}) {
+                        Image img;
+                        g->render(scene.camera, settings(m, l, spp), img);
+                        EXPECT_EQ(img.rgba, ref.rgba) << what << " " << to_string(m) << " " << to_string(l);
+                        LinearImage lin;
+                        g->read_linear(lin);
+                        EXPECT_EQ(lin.rgb, ref_lin.rgb) << what << " " << to_string(m) << " " << to_string(l);
+                        ++checked;
+                    }
+            }
+        std::printf("[gpu path==cpu] %-28s %d renders (3 samplers x spp 1, 3, 16 x %zu modes x 2 launches) bit for bit\n",
                     name.c_str(), checked, std::size(kPathModes));
     }
 }
@@ -234,37 +242,6 @@ TEST(GpuPath, StatsMatchCpu) {
     }
     std::printf("[gpu path stats] glass.json 320x180 depth 8: %zu bounces, SIMD efficiency %.3f (CPU stencil)\n",
                 c.bounces.size(), c.simd_efficiency());
-}
-
-// The scrambled samplers (render/sampler.h) in every mode == the CPU executor, at 1 and 4
-// samples; zsobol's layout spans the whole frame, so odd sizes try its Morton codes' edges.
-TEST(GpuPath, EverySamplerEqualsTheCpu) {
-    auto g = path_gpu();
-    ASSERT_TRUE(g);
-    auto cpu = make_cpu_executor();
-    for (const auto& [name, scene] : path_scenes()) {
-        const CompiledScene cs = compile_scene(scene);
-        g->set_scene(cs);
-        cpu->set_scene(cs);
-        int checked = 0;
-        for (SamplerKind sampler : {SamplerKind::Sobol, SamplerKind::ZSobol})
-            for (int spp : {1, 4}) {
-                RenderSettings rs = path_settings(97, 61, 8, DeadRayMode::Stencil, LaunchMode::Graph, spp);
-                rs.sampler = sampler;
-                Image ref;
-                cpu->render(scene.camera, rs, ref);
-                for (DeadRayMode m : kPathModes) {
-                    rs.mode = m;
-                    Image img;
-                    g->render(scene.camera, rs, img);
-                    EXPECT_EQ(img.rgba, ref.rgba) << name << " " << to_string(sampler) << " " << to_string(m) << " spp "
-                                                  << spp;
-                    ++checked;
-                }
-            }
-        std::printf("[gpu samplers==cpu] %-28s %d renders (sobol and zsobol x %zu modes x spp 1, 4) bit for bit\n",
-                    name.c_str(), checked, std::size(kPathModes));
-    }
 }
 
 // Frames of one sample each on the device (the viewer's still view) end in the CPU's
