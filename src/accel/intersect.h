@@ -24,14 +24,13 @@ namespace srt {
 // (SceneView::nodes8). A
 // kernel is compiled for one width (the executors choose by the scene), so that it holds
 // one traversal's code and registers, not both.
-// kQuery: a HitQuery (traversal_common.h); under kHitAsked, `any_hit` says which.
+// kQuery: a HitQuery (traversal_common.h); under kHitAsked, `any_hit_asked` says which.
 // `through_glass`: an any-hit ray that passes through dielectrics (Whitted's shadow rays
 // in a frame with glass, render/ray_tree.h).
 template <int kQuery, int kWidth>
 SRT_HD_INLINE Hit traverse(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float tmax,
-                           bool through_glass = false, bool any_hit = false) {
+                           bool through_glass = false, bool any_hit_asked = false) {
     static_assert(bvh_of(kWidth) == 2 || bvh_of(kWidth) == 4 || bvh_of(kWidth) == 8, "BVH width 2, 4 or 8");
-    const bool first_ends = stops_at_first_hit(kQuery, any_hit);
     Hit h{tmax, -1};
     // Planes first: they are few and often the nearest thing (floors, mirrors).
     for (uint32_t j = 0; j < s.plane_count; ++j) {
@@ -39,16 +38,16 @@ SRT_HD_INLINE Hit traverse(const SceneView& s, const glm::vec3& o, const glm::ve
         const f4 pn = load_f4(&s.planes[j].normal);
         float t;
         if (hit_plane(o, d, xyz(pm), xyz(pn), h.t, t)) {
-            if (first_ends && through_glass && glass_material(s, float_bits(pm.w))) continue;
+            if (SRT_STOPS_AT_FIRST_HIT && through_glass && glass_material(s, float_bits(pm.w))) continue;
             h.t = t;
             h.id = int32_t(s.prim_count + j);
-            if (first_ends) return h;
+            if (SRT_STOPS_AT_FIRST_HIT) return h;
         }
     }
     if (s.node_count == 0) return h;
-    if (bvh_of(kWidth) == 8) return traverse_bvh8<kQuery, kWidth>(s, o, d, h, through_glass, any_hit);
-    if (bvh_of(kWidth) == 4) return traverse_bvh4<kQuery, kWidth>(s, o, d, h, through_glass, any_hit);
-    return traverse_bvh2<kQuery, kWidth>(s, o, d, h, through_glass, any_hit);
+    if (bvh_of(kWidth) == 8) return traverse_bvh8<kQuery, kWidth>(s, o, d, h, through_glass, any_hit_asked);
+    if (bvh_of(kWidth) == 4) return traverse_bvh4<kQuery, kWidth>(s, o, d, h, through_glass, any_hit_asked);
+    return traverse_bvh2<kQuery, kWidth>(s, o, d, h, through_glass, any_hit_asked);
 }
 
 // The shared memory a thread's traversal of width kWidth needs on the device (its short

@@ -32,9 +32,13 @@ struct Hit {
 // of its rays, render/stages.h trace_path_vertex). The first two are fixed when the kernel
 // is compiled, so their code holds no test of the other.
 enum HitQuery : int { kClosestHit = 0, kAnyHit = 1, kHitAsked = 2 };
-SRT_HD_INLINE constexpr bool stops_at_first_hit(int query, bool asked) {
-    return query == kHitAsked ? asked : query == kAnyHit;
-}
+
+// Inside a traversal templated on kQuery, with the call's `any_hit_asked`: whether the
+// first hit ends it. Written out where it is used, not held in a local bool: with a local,
+// nvcc compiled the fixed kinds' kernels differently (Whitted's, 4 of 301 kernels of
+// frames_whitted.cu; with a constexpr function, 216), and as written here every one is byte
+// for byte what it was before kHitAsked existed (tools/bench/cubin_diff.py).
+#define SRT_STOPS_AT_FIRST_HIT (kQuery == kHitAsked ? any_hit_asked : kQuery == kAnyHit)
 
 // The original id of primitive k (the scene's order, PrimGpu::p2.w), which no layout
 // changes.

@@ -9,12 +9,11 @@ namespace srt {
 // walks inner nodes until it has found a leaf, keeps that leaf aside and walks on,
 // until every lane of the warp holds a leaf; then all lanes test their leaves together.
 // That keeps the warp's lanes doing the same kind of work (box tests or primitive
-// tests) at the same time. any_hit: stop at the first hit (shadow rays), testing each
+// tests) at the same time. An any-hit traversal (a shadow ray) stops at the first hit, testing each
 // leaf as soon as it is found.
 template <int kQuery, int kVariant>
 SRT_HD_INLINE Hit traverse_bvh2(const SceneView& s, const glm::vec3& o, const glm::vec3& d, Hit h,
                                  bool through_glass, bool any_hit_asked) {
-    const bool any_hit = stops_at_first_hit(kQuery, any_hit_asked);
     const RayInv r = make_ray_inv(o, d);
     Bvh2Stack::Spill spill;
     Bvh2Stack stack(spill);
@@ -53,14 +52,16 @@ SRT_HD_INLINE Hit traverse_bvh2(const SceneView& s, const glm::vec3& o, const gl
             }
             // Closest hit waits for the whole warp; any-hit tests its leaf at once,
             // since one hit ends the ray (measured: postponing cost shadow rays 20%).
-            if (any_hit ? leaf < 0 : !any_lane(leaf >= 0)) break;
+            if (SRT_STOPS_AT_FIRST_HIT ? leaf < 0 : !any_lane(leaf >= 0)) break;
         }
         // Leaves, all lanes together.
         while (leaf < 0) {
             const uint32_t packed = uint32_t(~leaf);
             const uint32_t first = packed >> 3, count = packed & 7u;
             for (uint32_t k = first; k < first + count; ++k)
-                if (closer_prim<kVariant>(s, k, o, d, h, any_hit && through_glass) && any_hit) return h;
+                if (closer_prim<kVariant>(s, k, o, d, h, SRT_STOPS_AT_FIRST_HIT && through_glass) &&
+                    SRT_STOPS_AT_FIRST_HIT)
+                    return h;
             leaf = node;  // the node in hand may be a leaf too
             if (node < 0) node = stack.pop();
         }

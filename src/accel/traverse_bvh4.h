@@ -23,7 +23,6 @@ constexpr uint32_t kBvh4PostponeLanes = 2;
 template <int kQuery, int kVariant>
 SRT_HD_INLINE Hit traverse_bvh4(const SceneView& s, const glm::vec3& o, const glm::vec3& d, Hit h,
                                  bool through_glass, bool any_hit_asked) {
-    const bool any_hit = stops_at_first_hit(kQuery, any_hit_asked);
     const RayInv r = make_ray_inv(o, d);
     Bvh4Stack::Spill spill;
     Bvh4Stack stack(spill);
@@ -52,7 +51,7 @@ SRT_HD_INLINE Hit traverse_bvh4(const SceneView& s, const glm::vec3& o, const gl
                     continue;
                 int j = nh++;
                 // Any-hit stops at the first hit wherever it is: no order to keep.
-                while (!any_hit && j > 0 && ht[j - 1] > t) {
+                while (!SRT_STOPS_AT_FIRST_HIT && j > 0 && ht[j - 1] > t) {
                     ht[j] = ht[j - 1];
                     hr[j] = hr[j - 1];
                     --j;
@@ -68,7 +67,7 @@ SRT_HD_INLINE Hit traverse_bvh4(const SceneView& s, const glm::vec3& o, const gl
         } else {
             // A closest-hit lane alone in its warp on a leaf lets it wait under the next
             // inner node on the stack (kBvh4PostponeLanes).
-            if (!any_hit && !stack.empty() && lanes_running() < kBvh4PostponeLanes) {
+            if (!SRT_STOPS_AT_FIRST_HIT && !stack.empty() && lanes_running() < kBvh4PostponeLanes) {
                 const int32_t next = stack.pop();
                 if (next >= 0) {
                     stack.push(node);
@@ -80,7 +79,9 @@ SRT_HD_INLINE Hit traverse_bvh4(const SceneView& s, const glm::vec3& o, const gl
             const uint32_t packed = uint32_t(~node);
             const uint32_t first = packed >> 3, count = packed & 7u;
             for (uint32_t k = first; k < first + count; ++k)
-                if (closer_prim<kVariant>(s, k, o, d, h, any_hit && through_glass) && any_hit) return h;
+                if (closer_prim<kVariant>(s, k, o, d, h, SRT_STOPS_AT_FIRST_HIT && through_glass) &&
+                    SRT_STOPS_AT_FIRST_HIT)
+                    return h;
         }
         if (stack.empty()) return h;
         node = stack.pop();

@@ -103,7 +103,6 @@ SRT_HD_INLINE Bvh8Group bvh8_test_node(const Bvh8Node* node, const RayInv& r, ui
 template <int kQuery, int kVariant>
 SRT_HD_INLINE Hit traverse_bvh8(const SceneView& s, const glm::vec3& o, const glm::vec3& d, Hit h,
                                  bool through_glass, bool any_hit_asked) {
-    const bool any_hit = stops_at_first_hit(kQuery, any_hit_asked);
     const RayInv r = make_ray_inv(o, d);
     const uint32_t oct = (r.inv.x < 0.0f ? 1u : 0u) | (r.inv.y < 0.0f ? 2u : 0u) | (r.inv.z < 0.0f ? 4u : 0u);
     Bvh8Stack::Spill spill;
@@ -112,7 +111,7 @@ SRT_HD_INLINE Hit traverse_bvh8(const SceneView& s, const glm::vec3& o, const gl
     Bvh8Group g{0u, (1u << (24u + oct)) | 1u};
     for (;;) {
         uint32_t prim_hits, prim_base;
-        if (!any_hit && (g.base & kPrimGroupTag)) {  // a postponed primitive group
+        if (!SRT_STOPS_AT_FIRST_HIT && (g.base & kPrimGroupTag)) {  // a postponed primitive group
             prim_hits = g.hits;
             prim_base = g.base & ~kPrimGroupTag;
             g = Bvh8Group{0u, 0u};
@@ -127,13 +126,15 @@ SRT_HD_INLINE Hit traverse_bvh8(const SceneView& s, const glm::vec3& o, const gl
         while (prim_hits) {
             // Postponed only while this lane has inner children to go on with, so that
             // the group is popped after them, never straight back.
-            if (!any_hit && (g.hits & 0xff000000u) && lanes_running() < kBvh8PostponeLanes) {
+            if (!SRT_STOPS_AT_FIRST_HIT && (g.hits & 0xff000000u) && lanes_running() < kBvh8PostponeLanes) {
                 stack.push(Bvh8Group{prim_base | kPrimGroupTag, prim_hits});
                 break;
             }
             const uint32_t k = prim_base + uint32_t(lowest_bit(prim_hits));
             prim_hits &= prim_hits - 1u;
-            if (closer_prim<kVariant>(s, k, o, d, h, any_hit && through_glass) && any_hit) return h;
+            if (closer_prim<kVariant>(s, k, o, d, h, SRT_STOPS_AT_FIRST_HIT && through_glass) &&
+                SRT_STOPS_AT_FIRST_HIT)
+                return h;
         }
         if (!(g.hits & 0xff000000u)) {
             if (stack.empty()) return h;
