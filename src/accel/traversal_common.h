@@ -34,10 +34,9 @@ struct Hit {
 enum HitQuery : int { kClosestHit = 0, kAnyHit = 1, kHitAsked = 2 };
 
 // Inside a traversal templated on kQuery, with the call's `any_hit_asked`: whether the
-// first hit ends it. Written out where it is used, not held in a local bool: with a local,
-// nvcc compiled the fixed kinds' kernels differently (Whitted's, 4 of 301 kernels of
-// frames_whitted.cu; with a constexpr function, 216), and as written here every one is byte
-// for byte what it was before kHitAsked existed (tools/bench/cubin_diff.py).
+// first hit ends it. Written out where it is used, not held in a local bool: held in a
+// local, it changed nvcc's code for up to 216 of the 301 kernels of frames_whitted.cu,
+// which never ask; written out, none (tools/bench/cubin_diff.py).
 #define SRT_STOPS_AT_FIRST_HIT (kQuery == kHitAsked ? any_hit_asked : kQuery == kAnyHit)
 
 // The original id of primitive k (the scene's order, PrimGpu::p2.w), which no layout

@@ -11,10 +11,14 @@
 // A call, never inlined: for code a kernel runs rarely or under one setting, so that its
 // registers do not weigh on the kernel's common path.
 #define SRT_HD_NOINLINE inline __host__ __device__ __noinline__
+// Before a loop whose body must stay one copy in the kernel (a traversal): nvcc does not
+// unroll it. The host compiler has no such pragma and needs none.
+#define SRT_NO_UNROLL _Pragma("unroll 1")
 #else
 #define SRT_HD
 #define SRT_HD_INLINE inline
 #define SRT_HD_NOINLINE inline
+#define SRT_NO_UNROLL
 #endif
 
 #include <cstdint>
