@@ -8,8 +8,9 @@
 //            density for that direction, and the shadow ray for the caller to trace;
 //   scatter  a direction from the BSDF, the throughput times its weight, Russian roulette
 //            from the third bounce on, survival from the throughput.
-// Random numbers come from rng.h, keyed by (pixel, sample, bounce): group 0 for the light
-// sample, group 1 for the BSDF sample and roulette.
+// Random numbers come from the frame's sampler (render/sampler.h, which assigns every
+// dimension), keyed by (pixel, sample, bounce): group 0 for the light sample, group 1 for
+// the BSDF sample and roulette.
 #pragma once
 
 #include "accel/intersect.h"
