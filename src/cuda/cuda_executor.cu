@@ -23,6 +23,11 @@
 
 #include <dlfcn.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+
 namespace srt {
 
 namespace {
@@ -51,6 +56,32 @@ int cuda_device_count() {
     return count;
 }
 
+namespace {
+// SRT_CUDA_SASS lists the architectures this build holds machine code for ("80,90"; empty
+// where CMake could not tell). A GPU of major version X runs sm_XY's code for any Y up to
+// its own minor; any other GPU runs the PTX, which its driver compiles the first time a
+// kernel file's module loads (about a minute for the largest) and keeps in its cache.
+// Said once a process, so that a slow first frame is not a mystery.
+void note_if_compiled_at_first_use(const cudaDeviceProp& p) {
+    static bool said = false;
+    const std::string sass = SRT_CUDA_SASS;
+    if (said || sass.empty()) return;
+    std::string held;
+    std::istringstream list(sass);
+    for (std::string item; std::getline(list, item, ',');) {
+        const int arch = std::atoi(item.c_str());
+        if (arch / 10 == p.major && arch % 10 <= p.minor) return;
+        held += (held.empty() ? "sm_" : ", sm_") + item;
+    }
+    said = true;
+    std::fprintf(stderr,
+                 "notice: this stencilrt holds no machine code for %s (sm_%d%d; it has %s): the driver compiles its "
+                 "kernels from PTX the first time each is used, once, into its cache. Build with "
+                 "-DCMAKE_CUDA_ARCHITECTURES=%d%d to skip that.\n",
+                 p.name, p.major, p.minor, held.c_str(), p.major, p.minor);
+}
+}  // namespace
+
 std::unique_ptr<CudaExecutor> make_cuda_executor(std::string& why_not, int device) {
     int count = 0;
     const cudaError_t rc = cudaGetDeviceCount(&count);
@@ -77,6 +108,7 @@ std::unique_ptr<CudaExecutor> make_cuda_executor(std::string& why_not, int devic
                   std::to_string(p.minor) + "; stencilrt needs 7.5 or newer";
         return nullptr;
     }
+    note_if_compiled_at_first_use(p);
     try {
         return std::make_unique<CudaExecutorImpl>(device);
     } catch (const CudaError& e) {

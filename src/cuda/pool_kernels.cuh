@@ -55,20 +55,22 @@ __device__ __forceinline__ bool pool_generate(FrameContext f, const PoolBuffers&
     return stage_generate(f, i);
 }
 
-// Puts the slots of the lanes that `keep` in the next queue: one atomicOr per stencil word
-// the warp's lanes touch (a queue in slot order gives a warp one or two). Warp-uniform.
+// Puts the slots of the lanes that `keep` in the next queue: one atomicOr per run of lanes
+// whose slots share a stencil word (a queue in slot order gives a warp one or two runs).
+// The run's OR is a segmented scan by shuffles rather than sm_80's __reduce_or_sync, so
+// that the machine code of every architecture comes from one compute_75 front end
+// (CMakeLists.txt) and is the same code. A word split over two runs gets two atomicOrs of
+// disjoint bits: the same word. Every lane of the warp calls it.
 __device__ __forceinline__ void pool_mark(const PoolBuffers& p, bool keep, uint32_t slot) {
-    const uint32_t word = slot >> 5;
-    const uint32_t peers = __match_any_sync(kFullMask, keep ? word : 0xffffffffu);
-    if (!keep) return;
-    const uint32_t bit = 1u << (slot & 31u);
-#if __CUDA_ARCH__ >= 800
-    const uint32_t bits = __reduce_or_sync(peers, bit);
-#else
-    uint32_t bits = 0;
-    for (uint32_t m = peers; m; m &= m - 1u) bits |= __shfl_sync(peers, bit, __ffs(m) - 1);
-#endif
-    if (lane_id() == uint32_t(__ffs(peers) - 1)) atomicOr(&p.next[word], bits);
+    const uint32_t word = slot >> 5, lane = lane_id();
+    uint32_t bits = keep ? 1u << (slot & 31u) : 0u;
+    for (uint32_t d = 1; d < 32u; d <<= 1) {
+        const uint32_t below = __shfl_up_sync(kFullMask, bits, d);
+        const uint32_t below_word = __shfl_up_sync(kFullMask, word, d);
+        if (lane >= d && below_word == word) bits |= below;
+    }
+    const uint32_t above_word = __shfl_down_sync(kFullMask, word, 1);
+    if ((lane == 31u || above_word != word) && bits != 0u) atomicOr(&p.next[word], bits);
 }
 
 // The pool's first paths: the first sample of the pixels of slots 0 .. pool-1.
