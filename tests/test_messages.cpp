@@ -3,6 +3,7 @@
 // the project's words (app/flag_checks.h), never CLI11's raw "Could not convert"; and
 // that a flag given twice takes its last value. Runs the binary (SRT_BINARY).
 #include "core/image.h"
+#include "cuda/device_info.h"
 #include "render/settings.h"
 
 #include "support/process.h"
@@ -118,6 +119,22 @@ TEST(Messages, NoDriverIsSaidPlainly) {
     }
     EXPECT_TRUE(has(r.err, "no NVIDIA driver found")) << r.err;
     EXPECT_FALSE(has(r.err, "insufficient")) << r.err;
+}
+
+// Which GPUs run the build's machine code and which compile the PTX at first use (and are
+// told so): the default build's sm_80 and sm_90 against each generation since Turing.
+TEST(Messages, MachineCodeRunsWithinItsMajorVersion) {
+    const std::string sass = "80,90";
+    EXPECT_FALSE(srt::holds_machine_code_for(sass, 7, 5));  // Turing: PTX
+    EXPECT_TRUE(srt::holds_machine_code_for(sass, 8, 0));   // A100
+    EXPECT_TRUE(srt::holds_machine_code_for(sass, 8, 6));   // RTX 30
+    EXPECT_TRUE(srt::holds_machine_code_for(sass, 8, 9));   // RTX 40
+    EXPECT_TRUE(srt::holds_machine_code_for(sass, 9, 0));   // H100
+    EXPECT_FALSE(srt::holds_machine_code_for(sass, 10, 0)); // Blackwell: PTX
+    EXPECT_FALSE(srt::holds_machine_code_for(sass, 12, 0));
+    EXPECT_FALSE(srt::holds_machine_code_for("86", 8, 0));  // sm_86 code does not run on 8.0
+    EXPECT_TRUE(srt::holds_machine_code_for("75,86", 8, 9));
+    EXPECT_FALSE(srt::holds_machine_code_for("", 9, 0));
 }
 
 }  // namespace

@@ -24,9 +24,9 @@
 #include <dlfcn.h>
 
 #include <cstdio>
-#include <cstdlib>
-#include <sstream>
 #include <string>
+
+#include "cuda/device_info.h"
 
 namespace srt {
 
@@ -65,15 +65,10 @@ namespace {
 void note_if_compiled_at_first_use(const cudaDeviceProp& p) {
     static bool said = false;
     const std::string sass = SRT_CUDA_SASS;
-    if (said || sass.empty()) return;
-    std::string held;
-    std::istringstream list(sass);
-    for (std::string item; std::getline(list, item, ',');) {
-        const int arch = std::atoi(item.c_str());
-        if (arch / 10 == p.major && arch % 10 <= p.minor) return;
-        held += (held.empty() ? "sm_" : ", sm_") + item;
-    }
+    if (said || sass.empty() || holds_machine_code_for(sass, p.major, p.minor)) return;
     said = true;
+    std::string held = "sm_" + sass;
+    for (size_t at = held.find(','); at != std::string::npos; at = held.find(',', at + 2)) held.replace(at, 1, ", sm_");
     std::fprintf(stderr,
                  "notice: this stencilrt holds no machine code for %s (sm_%d%d; it has %s): the driver compiles its "
                  "kernels from PTX the first time each is used, once, into its cache. Build with "

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdlib>
+#include <sstream>
 #include <string>
 
 namespace srt {
@@ -28,6 +30,19 @@ struct DeviceInfo {
 };
 
 DeviceInfo query_device_info(int device = 0);
+
+// Whether machine code for the architectures in `sass` ("80,90": sm_80 and sm_90) runs on
+// a GPU of compute capability major.minor: sm_XY runs on X.Z for every Z >= Y (binary
+// compatible within a major version). Any other GPU runs the PTX, which its driver
+// compiles at first use. Header-only, so that the CPU tests check it too.
+inline bool holds_machine_code_for(const std::string& sass, int major, int minor) {
+    std::istringstream list(sass);
+    for (std::string item; std::getline(list, item, ',');) {
+        const int arch = std::atoi(item.c_str());
+        if (arch / 10 == major && arch % 10 <= minor) return true;
+    }
+    return false;
+}
 
 // 12040 -> "12.4"; 0 -> "unknown".
 std::string cuda_version_string(int v);
