@@ -112,6 +112,8 @@ const BadCase kBadCases[] = {
     {"json_unknown_light_type.json", "bad/json_unknown_light_type.json:4:18: unknown light type 'spot'"},
     {"json_camera_missing.json", "bad/json_camera_missing.json:1:1: the scene is missing 'camera'"},
     {"json_camera_fov.json", "bad/json_camera_fov.json:3:23: camera 'fov' must be in (0, 180) degrees"},
+    {"json_camera_aperture.json", "bad/json_camera_aperture.json:3:28: camera 'aperture' (the lens's radius) must be 0 (a pinhole) or more"},
+    {"json_camera_focus.json", "bad/json_camera_focus.json:3:34: camera 'focus_distance' must be more than 0 (leave it out to focus at 'at')"},
     // from and at are double, the view direction between them float
     {"json_camera_too_far.json", "bad/json_camera_too_far.json:2:15: camera 'at' is too far from 'from'"},
     {"json_material_ka_negative.json", "bad/json_material_ka_negative.json:3:52: 'ka' must be >= 0"},

@@ -71,7 +71,8 @@ void expect_schema(const json& d, size_t frames) {
                           {"rays_per_s", Num}, {"bounces_run", Int}, {"rays_traced", Int}, {"simd_efficiency", Num},
                           {"lane_steps", Int}, {"warp_steps", Int}, {"nonfinite_samples", Int}, {"stage_ms", Obj},
                           {"bounces", Arr}}, "frame");
-        expect_fields(f["camera"], {{"from", Arr}, {"at", Arr}, {"up", Arr}, {"fov", Num}}, "frame.camera");
+        expect_fields(f["camera"], {{"from", Arr}, {"at", Arr}, {"up", Arr}, {"fov", Num}, {"aperture", Num}, {"focus_distance", Num}},
+                      "frame.camera");
         uint64_t rays = 0;
         for (const json& b : f["bounces"]) {
             expect_fields(b, {{"bounce", Int}, {"live_rays", Int}, {"live_warps", Int}, {"warps", Int},

@@ -312,6 +312,37 @@ TEST(Viewer, CameraKeyPrintsARenderCommandForTheView) {
     fs::remove_all(scene_dir);
 }
 
+// The lens: `.` opens it (two stops), a click focuses on what is under the cursor (the
+// room's back wall at the window's centre), and `C` prints a command with --aperture and
+// --focus whose render equals the view's accumulated image.
+TEST(Viewer, LensKeysAndClickFocusMatchRender) {
+    const std::string script =
+        "frame 0 key . press\nframe 0 key . release\nframe 0 key . press\nframe 0 key . release\n"
+        "frame 1 cursor 80 60\nframe 1 button left press\nframe 1 button left release\n"
+        "frame 3 key C press\nframe 3 key C release\n";
+    const fs::path scene_dir = temp_dir("lens_scene");
+    write_file(scene_dir / "room.obj", srt::test::kRoomObj);
+    const ViewerRun v = run_viewer("lens", script, 6, 160, 120, quote((scene_dir / "room.obj").string()));
+    if (v.skipped) GTEST_SKIP() << v.why;
+    ASSERT_EQ(v.rc, 0) << v.out;
+    EXPECT_NE(v.out.find("focus "), std::string::npos) << v.out;  // the click found a surface
+    const size_t at = v.out.find("stencilrt render ");
+    ASSERT_NE(at, std::string::npos) << v.out;
+    const std::string line = v.out.substr(at, v.out.find('\n', at) - at);
+    for (const char* flag : {"--aperture ", "--focus "}) EXPECT_NE(line.find(flag), std::string::npos) << line;
+    std::string rout;
+    const fs::path ref = v.dir / "ref.png";
+    ASSERT_EQ(run(quote(binary()) + line.substr(std::string("stencilrt").size()) + " --backend " + backend() +
+                      " --spp " + std::to_string(v.samples) + " -o " + quote(ref.string()),
+                  v.dir, rout),
+              0)
+        << line << "\n" << rout;
+    const srt::ImageDiff d = srt::compare_images(srt::read_png(v.shot.string()), srt::read_png(ref.string()), 0);
+    EXPECT_EQ(d.exact_equal, d.channels) << line << "\nmax diff " << d.max_diff;
+    fs::remove_all(v.dir);
+    fs::remove_all(scene_dir);
+}
+
 // `H` hides the HUD; at 640x360 it stays compact: in the top part of the window, its last
 // line well clear of the bottom edge (the full HUD covered the window and lost its last line).
 TEST(Viewer, HudIsCompactAtSmallSizesAndHides) {

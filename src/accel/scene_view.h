@@ -63,12 +63,17 @@ constexpr uint32_t kNoEmitter = 0xffffffffu;
 // Ray through pixel (x, y), sample offset (sx, sy) in [0,1):
 //   dir = normalize(forward + ((x + sx) * 2/W - 1) * right + (1 - (y + sy) * 2/H) * up)
 // where |right| = tan(fov/2) and |up| = |right| * H / W, so row 0 is the top row.
+// A thin lens (focus > 0) moves the ray's origin to origin + x lens_u + y lens_v for a
+// point (x, y) of the unit disk, and aims it at where the pinhole's ray meets the plane
+// `focus` along `forward` (render/lens.h).
 struct CameraGpu {
     glm::vec3 origin;
     glm::vec3 forward;
     glm::vec3 right;
     glm::vec3 up;
     float pixel_spread;  // 2 |right| / W: the angle a pixel spans at the centre (render/surface.h Cone)
+    glm::vec3 lens_u{0.0f}, lens_v{0.0f};  // the lens's radius along right and up
+    float focus = 0.0f;                    // 0: a pinhole
 };
 
 struct Bvh4Node;

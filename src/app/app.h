@@ -21,6 +21,7 @@ struct SceneOptions {
     std::string from_text, at_text, up_text;  // "x,y,z"; empty = keep the scene's
     std::string origin_text;                  // --render-origin "x,y,z"; empty = the camera's
     std::optional<float> fov;
+    std::optional<float> aperture, focus;  // the thin lens (scene.h Camera)
     std::vector<std::string> lights;  // "x,y,z" or "x,y,z:r,g,b" point lights
     std::string accel = "bvh2";        // --accel: the acceleration structure (render/scene_gpu.h)
     AccelLayout accel_layout() const;

@@ -112,7 +112,9 @@ int cmd_bench(int argc, char** argv) {
 
     o.scene = so.scene;
     o.camera_overrides = {{"from", so.from_text}, {"at", so.at_text}, {"up", so.up_text},
-                          {"fov", so.fov ? ojson(*so.fov) : ojson(nullptr)}, {"lights", so.lights}};
+                          {"fov", so.fov ? ojson(*so.fov) : ojson(nullptr)},
+                          {"aperture", so.aperture ? ojson(*so.aperture) : ojson(nullptr)},
+                          {"focus", so.focus ? ojson(*so.focus) : ojson(nullptr)}, {"lights", so.lights}};
     o.depths = parse_depths(o.depths_text);
     o.modes = parse_modes(o.modes_text);
     o.launches = parse_launches(o.launches_text);

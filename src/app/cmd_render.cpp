@@ -53,7 +53,9 @@ ojson camera_json(const Camera& c) {
     return {{"from", {c.from.x, c.from.y, c.from.z}},
             {"at", {c.at.x, c.at.y, c.at.z}},
             {"up", {c.up.x, c.up.y, c.up.z}},
-            {"fov", c.fov_deg}};
+            {"fov", c.fov_deg},
+            {"aperture", c.aperture},
+            {"focus_distance", c.focus()}};
 }
 
 // A progress bar on a terminal; elsewhere (logs, CI) a line at every tenth.

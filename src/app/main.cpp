@@ -78,6 +78,14 @@ void SceneOptions::add_to(CLI::App& cmd) {
     cmd.add_option_function<float>("--fov", [this](float f) { fov = f; },
                                    "Horizontal field of view in degrees, edge to edge")
         ->check(number_in(0.01, 179.0, "degrees"));
+    cmd.add_option_function<float>("--aperture", [this](float a) { aperture = a; },
+                                   "Thin lens: the lens's radius in scene units (0: a pinhole, the default); what is "
+                                   "nearer or further than the focus blurs")
+        ->check(number_in(0.0, 1e30, "scene units"));
+    cmd.add_option_function<float>("--focus", [this](float d) { focus = d; },
+                                   "Thin lens: the distance in focus, along the view direction (default: the "
+                                   "scene's focus_distance, else the distance to the camera's target)")
+        ->check(number_in(1e-30, 1e30, "scene units"));
     cmd.add_option("--light", lights,
                    "Replace the scene's lights with point lights: x,y,z or x,y,z:r,g,b (repeatable)")
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
@@ -126,6 +134,13 @@ Scene load_with_overrides(const SceneOptions& o) {
     if (!o.at_text.empty()) s.camera.at = parse_xyz<double>("--camera-at", o.at_text);
     if (!o.up_text.empty()) s.camera.up = parse_vec3("--camera-up", o.up_text);
     if (o.fov) s.camera.fov_deg = *o.fov;
+    // The lens holds for every frame of an animation too (its keys do not set one).
+    std::vector<Camera*> cameras{&s.camera};
+    for (CameraKey& k : s.animation.keys) cameras.push_back(&k.camera);
+    for (Camera* c : cameras) {
+        if (o.aperture) c->aperture = *o.aperture;
+        if (o.focus) c->focus_distance = *o.focus;
+    }
     if (!o.origin_text.empty()) s.render_origin = parse_xyz<double>("--render-origin", o.origin_text);
     place_auto_light(s);  // a light the loader made up for the file's camera follows the one used
     s.texture_filter = o.texture_filter == "trilinear" ? TextureFilter::Trilinear : TextureFilter::Bilinear;

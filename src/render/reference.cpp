@@ -95,8 +95,9 @@ void render_reference(const CompiledScene& scene, const Camera& camera,
                 sample_offset(s, dx, dy);
                 const glm::vec3 d = camera_dir(cam, uint32_t(settings.width), uint32_t(settings.height),
                                                float(x) + dx, float(y) + dy);
-                tracer.trace(cam.origin, d, Cone{0.0f, cam.pixel_spread}, 1, glm::vec3(1.0f),
-                             radiance);
+                const RngKey key{uint32_t(y) * uint32_t(settings.width) + uint32_t(x), s, 0u, settings.seed, 0u};
+                const CameraRay c = camera_ray(cam, d, SamplerLayout{}, key, false);
+                tracer.trace(c.origin, c.dir, Cone{0.0f, cam.pixel_spread}, 1, glm::vec3(1.0f), radiance);
             }
             const uint32_t rgba = pack_rgba(thresholds.data(), (radiance * inv_spp) * exposure_scale(settings.exposure));
             std::memcpy(out.pixel(x, y), &rgba, 4);

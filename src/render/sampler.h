@@ -26,7 +26,10 @@
 // Pad 1 + 4b + 2g holds (u.x, u.w) and pad 2 + 4b + 2g holds (u.y, u.z): the two numbers
 // that make one point are one pad's, and so stratified together. Under `independent`
 // the camera's position is the R2 sequence of render/stages.h sample_offset, the same in
-// every pixel (and Whitted's, under any sampler).
+// every pixel (and Whitted's, under any sampler). A thin lens's point is pad kLensPad
+// (past any bounce's), or under `independent` and Whitted Philox's group kLensGroup of
+// bounce 0 (the vertices use groups 0 and 1): a point of its own in every pixel, since one
+// lens point for the whole frame would show the scene as shifted copies, not as blur.
 //
 // Integer arithmetic to the last step (a 24-bit fraction converted exactly), so the CPU
 // and the GPU draw the same bits.
@@ -180,6 +183,20 @@ SRT_HD_NOINLINE glm::vec4 scrambled_uniform4(SamplerLayout l, RngKey k, uint32_t
 SRT_HD_INLINE glm::vec4 sample_uniform4(const SamplerLayout& l, const RngKey& k, uint32_t group) {
     if (l.kind == SamplerKind::Independent) return rng_uniform4(k, group);
     return scrambled_uniform4(l, k, group);
+}
+
+constexpr uint32_t kLensPad = 0xffffffffu;
+constexpr uint32_t kLensGroup = 2u;
+
+// The point of a thin lens that sample `k` (bounce 0) leaves from, in [0, 1)^2.
+SRT_HD_INLINE glm::vec2 sample_lens(const SamplerLayout& l, const RngKey& k, bool scrambled) {
+    if (!scrambled) {
+        const glm::vec4 u = rng_uniform4(k, kLensGroup);
+        return glm::vec2(u.x, u.y);
+    }
+    uint32_t x, y;
+    sample_pad(l, k, kLensPad, x, y);
+    return glm::vec2(fraction_to_float(x), fraction_to_float(y));
 }
 
 // The camera ray's position in its pixel, in [0, 1)^2, under sobol or zsobol (pad 0): the

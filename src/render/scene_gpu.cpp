@@ -64,6 +64,11 @@ CameraGpu make_camera(const Camera& c, int width, int height, const Point3& rend
     g.right = right_unit * half;
     g.up = up_unit * (half * float(height) / float(width));
     g.pixel_spread = float(2.0 * tan_half / double(width));
+    if (c.aperture > 0.0f) {
+        g.lens_u = right_unit * c.aperture;
+        g.lens_v = up_unit * c.aperture;
+        g.focus = c.focus();
+    }
     return g;
 }
 

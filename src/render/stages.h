@@ -25,6 +25,7 @@
 #include "accel/intersect.h"
 #include "core/hd.h"
 #include "render/frame.h"
+#include "render/lens.h"
 #include "render/path_vertex.h"
 #include "render/ray_tree.h"
 #include "render/stage_ray.h"
@@ -133,17 +134,19 @@ SRT_HD_INLINE RngKey path_key(const FrameContext& f, uint32_t i, int bounce) {
 
 // Camera ray for ray i's pixel, at this frame's sample; sample 0 starts the pixel's sum.
 // Its position in the pixel: the frame's (sample_offset's R2 point), or, for the path
-// integrator under a scrambled sampler, the pixel's own (render/sampler.h, pad 0).
+// integrator under a scrambled sampler, the pixel's own (render/sampler.h, pad 0). Through
+// a thin lens, its point on the lens is the pixel's own under every sampler (render/lens.h).
 // kMaySample false: a kernel of Whitted's alone, compiled without the sampler's branch.
 template <bool kMaySample = true, class R>
 SRT_HD_INLINE bool generate_ray(const FrameContext& f, uint32_t i, R& r) {
     uint32_t x, y;
     if (!ray_to_pixel(f, i, x, y)) return false;  // pad lane: dead from the start
     glm::vec2 o(f.sample_dx, f.sample_dy);
-    if (kMaySample && f.path && f.sampler.kind != SamplerKind::Independent)
-        o = sample_pixel_offset(path_key(f, i, 0));
+    const bool scrambled = kMaySample && f.path && f.sampler.kind != SamplerKind::Independent;
+    if (scrambled) o = sample_pixel_offset(path_key(f, i, 0));
     const glm::vec3 d = camera_dir(f.camera, f.width, f.full_height, float(x) + o.x, float(y + f.row_offset) + o.y);
-    r.set_ray(f.camera.origin, d, Cone{0.0f, f.camera.pixel_spread});
+    const CameraRay c = camera_ray(f.camera, d, f.sampler, path_key(f, i, 0), scrambled);
+    r.set_ray(c.origin, c.dir, Cone{0.0f, f.camera.pixel_spread});
     r.set_path_state(PathState{});  // weight 1 (and no BSDF density: the camera's)
     if (f.sample == 0) r.clear_sum();
     return true;

@@ -77,6 +77,10 @@ Camera CameraPath::at_time(double t) const {
     const double ul = glm::length(s.up);
     c.up = ul > 0.0 ? glm::vec3(s.up / ul) : keys[i].camera.up;
     c.fov_deg = float(std::clamp(s.fov, 0.01, 179.0));
+    // The lens is the scene camera's (keys do not set it); a focus at `at`, the default,
+    // follows `at` as it moves.
+    c.aperture = keys[i].camera.aperture;
+    c.focus_distance = keys[i].camera.focus_distance;
     return c;
 }
 

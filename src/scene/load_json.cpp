@@ -150,7 +150,7 @@ private:
 
     void read_camera(const Node& n) {
         n.object("an object");
-        n.check_keys({"from", "at", "up", "fov"}, "'camera'");
+        n.check_keys({"from", "at", "up", "fov", "aperture", "focus_distance"}, "'camera'");
         Camera& c = scene_.camera;
         c.from = n.require("from", "'camera'").point();
         c.at = n.require("at", "'camera'").point();
@@ -158,6 +158,16 @@ private:
         if (Node fov = n.member("fov", "camera 'fov'")) {
             c.fov_deg = fov.number();
             if (!(c.fov_deg > 0.0f && c.fov_deg < 180.0f)) fov.fail("camera 'fov' must be in (0, 180) degrees");
+        }
+        if (Node a = n.member("aperture", "camera 'aperture'")) {
+            c.aperture = a.number();
+            if (!(c.aperture >= 0.0f && std::isfinite(c.aperture)))
+                a.fail("camera 'aperture' (the lens's radius) must be 0 (a pinhole) or more");
+        }
+        if (Node fd = n.member("focus_distance", "camera 'focus_distance'")) {
+            c.focus_distance = fd.number();
+            if (!(c.focus_distance > 0.0f && std::isfinite(c.focus_distance)))
+                fd.fail("camera 'focus_distance' must be more than 0 (leave it out to focus at 'at')");
         }
         if (glm::length(c.direction()) == 0.0f) n.fail("camera 'from' equals 'at'");
         if (!std::isfinite(glm::length(c.direction()))) n.fail("camera 'at' is too far from 'from'");

@@ -147,8 +147,12 @@ struct Light {
     bool from_emission = false;
 };
 
-// A pinhole camera. `fov_deg` is the HORIZONTAL field of view, edge to edge of the
-// image (POV-Ray's `angle`). Rays pass through pixel centres; row 0 is the top row.
+// A pinhole camera, or a thin lens. `fov_deg` is the HORIZONTAL field of view, edge to
+// edge of the image (POV-Ray's `angle`). Rays pass through pixel centres; row 0 is the
+// top row. With an `aperture` (the lens's radius, in scene units) the rays of a pixel
+// leave from points of the lens and meet where the pinhole's ray meets the plane in focus,
+// `focus_distance` along the view direction (0: the distance to `at`), as pbrt-v4's
+// PerspectiveCamera.
 // `from` and `at` are positions, double like the scene's: the camera becomes the origin
 // of rendering space (render/scene_gpu.h), and a camera rounded to float at 1e4 would be
 // up to 5e-4 from where the file puts it, so a moved scene would be seen from elsewhere.
@@ -157,6 +161,11 @@ struct Camera {
     Point3 at{0.0, 0.0, 0.0};
     glm::vec3 up{0.0f, 1.0f, 0.0f};  // a direction
     float fov_deg = 60.0f;
+    float aperture = 0.0f;        // lens radius; 0: a pinhole
+    float focus_distance = 0.0f;  // 0: |at - from|
+
+    // The plane in focus: focus_distance, else the distance to `at`.
+    float focus() const { return focus_distance > 0.0f ? focus_distance : float(glm::length(at - from)); }
 
     // at - from, subtracted in double and rounded once: the view direction (not unit)
     // that make_camera normalises, and the one the loaders check against `up`.

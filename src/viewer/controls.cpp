@@ -3,9 +3,11 @@
 #include "viewer/viewer_impl.h"
 
 #include "core/shell_quote.h"
+#include "render/pick.h"
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 namespace srt::viewer::detail {
 
@@ -57,6 +59,8 @@ void Viewer::on_key(int key, int action) {
         case GLFW_KEY_MINUS: rs_.exposure = std::max(rs_.exposure - 0.5f, -16.0f); break;
         case GLFW_KEY_0: auto_exposure_requested_ = true; break;
         case GLFW_KEY_R: camera_.reset(); break;
+        case GLFW_KEY_PERIOD:
+        case GLFW_KEY_COMMA: step_aperture(key == GLFW_KEY_PERIOD); break;
         case GLFW_KEY_F:
             vsync_ = !vsync_;
             glfwSwapInterval(vsync_ ? 1 : 0);
@@ -96,6 +100,10 @@ std::string Viewer::camera_command() const {
     cmd += " --camera-up=" + xyz(c.up.x, c.up.y, c.up.z, 9);
     std::snprintf(b, sizeof b, " --fov %.9g", double(c.fov_deg));
     cmd += b;
+    if (c.aperture > 0.0f) {
+        std::snprintf(b, sizeof b, " --aperture %.9g --focus %.9g", double(c.aperture), double(c.focus()));
+        cmd += b;
+    }
     // The view is rendered about the start camera's position (the scene is compiled once);
     // about the moved camera's, as `render` would by default, floats round otherwise.
     const Point3& o = compiled_.render_origin;
@@ -119,6 +127,33 @@ void Viewer::print_camera() {
 
 void Viewer::on_mouse_button(int button, int action) {
     if (button == GLFW_MOUSE_BUTTON_RIGHT) looking_ = action == GLFW_PRESS;
+    if (button == GLFW_MOUSE_BUTTON_LEFT && action == GLFW_PRESS && have_cursor_) focus_at_cursor();
+}
+
+// The lens's radius in steps of a stop (x sqrt 2). From a pinhole the first step opens it
+// to 1/200 of the distance in focus, a shallow but visible depth of field at any scale;
+// three stops below that it closes to a pinhole again.
+void Viewer::step_aperture(bool wider) {
+    const Camera& c = camera_.camera();
+    const float first = c.focus() * 0.005f;
+    float a = c.aperture;
+    if (wider) a = a > 0.0f ? a * 1.41421356f : first;
+    else a = a / 1.41421356f < first / 8.0f ? 0.0f : a / 1.41421356f;
+    camera_.set_lens(a, c.focus_distance);
+}
+
+// A left click focuses on the surface under the cursor (render/pick.h); where the cursor
+// sees nothing the focus stays.
+void Viewer::focus_at_cursor() {
+    int ww = 0, wh = 0;
+    glfwGetWindowSize(window_.w, &ww, &wh);
+    if (ww <= 0 || wh <= 0) return;
+    const float px = float(cursor_x_ / double(ww) * double(rs_.width));
+    const float py = float(cursor_y_ / double(wh) * double(rs_.height));
+    if (const std::optional<float> d = focus_at(compiled_, camera_.camera(), rs_.width, rs_.height, px, py)) {
+        camera_.set_lens(camera_.camera().aperture, *d);
+        std::fprintf(stderr, "focus %.6g (the surface under the cursor)\n", double(*d));
+    }
 }
 
 void Viewer::on_cursor_delta(double dx, double dy) {
@@ -139,6 +174,11 @@ void Viewer::apply_script(int frame) {
             case ScriptEvent::Kind::Key: on_key(e.code, e.action); break;
             case ScriptEvent::Kind::Button: on_mouse_button(e.code, e.action); break;
             case ScriptEvent::Kind::Mouse: on_cursor_delta(e.x, e.y); break;
+            case ScriptEvent::Kind::Cursor:
+                have_cursor_ = true;
+                cursor_x_ = e.x;
+                cursor_y_ = e.y;
+                break;
             case ScriptEvent::Kind::Scroll: on_scroll(e.y); break;
             case ScriptEvent::Kind::Resize: on_resize_request(int(e.x), int(e.y)); break;
         }

@@ -25,6 +25,11 @@ public:
         speed_ = home_speed_;
     }
     float speed() const { return speed_; }
+    // The thin lens (scene.h Camera): reset() restores the scene's.
+    void set_lens(float aperture, float focus_distance) {
+        cam_.aperture = aperture;
+        cam_.focus_distance = focus_distance;
+    }
     void scale_speed(double wheel) { speed_ = std::clamp(speed_ * std::pow(1.2f, float(wheel)), 1e-4f, 1e6f); }
 
     // `dir`: x = right, y = up, z = forward, each -1..1.

@@ -56,12 +56,16 @@ void Viewer::draw_hud() {
         }
         if (compact) {
             ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-            ImGui::TextWrapped("H hide  C camera  V overlay  M mode  I integrator  [ ] depth  - = 0 exposure");
+            ImGui::TextWrapped("H hide  C camera  V overlay  M mode  I integrator  [ ] depth  - = 0 exposure  , . lens");
             ImGui::PopStyleColor();
         } else {
             const Camera& c = camera_.camera();
             ImGui::Text("camera   from %.4g,%.4g,%.4g  at %.4g,%.4g,%.4g  fov %.4g  (C prints it)", c.from.x, c.from.y,
                         c.from.z, c.at.x, c.at.y, c.at.z, c.fov_deg);
+            if (c.aperture > 0.0f)
+                ImGui::Text("lens     radius %.4g  focus %.4g  (, . radius; click: focus there)", c.aperture, c.focus());
+            else
+                ImGui::Text("lens     pinhole  (. opens the lens; click: focus there)");
             ImGui::Separator();
             for (const StageTime& t : stats_.stage_ms) ImGui::Text("  %-10s %8.3f ms", t.stage.c_str(), t.ms);
             ImGui::Text("  rays       %8.2f M", double(stats_.rays_traced) * 1e-6);

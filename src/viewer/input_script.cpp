@@ -61,6 +61,8 @@ int key_from_name(const std::string& raw) {
         {"RIGHT", GLFW_KEY_RIGHT},
         {"-", GLFW_KEY_MINUS},          {"MINUS", GLFW_KEY_MINUS},
         {"=", GLFW_KEY_EQUAL},          {"EQUAL", GLFW_KEY_EQUAL},
+        {",", GLFW_KEY_COMMA},          {"COMMA", GLFW_KEY_COMMA},
+        {".", GLFW_KEY_PERIOD},         {"PERIOD", GLFW_KEY_PERIOD},
     };
     for (const auto& k : kNamed)
         if (n == k.name) return k.key;
@@ -86,7 +88,7 @@ std::vector<ScriptEvent> parse_input_script(const std::string& path) {
         ScriptEvent e;
         e.line = line_no;
         if (w[0] != "frame") fail("expected 'frame N <event>', got '" + w[0] + "'");
-        if (w.size() < 3) fail("expected 'frame N <event> ...' (events: key, mouse, button, scroll, resize)");
+        if (w.size() < 3) fail("expected 'frame N <event> ...' (events: key, mouse, cursor, button, scroll, resize)");
         if (!parse_int(w[1], 0, 100000000, e.frame))
             fail("frame number '" + w[1] + "' is not an integer in [0, 100000000]");
         const std::string& kind = w[2];
@@ -102,6 +104,11 @@ std::vector<ScriptEvent> parse_input_script(const std::string& path) {
             e.kind = ScriptEvent::Kind::Mouse;
             if (!parse_num(w[3], e.x) || !parse_num(w[4], e.y))
                 fail("mouse motion '" + w[3] + " " + w[4] + "' is not two numbers");
+        } else if (kind == "cursor") {
+            if (w.size() != 5) fail("expected 'frame N cursor X Y'");
+            e.kind = ScriptEvent::Kind::Cursor;
+            if (!parse_num(w[3], e.x) || !parse_num(w[4], e.y) || e.x < 0.0 || e.y < 0.0)
+                fail("cursor position '" + w[3] + " " + w[4] + "' is not two numbers >= 0");
         } else if (kind == "button") {
             if (w.size() != 5) fail("expected 'frame N button left|right|middle press|release'");
             e.kind = ScriptEvent::Kind::Button;
@@ -125,7 +132,7 @@ std::vector<ScriptEvent> parse_input_script(const std::string& path) {
             e.x = wd;
             e.y = ht;
         } else {
-            fail("unknown event '" + kind + "' (key, mouse, button, scroll, resize)");
+            fail("unknown event '" + kind + "' (key, mouse, cursor, button, scroll, resize)");
         }
         events.push_back(e);
     }

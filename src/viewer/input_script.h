@@ -8,13 +8,13 @@
 namespace srt::viewer {
 
 struct ScriptEvent {
-    enum class Kind { Key, Mouse, Button, Scroll, Resize };
+    enum class Kind { Key, Mouse, Cursor, Button, Scroll, Resize };
     int frame = 0;  // delivered after that frame's glfwPollEvents, before it renders
     int line = 0;   // 1-based, for messages
     Kind kind = Kind::Key;
     int code = 0;    // Key: GLFW_KEY_*; Button: GLFW_MOUSE_BUTTON_*
     int action = 0;  // Key, Button: GLFW_PRESS / GLFW_RELEASE / GLFW_REPEAT
-    double x = 0.0, y = 0.0;  // Mouse: motion in pixels; Scroll: (0, dy); Resize: (w, h)
+    double x = 0.0, y = 0.0;  // Mouse: motion in pixels; Cursor: the position in the window; Scroll: (0, dy); Resize: (w, h)
 };
 
 // Reads and checks the whole file before the window opens. Throws InputError

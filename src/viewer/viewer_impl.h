@@ -77,6 +77,8 @@ private:
     // Input, from GLFW callbacks and from the script alike.
     void on_key(int key, int action);
     void on_mouse_button(int button, int action);
+    void step_aperture(bool wider);
+    void focus_at_cursor();
     void on_cursor_delta(double dx, double dy);
     void on_scroll(double dy);
     void on_resize_request(int w, int h);
@@ -145,7 +147,8 @@ private:
         float exposure = 0.0f;
         bool operator==(const AccumKey& o) const {
             return camera.from == o.camera.from && camera.at == o.camera.at && camera.up == o.camera.up &&
-                   camera.fov_deg == o.camera.fov_deg && width == o.width && height == o.height && depth == o.depth &&
+                   camera.fov_deg == o.camera.fov_deg && camera.aperture == o.camera.aperture &&
+                   camera.focus() == o.camera.focus() && width == o.width && height == o.height && depth == o.depth &&
                    spp == o.spp && warp_width == o.warp_width && mode == o.mode && integrator == o.integrator &&
                    exposure == o.exposure;
         }

@@ -58,6 +58,14 @@ std::vector<std::pair<std::string, Scene>> scenes() {
     for (const char* f : {"scenes/whitted-glass.json", "tests/data/glass/water.json", "tests/data/glass/tir.json",
                           "tests/data/glass/spd-glass.nff"})
         if (std::filesystem::exists(src + "/" + f)) v.emplace_back(f, load_scene(src + "/" + f));
+    // Through a thin lens (render/lens.h): mirrors, and glass's ray trees.
+    for (const char* f : {"scenes/hall-of-mirrors.json", "scenes/whitted-glass.json"})
+        if (std::filesystem::exists(src + "/" + f)) {
+            Scene s = load_scene(src + "/" + f);
+            s.camera.aperture = 0.1f;
+            s.camera.focus_distance = 0.7f * s.camera.focus();
+            v.emplace_back(std::string(f) + " through a lens", std::move(s));
+        }
     // The ground sphere of radius 1000, far from the origin (robust hit points).
     if (std::filesystem::exists(src + "/scenes/big-sphere.json"))
         v.emplace_back("big-sphere moved by (1e4, 0, 1e4)",

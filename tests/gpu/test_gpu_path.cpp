@@ -39,14 +39,14 @@ RenderSettings path_settings(int w, int h, int depth, DeadRayMode mode, LaunchMo
 
 // Scenes that take each path kernel variant: plain triangles and spheres, glass with
 // absorption and a rough conductor, textures (bilinear and from mip chains), alpha
-// masks, spheres in double, mirrors; the Cornell boxes and Conference where the shared
+// masks, spheres in double, mirrors, a thin lens; the Cornell boxes and Conference where the shared
 // data is.
 std::vector<std::pair<std::string, Scene>> path_scenes() {
     std::vector<std::pair<std::string, Scene>> v;
     const std::string src = env_or("SRT_SOURCE_DIR", SRT_SOURCE_DIR);
     v.emplace_back("default", builtin_default_scene());
     for (const char* f : {"scenes/glass.json", "scenes/textured.json", "scenes/foliage.json", "scenes/big-sphere.json",
-                          "scenes/cornell-mirror.json"})
+                          "scenes/cornell-mirror.json", "scenes/depth-of-field.json"})
         v.emplace_back(f, load_scene(src + "/" + f));
     Scene tri = load_scene(src + "/scenes/textured.json");
     tri.texture_filter = TextureFilter::Trilinear;

@@ -13,3 +13,5 @@ done
 stencilrt render --backend cuda "$CB/CornellBox-Original.obj" $CAM --depth 8 --spp 16 \
   -o "$P/cornell-original-whitted.png" 2>&1 | grep -E "^frame|error"
 stencilrt render --backend cuda scenes/glass.json --spp 4096 -W 800 -H 800 -o "$P/glass-path.png" 2>&1 | grep -E "^frame|error"
+# The thin lens: scenes/depth-of-field.json, in focus on its third sphere (the glass).
+stencilrt render --backend cuda scenes/depth-of-field.json --spp 1024 -o "$P/depth-of-field.png" 2>&1 | grep -E "^frame|error"
