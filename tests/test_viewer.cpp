@@ -278,6 +278,30 @@ TEST(Viewer, StencilOverlayHoldsOnAStillView) {
     EXPECT_TRUE(classes[0] == classes[2]) << "the overlay differs with accumulation off";
 }
 
+namespace {
+
+// The `stencilrt render` line the viewer's C printed, or "" where there is none.
+std::string printed_command(const std::string& out) {
+    const size_t at = out.find("stencilrt render ");
+    return at == std::string::npos ? "" : out.substr(at, out.find('\n', at) - at);
+}
+
+// Runs the printed command at the view's sample count and requires its image to equal the
+// view's screenshot, bit for bit.
+void expect_command_renders_the_view(const ViewerRun& v, const std::string& line) {
+    std::string rout;
+    const fs::path ref = v.dir / "ref.png";
+    ASSERT_EQ(run(quote(binary()) + line.substr(std::string("stencilrt").size()) + " --backend " + backend() +
+                      " --spp " + std::to_string(v.samples) + " -o " + quote(ref.string()),
+                  v.dir, rout),
+              0)
+        << line << "\n" << rout;
+    const srt::ImageDiff d = srt::compare_images(srt::read_png(v.shot.string()), srt::read_png(ref.string()), 0);
+    EXPECT_EQ(d.exact_equal, d.channels) << line << "\nmax diff " << d.max_diff;
+}
+
+}  // namespace
+
 // `C` prints the view as a `render` command line; run, it renders the window's image.
 // In a mesh scene without lights, whose automatic light stays where the start camera put
 // it, the command names that light; and rendering space's origin, which stays at the start
@@ -292,22 +316,13 @@ TEST(Viewer, CameraKeyPrintsARenderCommandForTheView) {
     const ViewerRun v = run_viewer("camera", script, 6, 160, 120, quote((scene_dir / "room.obj").string()));
     if (v.skipped) GTEST_SKIP() << v.why;
     ASSERT_EQ(v.rc, 0) << v.out;
-    const size_t at = v.out.find("stencilrt render ");
-    ASSERT_NE(at, std::string::npos) << v.out;
-    const std::string line = v.out.substr(at, v.out.find('\n', at) - at);
+    const std::string line = printed_command(v.out);
+    ASSERT_FALSE(line.empty()) << v.out;
     for (const char* flag : {"--camera-from=", "--camera-at=", "--camera-up=", "--fov ", "--render-origin=", "--light=",
                              "room.obj"})
         EXPECT_NE(line.find(flag), std::string::npos) << flag << " missing from: " << line;
     EXPECT_EQ(v.samples, 4) << v.out;  // frames 2..5: the look at frame 2 comes before it renders
-    std::string rout;
-    const fs::path ref = v.dir / "ref.png";
-    ASSERT_EQ(run(quote(binary()) + line.substr(std::string("stencilrt").size()) + " --backend " + backend() +
-                      " --spp " + std::to_string(v.samples) + " -o " + quote(ref.string()),
-                  v.dir, rout),
-              0)
-        << line << "\n" << rout;
-    const srt::ImageDiff d = srt::compare_images(srt::read_png(v.shot.string()), srt::read_png(ref.string()), 0);
-    EXPECT_EQ(d.exact_equal, d.channels) << line << "\nmax diff " << d.max_diff;
+    expect_command_renders_the_view(v, line);
     fs::remove_all(v.dir);
     fs::remove_all(scene_dir);
 }
@@ -326,19 +341,10 @@ TEST(Viewer, LensKeysAndClickFocusMatchRender) {
     if (v.skipped) GTEST_SKIP() << v.why;
     ASSERT_EQ(v.rc, 0) << v.out;
     EXPECT_NE(v.out.find("focus "), std::string::npos) << v.out;  // the click found a surface
-    const size_t at = v.out.find("stencilrt render ");
-    ASSERT_NE(at, std::string::npos) << v.out;
-    const std::string line = v.out.substr(at, v.out.find('\n', at) - at);
+    const std::string line = printed_command(v.out);
+    ASSERT_FALSE(line.empty()) << v.out;
     for (const char* flag : {"--aperture ", "--focus "}) EXPECT_NE(line.find(flag), std::string::npos) << line;
-    std::string rout;
-    const fs::path ref = v.dir / "ref.png";
-    ASSERT_EQ(run(quote(binary()) + line.substr(std::string("stencilrt").size()) + " --backend " + backend() +
-                      " --spp " + std::to_string(v.samples) + " -o " + quote(ref.string()),
-                  v.dir, rout),
-              0)
-        << line << "\n" << rout;
-    const srt::ImageDiff d = srt::compare_images(srt::read_png(v.shot.string()), srt::read_png(ref.string()), 0);
-    EXPECT_EQ(d.exact_equal, d.channels) << line << "\nmax diff " << d.max_diff;
+    expect_command_renders_the_view(v, line);
     fs::remove_all(v.dir);
     fs::remove_all(scene_dir);
 }
