@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -123,6 +124,34 @@ TEST(Cli, FloatBoundsAreWrittenShort) {
     const Result ev = run({"render", "--exposure", "99"});
     EXPECT_EQ(ev.exit_code, 2);
     EXPECT_TRUE(has(ev.err, "--exposure: 99 is out of range; allowed: auto, or -30 to 30 (EV)")) << ev.err;
+}
+
+// --env: a missing or malformed map, a bad intensity and a turn without a map are each
+// refused with what was wrong and exit 2, before anything renders or is written.
+TEST(Cli, EnvironmentFlagsSayWhatIsWrong) {
+    TempDir dir;
+    const std::string out = dir / "out.png";
+    const std::string sky = std::string(SRT_SOURCE_DIR) + "/assets/env/sky.hdr";
+    const struct {
+        std::vector<std::string> args;
+        std::string message;
+    } cases[] = {
+        {{"render", "--env", "/nonexistent/sky.hdr", "-o", out},
+         "--env /nonexistent/sky.hdr: /nonexistent/sky.hdr: cannot open image file: No such file or directory"},
+        {{"render", "--env", sky + ":-2", "-o", out}, "--env " + sky + ":-2: the intensity must be a finite number, 0 or more"},
+        {{"render", "--env", std::string(SRT_SOURCE_DIR) + "/README.md", "-o", out},
+         "README.md: neither an OpenEXR file nor a Radiance RGBE (.hdr) file"},
+        {{"render", "--env-rotation", "10", "-o", out}, "--env-rotation: the scene has no environment map (give one with --env)"},
+    };
+    for (const auto& c : cases) {
+        const Result r = run(c.args);
+        EXPECT_EQ(r.exit_code, 2) << c.message;
+        EXPECT_TRUE(has(r.err, c.message)) << r.err;
+    }
+    EXPECT_FALSE(std::filesystem::exists(out));
+    const Result ok = run({"render", "--env", sky + ":0.5", "--env-rotation", "90", "-W", "16", "-H", "9", "-o", out});
+    EXPECT_EQ(ok.exit_code, 0) << ok.err;
+    EXPECT_TRUE(has(ok.err + ok.out, "turned 90 degrees")) << ok.err << ok.out;
 }
 
 TEST(Cli, RenderHelpNamesEverySceneFormat) {

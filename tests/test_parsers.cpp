@@ -115,6 +115,11 @@ const BadCase kBadCases[] = {
     {"json_camera_aperture.json", "bad/json_camera_aperture.json:3:28: camera 'aperture' (the lens's radius) must be 0 (a pinhole) or more"},
     {"json_camera_focus.json", "bad/json_camera_focus.json:3:34: camera 'focus_distance' must be more than 0 (leave it out to focus at 'at')"},
     // from and at are double, the view direction between them float
+    // the environment map: its keys, and its file's own complaint after the scene's line
+    {"json_env_no_file.json", "bad/json_env_no_file.json:3:20: 'environment' is missing 'file'"},
+    {"json_env_intensity.json", "bad/json_env_intensity.json:3:53: environment 'intensity' must be 0 or more"},
+    {"json_env_missing.json", "bad/no-such-sky.hdr: cannot open image file: No such file or directory"},
+    {"json_env_truncated.json", "bad/env_truncated.hdr: scanline 0 runs past the end of the file"},
     {"json_camera_too_far.json", "bad/json_camera_too_far.json:2:15: camera 'at' is too far from 'from'"},
     {"json_material_ka_negative.json", "bad/json_material_ka_negative.json:3:52: 'ka' must be >= 0"},
     {"json_ambient_negative.json", "bad/json_ambient_negative.json:3:16: 'ambient' components must be >= 0"},
@@ -308,12 +313,14 @@ INSTANTIATE_TEST_SUITE_P(Parser, ParserBad, ::testing::ValuesIn(kBadCases),
                          });
 
 // Every file in tests/data/bad that a loader would pick up has a row above (MTL files
-// are reached through their OBJ, images through the scenes that name them).
+// are reached through their OBJ, images and environment maps through the scenes that name them).
 TEST(ParserBadTable, CoversEveryBadFile) {
     size_t n = 0;
     for (const auto& entry : fs::directory_iterator(kData + "/bad")) {
         const std::string name = entry.path().filename().string();
-        if (entry.path().extension() == ".mtl" || entry.path().extension() == ".png") continue;
+        if (entry.path().extension() == ".mtl" || entry.path().extension() == ".png" ||
+            entry.path().extension() == ".hdr")
+            continue;
         bool listed = false;
         for (const BadCase& c : kBadCases) listed = listed || name == c.file;
         EXPECT_TRUE(listed) << name << " has no row in kBadCases";
@@ -634,10 +641,11 @@ TEST(ParserScenes, AllOurScenesLoad) {
         EXPECT_NO_THROW(s = load_scene(entry.path().string()));
         EXPECT_EQ(testing::internal::GetCapturedStderr(), "");  // no warnings in our own files
         EXPECT_GT(s.primitive_count(), 0u);
-        // Lit: by a light, or (for the path integrator) by an emissive surface.
+        // Lit: by a light, or (for the path integrator) by an emissive surface or an
+        // environment map.
         const bool emits = std::any_of(s.materials.begin(), s.materials.end(),
                                        [](const Material& m) { return m.emission != glm::vec3(0.0f); });
-        EXPECT_TRUE(s.lights.size() > 0 || emits);
+        EXPECT_TRUE(s.lights.size() > 0 || emits || s.environment.active());
         ++n;
     }
     EXPECT_GE(n, 4u);

@@ -349,6 +349,27 @@ TEST(Viewer, LensKeysAndClickFocusMatchRender) {
     fs::remove_all(scene_dir);
 }
 
+// The environment map: `K` turns it twice (30 degrees), and `C` prints --env and
+// --env-rotation, whose render equals the view's accumulated, path-traced image.
+TEST(Viewer, EnvironmentKeysTurnTheMapAsRenderDoes) {
+    const std::string script =
+        "frame 0 key K press\nframe 0 key K release\nframe 0 key K press\nframe 0 key K release\n"
+        "frame 3 key C press\nframe 3 key C release\n";
+    const fs::path scene_dir = temp_dir("env_scene");
+    write_file(scene_dir / "room.obj", srt::test::kRoomObj);
+    const std::string sky = std::string(SRT_SOURCE_DIR) + "/assets/env/sky.hdr";
+    const ViewerRun v = run_viewer("env", script, 6, 160, 120,
+                                   quote((scene_dir / "room.obj").string()) + " --env " + quote(sky + ":2") + " -i path");
+    if (v.skipped) GTEST_SKIP() << v.why;
+    ASSERT_EQ(v.rc, 0) << v.out;
+    const std::string line = printed_command(v.out);
+    ASSERT_FALSE(line.empty()) << v.out;
+    for (const char* flag : {"--env ", "sky.hdr:2 ", "--env-rotation 30"}) EXPECT_NE(line.find(flag), std::string::npos) << line;
+    expect_command_renders_the_view(v, line);
+    fs::remove_all(v.dir);
+    fs::remove_all(scene_dir);
+}
+
 // `H` hides the HUD; at 640x360 it stays compact: in the top part of the window, its last
 // line well clear of the bottom edge (the full HUD covered the window and lost its last line).
 TEST(Viewer, HudIsCompactAtSmallSizesAndHides) {

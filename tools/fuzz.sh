@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tools/fuzz.sh [seconds-per-target] - fuzz the scene loaders with libFuzzer.
 #
-# Builds one libFuzzer binary per parser (tests/fuzz/fuzz_{json,obj,nff,ply,gltf,texture,kill}.cpp) with
+# Builds one libFuzzer binary per parser (tests/fuzz/fuzz_{json,obj,nff,ply,gltf,texture,hdr,kill}.cpp) with
 # clang++ directly, ASan + UBSan on, from the loader sources (src/scene/*.cpp and
 # src/core/*.cpp), then runs each for N seconds (default 60) over the seed corpus in
 # tests/fuzz/corpus/<target>. Prints the runs per target; exits non-zero on any
@@ -9,7 +9,7 @@
 # srt::InputError). Findings are kept in build-fuzz/findings/.
 #
 # Environment: CXX_FUZZ (default clang++-14, else clang++), SRT_FUZZ_DIR (default
-# build-fuzz), SRT_FUZZ_TARGETS (default "json obj nff ply gltf texture kill").
+# build-fuzz), SRT_FUZZ_TARGETS (default "json obj nff ply gltf texture hdr kill").
 set -euo pipefail
 
 secs=${1:-60}
@@ -19,7 +19,7 @@ if ! [[ "$secs" =~ ^[0-9]+$ ]] || [ "$secs" -lt 1 ]; then
 fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${SRT_FUZZ_DIR:-$root/build-fuzz}
-targets=${SRT_FUZZ_TARGETS:-json obj nff ply gltf texture kill}
+targets=${SRT_FUZZ_TARGETS:-json obj nff ply gltf texture hdr kill}
 cxx=${CXX_FUZZ:-$(command -v clang++-14 || command -v clang++ || true)}
 if [ -z "$cxx" ]; then
     echo "fuzz.sh: clang++ not found (Debian: apt-get install clang-14)" >&2
@@ -30,7 +30,8 @@ mkdir -p "$out/obj" "$out/findings" "$out/logs"
 common=(-std=c++17 -g -O1 -fno-omit-frame-pointer -ffp-contract=off
         -fsanitize=address,undefined -fno-sanitize-recover=undefined
         -I"$root/src" -I/usr/include
-        -DGLM_FORCE_XYZW_ONLY -DGLM_FORCE_SILENT_WARNINGS '-DSRT_VERSION="fuzz"')
+        -DGLM_FORCE_XYZW_ONLY -DGLM_FORCE_SILENT_WARNINGS '-DSRT_VERSION="fuzz"'
+        $(pkg-config --cflags OpenEXR))
 
 # Library objects: instrumented for coverage (fuzzer-no-link), no main.
 echo "fuzz.sh: building with $cxx in $out"
@@ -56,7 +57,7 @@ done
 for p in "${pids[@]}"; do wait "$p"; done
 for t in $targets; do
     "$cxx" "${common[@]}" -fsanitize=fuzzer -I"$root/tests/fuzz" \
-        "$root/tests/fuzz/fuzz_$t.cpp" "${objs[@]}" -ltinygltf -lpng -ljpeg -lpthread -o "$out/fuzz_$t"
+        "$root/tests/fuzz/fuzz_$t.cpp" "${objs[@]}" -ltinygltf -lpng -ljpeg $(pkg-config --libs OpenEXR) -lpthread -o "$out/fuzz_$t"
 done
 echo "fuzz.sh: build took $(( $(date +%s) - t_build )) s"
 

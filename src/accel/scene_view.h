@@ -76,6 +76,20 @@ struct CameraGpu {
     float focus = 0.0f;                    // 0: a pinhole
 };
 
+// The environment map (render/environment.h): radiance from every direction at infinity,
+// an equirectangular (latitude-longitude) image whose row 0 is straight up (+Y) and whose
+// centre column looks along +X, turned about +Y by the scene's rotation. Its sampling
+// distribution is piecewise constant over the texels, in the map's own frame: a cdf over
+// the rows, and one over each row's columns.
+struct EnvironmentView {
+    const f4* texels = nullptr;       // width x height, linear RGB times the intensity; null: no map
+    const float* row_cdf = nullptr;   // height entries: row j is picked by [row_cdf[j], row_cdf[j + 1]), the last up to 1
+    const float* col_cdf = nullptr;   // height x width, the same over each row's columns
+    uint32_t width = 0, height = 0;
+    float cos_rot = 1.0f, sin_rot = 0.0f;  // the map's turn about +Y
+    uint32_t light = kNoEmitter;           // its slot in the light table (after the lights and emitters), or none
+};
+
 struct Bvh4Node;
 struct Bvh8Node;
 
@@ -126,7 +140,8 @@ struct SceneView {
     // Some material is a dielectric (glass, water): under Whitted, rays split there
     // (render/ray_tree.h) and shadow rays pass through it.
     bool dielectrics = false;
-    glm::vec3 background{0.0f};
+    glm::vec3 background{0.0f};  // what a ray that leaves the scene sees, where there is no environment map
+    EnvironmentView env;
     glm::vec3 ambient{0.0f};  // Scene::ambient
 };
 

@@ -23,6 +23,8 @@ struct SceneOptions {
     std::optional<float> fov;
     std::optional<float> aperture, focus;  // the thin lens (scene.h Camera)
     std::vector<std::string> lights;  // "x,y,z" or "x,y,z:r,g,b" point lights
+    std::string env;                  // --env FILE[:intensity]; empty: the scene's environment
+    std::optional<float> env_rotation;  // --env-rotation, degrees about +Y
     std::string accel = "bvh2";        // --accel: the acceleration structure (render/scene_gpu.h)
     AccelLayout accel_layout() const;
     bool spatial_splits = true;        // --spatial-splits on|off (accel/bvh.h BvhBuildOptions)

@@ -114,7 +114,9 @@ int cmd_bench(int argc, char** argv) {
     o.camera_overrides = {{"from", so.from_text}, {"at", so.at_text}, {"up", so.up_text},
                           {"fov", so.fov ? ojson(*so.fov) : ojson(nullptr)},
                           {"aperture", so.aperture ? ojson(*so.aperture) : ojson(nullptr)},
-                          {"focus", so.focus ? ojson(*so.focus) : ojson(nullptr)}, {"lights", so.lights}};
+                          {"focus", so.focus ? ojson(*so.focus) : ojson(nullptr)}, {"lights", so.lights},
+                          {"env", so.env.empty() ? ojson(nullptr) : ojson(so.env)},
+                          {"env_rotation", so.env_rotation ? ojson(*so.env_rotation) : ojson(nullptr)}};
     o.depths = parse_depths(o.depths_text);
     o.modes = parse_modes(o.modes_text);
     o.launches = parse_launches(o.launches_text);

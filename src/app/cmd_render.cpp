@@ -151,6 +151,12 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
                 scene.name.c_str(), scene.spheres.size(), scene.planes.size(), scene.triangles.size(),
                 scene.lights.size(), to_string(scene.light_model), texture_line(scene, compiled).c_str(), load_ms,
                 so.accel.c_str(), compiled.bvh_stats.build_ms, nodes);
+    if (const Environment& e = scene.environment; e.active())
+        std::fprintf(info, "sky      %s: %dx%d texels, x%g, turned %g degrees%s\n", e.file.c_str(), e.image->width,
+                     e.image->height, double(e.intensity), double(e.rotation),
+                     compiled.env.light == kNoEmitter ? " (black: it lights nothing)"
+                     : rs.integrator == Integrator::Path ? ", a light"
+                                                         : " (seen, not a light, under whitted)");
     std::fprintf(info, "backend  %s, mode %s, %s integrator%s%s\n", ex->name().c_str(), to_string(rs.mode),
                  to_string(rs.integrator),
                  rs.integrator == Integrator::Path ? (std::string(", ") + to_string(rs.sampler) + " sampler").c_str() : "",

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "scene/load.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -89,6 +90,13 @@ void SceneOptions::add_to(CLI::App& cmd) {
     cmd.add_option("--light", lights,
                    "Replace the scene's lights with point lights: x,y,z or x,y,z:r,g,b (repeatable)")
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    cmd.add_option("--env", env,
+                   "Environment map: an equirectangular HDR image (.exr or .hdr), FILE or FILE:intensity, that "
+                   "lights the scene from every direction under --integrator path (Whitted's rays see it where "
+                   "they leave the scene); replaces the scene's environment and the light a mesh file is given");
+    cmd.add_option_function<float>("--env-rotation", [this](float d) { env_rotation = d; },
+                                   "Turn the environment map about the up axis (+Y) by this many degrees")
+        ->check(number_in(-1e6, 1e6, "degrees"));
     cmd.add_option("--light-model", light_model,
                    "How point and directional lights are read, under both integrators: classic (a light's colour "
                    "is what a surface facing it receives, at any distance) or physical (intensity falling off as "
@@ -144,12 +152,48 @@ Scene load_with_overrides(const SceneOptions& o) {
     if (!o.origin_text.empty()) s.render_origin = parse_xyz<double>("--render-origin", o.origin_text);
     place_auto_light(s);  // a light the loader made up for the file's camera follows the one used
     s.texture_filter = o.texture_filter == "trilinear" ? TextureFilter::Trilinear : TextureFilter::Bilinear;
-    if (!o.lights.empty()) {
-        s.lights.clear();
-        s.auto_light.reset();
+    // The lights a loader made up, and what it said of them, go where the command line
+    // brings light of its own.
+    const auto drop_made_up_lights = [&s] {
         for (auto k = s.light_notes.rbegin(); k != s.light_notes.rend(); ++k)
             s.notes.erase(s.notes.begin() + std::ptrdiff_t(*k));
         s.light_notes.clear();
+    };
+    if (!o.env.empty()) {
+        // FILE:intensity where what follows the last ':' is a number; else the whole is the file.
+        std::string file = o.env;
+        float intensity = 1.0f;
+        const size_t colon = o.env.rfind(':');
+        if (colon != std::string::npos) {
+            const std::string tail = o.env.substr(colon + 1);
+            char* end = nullptr;
+            const float k = std::strtof(tail.c_str(), &end);
+            if (!tail.empty() && end == tail.c_str() + tail.size()) {
+                if (!(k >= 0.0f) || !std::isfinite(k))
+                    throw InputError("--env " + o.env + ": the intensity must be a finite number, 0 or more");
+                file = o.env.substr(0, colon);
+                intensity = k;
+            }
+        }
+        try {
+            s.environment = environment_from_file(file, intensity, s.environment.rotation);
+        } catch (const InputError& e) {
+            throw InputError("--env " + o.env + ": " + e.what());
+        }
+        if (s.auto_light) {
+            s.lights.erase(s.lights.begin() + std::ptrdiff_t(s.auto_light->index));
+            s.auto_light.reset();
+            drop_made_up_lights();
+        }
+    }
+    if (o.env_rotation) {
+        if (!s.environment.active()) throw InputError("--env-rotation: the scene has no environment map (give one with --env)");
+        s.environment.rotation = *o.env_rotation;
+    }
+    if (!o.lights.empty()) {
+        s.lights.clear();
+        s.auto_light.reset();
+        drop_made_up_lights();
         for (const std::string& l : o.lights) {
             Light light;
             const size_t colon = l.find(':');

@@ -32,6 +32,9 @@ public:
         prim_emitter_.upload(s.prim_emitter, "emitters by primitive");
         light_cdf_.upload(s.light_cdf, "light distribution");
         light_pmf_.upload(s.light_pmf, "light probabilities");
+        env_texels_.upload(s.env_texels, "environment map");
+        env_row_cdf_.upload(s.env_row_cdf, "environment map's rows");
+        env_col_cdf_.upload(s.env_col_cdf, "environment map's columns");
         view_ = s.view();  // the counts and flags; the pointers, the device's:
         view_.nodes = nodes_.get();
         view_.nodes4 = nodes4_.get();
@@ -51,6 +54,9 @@ public:
         view_.prim_emitter = prim_emitter_.get();
         view_.light_cdf = light_cdf_.get();
         view_.light_pmf = light_pmf_.get();
+        view_.env.texels = env_texels_.get();
+        view_.env.row_cdf = env_row_cdf_.get();
+        view_.env.col_cdf = env_col_cdf_.get();
     }
     const SceneView& view() const { return view_; }
 
@@ -72,6 +78,8 @@ private:
     DeviceBuffer<EmitterGpu> emitters_;  // the path integrator's light table, only where there are lights to sample
     DeviceBuffer<uint32_t> prim_emitter_;
     DeviceBuffer<float> light_cdf_, light_pmf_;
+    DeviceBuffer<f4> env_texels_;  // the environment map, only where there is one
+    DeviceBuffer<float> env_row_cdf_, env_col_cdf_;
     SceneView view_;
 };
 

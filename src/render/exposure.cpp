@@ -60,6 +60,12 @@ double brightest_light(const Scene& scene) {
     double b = lum(scene.background);
     for (const Light& l : scene.lights) b = std::max(b, lum(l.colour));
     for (const Material& m : scene.materials) b = std::max(b, lum(m.emission));
+    if (const Environment& e = scene.environment; e.active()) {  // its mean: a sun's few texels would mislead
+        const RadianceImage& img = *e.image;
+        double sum = 0.0;
+        for (size_t k = 0; k + 2 < img.rgb.size(); k += 3) sum += lum(img.rgb[k], img.rgb[k + 1], img.rgb[k + 2]);
+        b = std::max(b, double(e.intensity) * sum / double(img.rgb.size() / 3));
+    }
     return b;
 }
 

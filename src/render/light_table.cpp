@@ -1,6 +1,7 @@
 // light_table.cpp - the lights the path integrator samples (render/lights.h), compiled:
 // every emissive triangle and sphere as an EmitterGpu, and one distribution over the
-// scene's point and directional lights and the emitters, in proportion to their power,
+// scene's point and directional lights, the emitters and the environment map, in
+// proportion to their power,
 // so that bright lights get the samples. A point light a loader placed as the stand-in of
 // an emissive surface (Light::from_emission) keeps its slot with probability 0: the
 // surface itself is sampled instead, and Whitted's light list is left as it was.
@@ -102,9 +103,18 @@ void compile_light_table(const Scene& scene, CompiledScene& cs) {
         }
         if (cs.emitters.empty()) cs.prim_emitter.clear();
     }
+    // The environment map, last: its power is what it sends onto the scene's bounds.
+    compile_environment(scene, radius, cs);
+    if (cs.env_power > 0.0) {
+        cs.env.light = uint32_t(power.size());
+        power.push_back(cs.env_power);
+    }
     double total = 0.0;
     for (double w : power) total += w;
-    if (!(total > 0.0)) return;  // nothing to sample: the table stays empty
+    if (!(total > 0.0)) {  // nothing to sample: the table stays empty
+        cs.env.light = kNoEmitter;
+        return;
+    }
     // The pmf is the float width of each light's interval of the cdf, so that the density
     // a light sample reports is the probability with which it is picked.
     double sum = 0.0;

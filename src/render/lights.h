@@ -1,5 +1,6 @@
 // lights.h - light sampling for the path integrator: picking a light in proportion to its
-// power (render/light_table.cpp), a point on it, and the density of that choice per unit
+// power (render/light_table.cpp), a point on it (or a direction towards the environment
+// map, render/environment.h), and the density of that choice per unit
 // solid angle at the shading point, which multiple importance sampling weighs against the
 // BSDF's. The same float arithmetic on the CPU and the GPU.
 //
@@ -11,6 +12,7 @@
 #include "accel/prim_hits.h"
 #include "accel/scene_view.h"
 #include "core/hd.h"
+#include "render/environment.h"
 #include "render/sampling.h"
 
 #include <glm/glm.hpp>
@@ -19,24 +21,21 @@ namespace srt {
 
 struct LightSample {
     glm::vec3 wi{0.0f};        // unit direction from the shading point towards the light
-    float dist = 0.0f;         // how far a shadow ray runs (3e38 for a directional light)
+    float dist = 0.0f;         // how far a shadow ray runs (3e38 for a directional light or the environment)
     glm::vec3 radiance{0.0f};  // what arrives along wi if nothing is in the way: Le, or I / d^2, or E
     float pdf = 0.0f;          // per unit solid angle; for a point or directional light, the pick's probability
     bool delta = false;        // a point or directional light: no BSDF sample can find it
     bool valid = false;
 };
 
-// The light slot that the uniform number u in [0, 1) picks: the last k with cdf[k] <= u.
-SRT_HD_INLINE uint32_t pick_light(const SceneView& s, float u) {
-    const uint32_t n = s.light_count + s.emitter_count;
-    uint32_t lo = 0, hi = n;  // the answer is in [lo, hi)
-    while (hi - lo > 1) {
-        const uint32_t mid = (lo + hi) >> 1;
-        if (s.light_cdf[mid] <= u) lo = mid;
-        else hi = mid;
-    }
-    return lo;
+// How many slots the light table holds: the lights, the emitters, and the environment
+// map where it is sampled.
+SRT_HD_INLINE uint32_t light_slots(const SceneView& s) {
+    return s.light_count + s.emitter_count + (s.env.light != kNoEmitter ? 1u : 0u);
 }
+
+// The light slot that the uniform number u in [0, 1) picks: the last k with cdf[k] <= u.
+SRT_HD_INLINE uint32_t pick_light(const SceneView& s, float u) { return cdf_bucket(s.light_cdf, light_slots(s), u); }
 
 // An emitter's point for (u1, u2) and its outward (front) unit normal.
 SRT_HD_INLINE void emitter_point(const EmitterGpu& e, float u1, float u2, glm::vec3& p, glm::vec3& n) {
@@ -76,7 +75,7 @@ SRT_HD_INLINE glm::vec3 emitter_radiance(const EmitterGpu& e, const glm::vec3& w
 // (u1, u2) the point on it.
 SRT_HD_INLINE LightSample sample_light(const SceneView& s, const glm::vec3& o, float u0, float u1, float u2) {
     LightSample ls;
-    if (s.light_count + s.emitter_count == 0 || s.light_cdf == nullptr) return ls;
+    if (s.light_cdf == nullptr) return ls;
     const uint32_t k = pick_light(s, u0);
     const float pmf = s.light_pmf[k];
     if (!(pmf > 0.0f)) return ls;
@@ -99,6 +98,15 @@ SRT_HD_INLINE LightSample sample_light(const SceneView& s, const glm::vec3& o, f
             ls.radiance = glm::vec3(c.x, c.y, c.z) * (classic ? kPi : 1.0f);
         }
         ls.valid = true;
+        return ls;
+    }
+    if (k == s.env.light) {  // the environment map, at infinity
+        const EnvSample es = sample_env(s.env, u1, u2);
+        ls.wi = es.wi;
+        ls.dist = 3.0e38f;
+        ls.radiance = es.radiance;
+        ls.pdf = pmf * es.pdf;
+        ls.valid = ls.pdf > 0.0f && (ls.radiance.x > 0.0f || ls.radiance.y > 0.0f || ls.radiance.z > 0.0f);
         return ls;
     }
     const uint32_t e = k - s.light_count;

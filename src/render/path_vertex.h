@@ -80,6 +80,19 @@ SRT_HD_INLINE glm::vec3 path_arrive(const SceneView& s, const Surface& sf, int32
     return st.throughput * glm::vec3(e.x, e.y, e.z) * mis;
 }
 
+// What a path's ray that leaves the scene along d brings back, per unit throughput: the sky
+// (render/environment.h). The environment map is a light that light samples find too, so
+// after a BSDF sample (prev_pdf > 0) its radiance is weighed by MIS against them; after
+// the camera or a delta lobe, or where the map is not sampled, it counts whole.
+template <PathStrategy kStrategy = PathStrategy::Mis>
+SRT_HD_INLINE glm::vec3 path_escape(const SceneView& s, const glm::vec3& d, float prev_pdf) {
+    const glm::vec3 sky = sky_radiance(s, d);
+    if (!(prev_pdf > 0.0f) || s.env.light == kNoEmitter) return sky;
+    if constexpr (kStrategy == PathStrategy::LightOnly) return glm::vec3(0.0f);  // the light sample counted it
+    if constexpr (kStrategy == PathStrategy::BsdfOnly) return sky;
+    return sky * power_heuristic(prev_pdf, s.light_pmf[s.env.light] * env_pdf(s.env, d));
+}
+
 // Next-event estimation at the surface, up to its shadow ray: one light sample, the ray
 // that must reach the light unblocked, and what it brings if it does. The caller traces
 // the ray (render/stages.h: at once in the wavefront's shade, or with the path's next

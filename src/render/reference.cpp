@@ -41,7 +41,7 @@ struct Tracer {
                glm::vec3& radiance) const {
         const Hit h = intersect_closest<whitted_variant(W)>(scene, o, d, 3.0e38f);
         if (h.id < 0) {
-            add_finite(radiance, weight * scene.background);
+            add_finite(radiance, weight * sky_radiance(scene, d));
             return;
         }
         uint32_t shadow_rays = 0;

@@ -35,6 +35,26 @@ SRT_HD_INLINE void sincos_turns(float u, float& s, float& c) {
     }
 }
 
+// atan2(y, x) / (2 pi): the angle in turns, in [-1/2, 1/2], from + - * / alone. The
+// smaller of |x|, |y| over the larger is in [0, 1]; past tan(pi/8) it is reduced by the
+// identity atan t = pi/4 + atan((t - 1)/(t + 1)), and Cephes' minimax polynomial for atanf
+// holds there to about 1e-7. Quadrants by the signs. 0 for (0, 0).
+SRT_HD_INLINE float atan2_turns(float y, float x) {
+    const float ax = fabsf(x), ay = fabsf(y);
+    const float hi = fmaxf(ax, ay), lo = fminf(ax, ay);
+    if (!(hi > 0.0f)) return 0.0f;
+    float t = lo / hi, a = 0.0f;
+    if (t > 0.414213562f) {
+        t = (t - 1.0f) / (t + 1.0f);
+        a = 0.785398163f;
+    }
+    const float z = t * t;
+    a = a + ((((8.05374449538e-2f * z - 1.38776856032e-1f) * z + 1.99777106478e-1f) * z - 3.33329491539e-1f) * z * t + t);
+    if (ay > ax) a = 1.57079633f - a;
+    if (x < 0.0f) a = 3.14159265f - a;
+    return (y < 0.0f ? -a : a) * 0.159154943f;
+}
+
 // e^x: x = k ln 2 + r with k the nearest integer to x / ln 2 and |r| <= ln 2 / 2 (ln 2 in
 // two parts, Cody and Waite, so that r is exact); e^r by its Taylor series to r^7
 // (relative error below 1e-8 there), 2^k by the exponent bits. Below -87 the result is 0

@@ -302,6 +302,10 @@ SceneView CompiledScene::view() const {
     v.plane_count = uint32_t(planes.size());
     v.light_count = uint32_t(lights.size());
     v.background = background;
+    v.env = env;
+    v.env.texels = env_texels.empty() ? nullptr : env_texels.data();
+    v.env.row_cdf = env_row_cdf.empty() ? nullptr : env_row_cdf.data();
+    v.env.col_cdf = env_col_cdf.empty() ? nullptr : env_col_cdf.data();
     v.precise_spheres = precise_spheres;
     v.ambient = ambient;
     return v;
@@ -312,7 +316,8 @@ size_t CompiledScene::device_bytes() const {
            planes.size() * sizeof(PlaneGpu) + materials.size() * sizeof(MaterialGpu) +
            lights.size() * sizeof(LightGpu) + texture_bytes() + uvs.size() * sizeof(f4) +
            prim_alpha.size() * sizeof(uint32_t) + emitters.size() * sizeof(EmitterGpu) +
-           (light_cdf.size() + light_pmf.size()) * sizeof(float) + prim_emitter.size() * sizeof(uint32_t);
+           (light_cdf.size() + light_pmf.size()) * sizeof(float) + prim_emitter.size() * sizeof(uint32_t) +
+           env_texels.size() * sizeof(f4) + (env_row_cdf.size() + env_col_cdf.size()) * sizeof(float);
 }
 
 size_t CompiledScene::texture_bytes() const {

@@ -54,6 +54,12 @@ struct CompiledScene {
     std::vector<float> light_cdf, light_pmf;
     std::vector<uint32_t> prim_emitter;  // 1 per primitive when any emits, else empty
     glm::vec3 background{0.0f};
+    // The environment map (render/environment.h), empty without one: its texels times its
+    // intensity, its sampling cdfs (render/environment_table.cpp), and the view's counts.
+    std::vector<f4> env_texels;
+    std::vector<float> env_row_cdf, env_col_cdf;
+    EnvironmentView env;
+    double env_power = 0.0;  // what the light table weighs it by: pi r^2 times its integral of luminance
     glm::vec3 ambient{0.0f};
     bool precise_spheres = false;  // some sphere is computed in double (accel/bvh.h sphere_needs_double)
     bool ray_cones = false;        // the textures have mip chains (SceneView::ray_cones)
@@ -76,6 +82,11 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel = AccelLayout:
 // The light table of a compiled scene (its emitters and the selection distribution): its
 // primitives in BVH order and rendering space, the scene's materials and lights.
 void compile_light_table(const Scene& scene, CompiledScene& cs);
+// The environment map of a compiled scene: its texels and its sampling distribution, and
+// its power for the light table, on a scene of bounding radius `radius`.
+void compile_environment(const Scene& scene, double radius, CompiledScene& cs);
+// The map's turn about +Y, for a frame that turns it without compiling again (the viewer).
+void set_environment_rotation(EnvironmentView& env, float degrees);
 // The camera in rendering space: its position relative to `render_origin`, subtracted
 // in double and rounded once. A frame's camera (a camera path's, the viewer's) need not
 // be the one the scene was compiled for; it keeps its precision all the same.

@@ -8,7 +8,7 @@
 // ballot the returned liveness afterwards (render/stencil.h).
 //
 //   generate  : camera ray for pixel ray_to_pixel(i)   -> alive = (that pixel is inside the image)
-//   intersect : closest hit; a miss adds background    -> alive = hit something
+//   intersect : closest hit; a miss adds the sky       -> alive = hit something
 //   shade     : Whitted: Lambert + one shadow ray per light; path: absorption and
 //               emission, then one light sample       (liveness unchanged)
 //   reflect   : Whitted: mirror bounce, weight *= kr   -> alive = kr > 0 and depth left;
@@ -152,11 +152,14 @@ SRT_HD_INLINE bool generate_ray(const FrameContext& f, uint32_t i, R& r) {
     return true;
 }
 
-// A ray's closest hit, kept; a miss adds the background and ends the path.
-template <class R>
-SRT_HD_INLINE bool take_hit(const SceneView& s, R& r, const Hit& h) {
+// A ray's closest hit, kept; a miss adds what the sky sends (the environment map or the
+// background; under the path integrator, `path`, weighed against the map's light samples)
+// and ends the path.
+template <PathStrategy kStrategy = PathStrategy::Mis, class R>
+SRT_HD_INLINE bool take_hit(const SceneView& s, R& r, const Hit& h, bool path) {
     if (h.id < 0) {
-        r.add_radiance(r.weight() * s.background);
+        const glm::vec3 d = r.dir();
+        r.add_radiance(r.weight() * (path ? path_escape<kStrategy>(s, d, r.path_state().prev_pdf) : sky_radiance(s, d)));
         return false;
     }
     r.set_hit(h.t, h.id);
@@ -164,8 +167,8 @@ SRT_HD_INLINE bool take_hit(const SceneView& s, R& r, const Hit& h) {
 }
 
 template <int kWidth, class R>
-SRT_HD_INLINE bool intersect_ray(const SceneView& s, R& r) {
-    return take_hit(s, r, intersect_closest<kWidth>(s, r.origin(), r.dir(), 3.0e38f));
+SRT_HD_INLINE bool intersect_ray(const SceneView& s, R& r, bool path) {
+    return take_hit(s, r, intersect_closest<kWidth>(s, r.origin(), r.dir(), 3.0e38f), path);
 }
 
 template <int kWidth, class R>
@@ -192,13 +195,13 @@ SRT_HD_INLINE bool reflect_ray(const Surface& sf, R& r) {
 // Whitted's ray tree (render/ray_tree.h): the same three stages where a ray may split
 // ---------------------------------------------------------------------------
 
-// Whitted's intersect: the closest hit; a miss adds the background and, in a ray tree's
+// Whitted's intersect: the closest hit; a miss adds the sky and, in a ray tree's
 // kernels (kRayTree), the slot takes its next deferred ray, until one hits or none is
 // left (the pixel's tree is done).
 template <int kWidth, class R>
 SRT_HD_INLINE bool whitted_intersect_ray(const FrameContext& f, uint32_t i, R& r) {
     for (;;) {
-        if (intersect_ray<kWidth>(f.scene, r)) return true;
+        if (intersect_ray<kWidth>(f.scene, r, f.path)) return true;
         if (!ray_tree_of(kWidth) || !tree_pop(f.tree, i, r)) return false;
     }
 }
@@ -348,7 +351,7 @@ SRT_HD_INLINE bool trace_path_vertex(const FrameContext& f, PathRay& r, uint32_t
             arrives = h.id < 0;
             break;
         }
-        if (!take_hit(f.scene, r, h)) return false;
+        if (!take_hit<kStrategy>(f.scene, r, h, true)) return false;
         const Surface sf = ray_surface<kWidth>(f.scene, r);
         const RngKey key = path_key(f, i, bounce);
         const PathShade v = path_shade_query<kWidth, kStrategy>(f, sf, r, key, more);

@@ -87,7 +87,7 @@ public:
         root.object("an object");
         static const std::vector<std::string> top_keys = {"camera", "background", "render", "materials",
                                                           "lights", "objects", "include", "animation", "ambient",
-                                                          "light_model"};
+                                                          "light_model", "environment"};
         root.check_keys(top_keys, "the scene");
 
         if (Node inc = root.member("include", "'include'")) {
@@ -103,6 +103,7 @@ public:
             if (Node bg = root.member("background", "'background'")) scene_.background = bg.colour();
             if (Node am = root.member("ambient", "'ambient'")) scene_.ambient = am.colour();
             if (Node r = root.member("render", "'render'")) read_render(r);
+            if (Node e = root.member("environment", "'environment'")) read_environment(e);
             if (Node a = root.member("animation", "'animation'")) read_animation(a);
             if (Node lm = root.member("light_model", "'light_model'")) {
                 const std::string v = lm.str();
@@ -111,7 +112,7 @@ public:
                             suggestion(v, {"classic", "physical"}));
             }
         } else {
-            for (const char* k : {"camera", "background", "render", "animation", "ambient", "light_model"})
+            for (const char* k : {"camera", "background", "render", "animation", "ambient", "light_model", "environment"})
                 if (Node n = root.member(k, k))
                     std::cerr << d.where(n.offset()) << ": warning: '" << k
                               << "' in an included file is ignored (only the top-level file sets it)\n";
@@ -224,6 +225,29 @@ private:
         if ((path.keys.back().time - path.keys.front().time) * path.fps >= 1e7)
             n.fail("animation is longer than 10,000,000 frames");
     }
+    // "environment": {"file": "sky.hdr", "intensity": 1, "rotation": 0}: the file relative
+    // to the scene file; the rotation in degrees about +Y.
+    void read_environment(const Node& n) {
+        n.object("an object");
+        n.check_keys({"file", "intensity", "rotation"}, "'environment'");
+        float intensity = 1.0f, rotation = 0.0f;
+        if (Node i = n.member("intensity", "environment 'intensity'")) {
+            intensity = i.number();
+            if (!(intensity >= 0.0f) || !std::isfinite(intensity)) i.fail("environment 'intensity' must be 0 or more");
+        }
+        if (Node r = n.member("rotation", "environment 'rotation'")) {
+            rotation = r.number();
+            if (!std::isfinite(rotation)) r.fail("environment 'rotation' (degrees) must be finite");
+        }
+        Node f = n.require("file", "'environment'");
+        const std::string path = resolve_path(n.doc->file, f.str());
+        try {
+            scene_.environment = environment_from_file(path, intensity, rotation);
+        } catch (const InputError& e) {
+            f.fail(e.what());  // the scene's line, then the image's own complaint
+        }
+    }
+
     void read_render(const Node& n) {
         n.object("an object");
         n.check_keys({"width", "height", "depth", "integrator", "sampler"}, "'render'");
@@ -481,7 +505,9 @@ void add_json_emitter_lights(Scene& scene, const std::string& path) {
         g.emission = scene.materials[sp.material].emission;
         groups.push_back(g);
     }
-    if (add_emitter_lights(scene, groups, path, "emission") == 0)
+    // An environment map lights the scene under the path integrator; under Whitted's the
+    // render line says it is seen there, not a light.
+    if (add_emitter_lights(scene, groups, path, "emission") == 0 && !scene.environment.active())
         scene.add_light_note(path + ": the scene has no lights and no emitters; the Whitted integrator shows only "
                                      "the background and the ambient term");
 }

@@ -130,6 +130,19 @@ void validate(const Scene& s) {
             "camera 'up' is parallel to the view direction");
     require(c.fov_deg > 0.0f && c.fov_deg < 180.0f, s, "camera fov must be in (0, 180) degrees");
     require(finite(s.background), s, "background is not finite");
+    const Environment& e = s.environment;
+    require(!e.active() || (std::isfinite(e.intensity) && e.intensity >= 0.0f), s,
+            "environment intensity must be finite and not negative");
+    require(!e.active() || std::isfinite(e.rotation), s, "environment rotation is not finite");
+}
+
+Environment environment_from_file(const std::string& path, float intensity, float rotation) {
+    Environment e;
+    e.file = path;
+    e.intensity = intensity;
+    e.rotation = rotation;
+    e.image = std::make_shared<const RadianceImage>(read_radiance_image(path));
+    return e;
 }
 
 }  // namespace srt

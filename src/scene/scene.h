@@ -17,9 +17,12 @@
 // moves it next to the camera and rounds it to float once.
 #pragma once
 
+#include "core/radiance_image.h"
 #include "scene/integrator.h"
 
 #include <glm/glm.hpp>
+
+#include <memory>
 
 #include <cstdint>
 #include <optional>
@@ -200,10 +203,23 @@ struct CameraPath {
 
 const char* to_string(CameraPath::Interpolation i);
 
+// An environment map: light from every direction at infinity, from an equirectangular
+// HDR image (render/environment.h gives the convention: Blender's, Y up). Under the path
+// integrator it lights the scene, importance-sampled; under Whitted's, rays that leave
+// the scene see it (mirrors and glass reflect it), but it is not a light there.
+struct Environment {
+    std::string file;          // as the scene or --env named it, for reports
+    float intensity = 1.0f;    // multiplies every texel
+    float rotation = 0.0f;     // degrees about +Y: the map turned right-handed, as seen from above
+    std::shared_ptr<const RadianceImage> image;  // shared: scenes are copied (animation, the viewer)
+    bool active() const { return image != nullptr; }
+};
+
 struct Scene {
     std::string name;     // for reports: file path or "builtin:default"
     Camera camera;
-    glm::vec3 background{0.0f, 0.0f, 0.0f};
+    glm::vec3 background{0.0f, 0.0f, 0.0f};  // what rays that leave the scene see, without an environment
+    Environment environment;
     glm::vec3 ambient{0.0f, 0.0f, 0.0f};  // ambient light, times each material's ka
     std::vector<Material> materials;  // index 0 always exists
     std::vector<TextureImage> images;
@@ -266,6 +282,10 @@ struct Bounds3 {
     void grow(const Bounds3& b) { lo = glm::min(lo, b.lo); hi = glm::max(hi, b.hi); }
 };
 Bounds3 finite_bounds(const Scene& s);
+
+// The environment map in the image file `path` (OpenEXR or Radiance RGBE), read at once.
+// Throws InputError(path, 0, what) where the file is missing or cannot be read.
+Environment environment_from_file(const std::string& path, float intensity = 1.0f, float rotation = 0.0f);
 
 // Checks the invariants renderers rely on (material indices in range, unit normals,
 // finite numbers, radius > 0). Throws InputError naming `s.name`.

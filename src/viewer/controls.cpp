@@ -6,6 +6,7 @@
 #include "render/pick.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <optional>
 
@@ -61,6 +62,8 @@ void Viewer::on_key(int key, int action) {
         case GLFW_KEY_R: camera_.reset(); break;
         case GLFW_KEY_PERIOD:
         case GLFW_KEY_COMMA: step_aperture(key == GLFW_KEY_PERIOD); break;
+        case GLFW_KEY_J: turn_environment(-15.0f); break;
+        case GLFW_KEY_K: turn_environment(15.0f); break;
         case GLFW_KEY_F:
             vsync_ = !vsync_;
             glfwSwapInterval(vsync_ ? 1 : 0);
@@ -117,6 +120,12 @@ std::string Viewer::camera_command() const {
         cmd += b;
     }
     if (scene_.texture_filter == TextureFilter::Trilinear) cmd += " --texture-filter trilinear";
+    if (const Environment& e = scene_.environment; e.active()) {
+        std::snprintf(b, sizeof b, ":%.9g", double(e.intensity));
+        cmd += " --env " + shell_word(e.file + b);
+        std::snprintf(b, sizeof b, " --env-rotation %.9g", double(env_rotation_));
+        cmd += b;
+    }
     return cmd;
 }
 
@@ -140,6 +149,15 @@ void Viewer::step_aperture(bool wider) {
     if (wider) a = a > 0.0f ? a * 1.41421356f : first;
     else a = a / 1.41421356f < first / 8.0f ? 0.0f : a / 1.41421356f;
     camera_.set_lens(a, c.focus_distance);
+}
+
+// J and K turn the environment map about the up axis by 15 degrees. Its sampling
+// distribution lives in the map's own frame, so only the turn is sent again.
+void Viewer::turn_environment(float degrees) {
+    if (!scene_.environment.active()) return;
+    env_rotation_ = std::fmod(env_rotation_ + degrees, 360.0f);
+    set_environment_rotation(compiled_.env, env_rotation_);
+    ex_->set_scene(compiled_);
 }
 
 // A left click focuses on the surface under the cursor (render/pick.h); where the cursor

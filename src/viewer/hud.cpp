@@ -5,6 +5,7 @@
 #include "render/split_executor.h"
 
 #include <algorithm>
+#include <filesystem>
 
 namespace srt::viewer::detail {
 
@@ -56,7 +57,7 @@ void Viewer::draw_hud() {
         }
         if (compact) {
             ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-            ImGui::TextWrapped("H hide  C camera  V overlay  M mode  I integrator  [ ] depth  - = 0 exposure  , . lens");
+            ImGui::TextWrapped("H hide  C camera  V overlay  M mode  I integrator  [ ] depth  - = 0 exposure  , . lens  J K sky");
             ImGui::PopStyleColor();
         } else {
             const Camera& c = camera_.camera();
@@ -66,6 +67,10 @@ void Viewer::draw_hud() {
                 ImGui::Text("lens     radius %.4g  focus %.4g  (, . radius; click: focus there)", c.aperture, c.focus());
             else
                 ImGui::Text("lens     pinhole  (. opens the lens; click: focus there)");
+            if (const Environment& e = scene_.environment; e.active())
+                ImGui::Text("sky      %s  x%.3g  turned %.4g deg  (J K turn it)",
+                            std::filesystem::path(e.file).filename().string().c_str(), double(e.intensity),
+                            double(env_rotation_));
             ImGui::Separator();
             for (const StageTime& t : stats_.stage_ms) ImGui::Text("  %-10s %8.3f ms", t.stage.c_str(), t.ms);
             ImGui::Text("  rays       %8.2f M", double(stats_.rays_traced) * 1e-6);

@@ -148,7 +148,7 @@ void Viewer::render_frame(double dt) {
 
     // Progressive accumulation: a still view adds samples; any change starts a new sum.
     const AccumKey key{camera_.camera(), rs_.width, rs_.height,    rs_.depth,     rs_.spp,
-                       rs_.warp_width,   rs_.mode,  rs_.integrator, rs_.exposure};
+                       rs_.warp_width,   rs_.mode,  rs_.integrator, rs_.exposure, env_rotation_};
     if (!(key == accum_key_)) {
         accum_key_ = key;
         accumulated_ = 0;
@@ -352,6 +352,7 @@ int Viewer::run() {
     init_gl();
 
     compiled_ = compile_scene(scene_, options_.accel, options_.build);
+    env_rotation_ = scene_.environment.rotation;
     ex_->set_scene(compiled_);
 #if defined(SRT_HAVE_CUDA)
     cuda_ = dynamic_cast<CudaExecutor*>(ex_.get());

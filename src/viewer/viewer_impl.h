@@ -78,6 +78,7 @@ private:
     void on_key(int key, int action);
     void on_mouse_button(int button, int action);
     void step_aperture(bool wider);
+    void turn_environment(float degrees);
     void focus_at_cursor();
     void on_cursor_delta(double dx, double dy);
     void on_scroll(double dy);
@@ -89,6 +90,7 @@ private:
     Options options_;
     RenderSettings rs_;
     CompiledScene compiled_;
+    float env_rotation_ = 0.0f;  // the environment map's turn now (J, K), degrees
     std::unique_ptr<Executor> ex_;
 #if defined(SRT_HAVE_CUDA)
     CudaExecutor* cuda_ = nullptr;  // ex_ when it is the CUDA executor
@@ -145,12 +147,13 @@ private:
         DeadRayMode mode = DeadRayMode::Stencil;
         Integrator integrator = Integrator::Whitted;
         float exposure = 0.0f;
+        float env_rotation = 0.0f;
         bool operator==(const AccumKey& o) const {
             return camera.from == o.camera.from && camera.at == o.camera.at && camera.up == o.camera.up &&
                    camera.fov_deg == o.camera.fov_deg && camera.aperture == o.camera.aperture &&
                    camera.focus() == o.camera.focus() && width == o.width && height == o.height && depth == o.depth &&
                    spp == o.spp && warp_width == o.warp_width && mode == o.mode && integrator == o.integrator &&
-                   exposure == o.exposure;
+                   exposure == o.exposure && env_rotation == o.env_rotation;
         }
     };
     AccumKey accum_key_;

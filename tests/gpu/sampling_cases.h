@@ -89,10 +89,11 @@ void sampling_cases_host(float* out);
 namespace srt::test {
 
 constexpr uint32_t kLightCases = 4096;
-constexpr uint32_t kFloatsPerLightCase = 12;
+constexpr uint32_t kFloatsPerLightCase = 16;
 
 // Light case k against a compiled scene's light table: a shading point near the lights and
-// three numbers, the sample's direction, distance, radiance, pdf and flags.
+// three numbers, the sample's direction, distance, radiance, pdf and flags; and the
+// environment map's density and radiance.
 SRT_HD_INLINE void light_case(const SceneView& s, uint32_t k, float* out) {
     const glm::vec3 o(4.0f * case_uniform(9u * k) - 2.0f, 4.0f * case_uniform(9u * k + 1u) - 2.0f,
                       4.0f * case_uniform(9u * k + 2u) - 2.0f);
@@ -105,7 +106,14 @@ SRT_HD_INLINE void light_case(const SceneView& s, uint32_t k, float* out) {
     out[8] = float((ls.valid ? 1 : 0) | (ls.delta ? 2 : 0));
     out[9] = float(pick_light(s, case_uniform(9u * k + 6u)));
     out[10] = s.emitter_count ? emitter_pdf(s, k % s.emitter_count, ls.wi, ls.dist + 1.0f, glm::vec3(0.0f, -1.0f, 0.0f)) : 0.0f;
-    out[11] = 0.0f;
+    // The environment map: the density of the sample's direction, the radiance along the
+    // direction of o, and the portable atan2 it rests on.
+    const bool env = s.env.texels != nullptr;
+    const glm::vec3 d = glm::dot(o, o) > 0.0f ? glm::normalize(o) : glm::vec3(0.0f, 1.0f, 0.0f);
+    const glm::vec3 l = env ? env_radiance(s.env, d) : glm::vec3(0.0f);
+    out[11] = env ? env_pdf(s.env, ls.wi) : 0.0f;
+    out[12] = l.x; out[13] = l.y; out[14] = l.z;
+    out[15] = atan2_turns(o.z, o.x);
 }
 
 // Host side: every light case into out[kLightCases * kFloatsPerLightCase].

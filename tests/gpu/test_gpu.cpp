@@ -66,6 +66,13 @@ std::vector<std::pair<std::string, Scene>> scenes() {
             s.camera.focus_distance = 0.7f * s.camera.focus();
             v.emplace_back(std::string(f) + " through a lens", std::move(s));
         }
+    // Under an environment map (render/environment.h): mirrors and glass reflect it.
+    for (const char* f : {"scenes/hall-of-mirrors.json", "scenes/environment.json"})
+        if (std::filesystem::exists(src + "/" + f)) {
+            Scene s = load_scene(src + "/" + f);
+            s.environment = environment_from_file(src + "/assets/env/sky.hdr", 1.0f, 40.0f);
+            v.emplace_back(std::string(f) + " under the sky", std::move(s));
+        }
     // The ground sphere of radius 1000, far from the origin (robust hit points).
     if (std::filesystem::exists(src + "/scenes/big-sphere.json"))
         v.emplace_back("big-sphere moved by (1e4, 0, 1e4)",

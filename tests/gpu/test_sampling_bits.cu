@@ -58,8 +58,8 @@ TEST(Gpu, SamplingArithmeticIsBitIdentical) {
     EXPECT_EQ(differ, 0u);
 }
 
-// Light sampling over a compiled light table (a point light, an emissive triangle and a
-// two-sided emissive sphere) gives the same bits on the device as on the host.
+// Light sampling over a compiled light table (a point light, an emissive triangle, a
+// two-sided emissive sphere and an environment map) gives the same bits on the device as on the host.
 TEST(Gpu, LightSamplingIsBitIdentical) {
     using namespace srt;
     using namespace srt::test;
@@ -88,6 +88,14 @@ TEST(Gpu, LightSamplingIsBitIdentical) {
     point.position = Point3(0, 3, 1);
     point.colour = glm::vec3(2.0f);
     sc.lights = {point};
+    // An environment map with a bright texel among a gradient, turned: the fourth light.
+    auto sky = std::make_shared<RadianceImage>();
+    sky->width = 16;
+    sky->height = 8;
+    for (int k = 0; k < 16 * 8; ++k)
+        for (int c = 0; c < 3; ++c) sky->rgb.push_back(k == 37 ? 40.0f : 0.05f * float(k % 16 + c) + 0.01f * float(k / 16));
+    sc.environment.image = sky;
+    sc.environment.rotation = 30.0f;
     const CompiledScene cs = compile_scene(sc);
     const SceneView host = cs.view();
     SceneView dev = host;
@@ -96,6 +104,9 @@ TEST(Gpu, LightSamplingIsBitIdentical) {
     dev.light_cdf = to_device(cs.light_cdf);
     dev.light_pmf = to_device(cs.light_pmf);
     dev.prim_emitter = to_device(cs.prim_emitter);
+    dev.env.texels = to_device(cs.env_texels);
+    dev.env.row_cdf = to_device(cs.env_row_cdf);
+    dev.env.col_cdf = to_device(cs.env_col_cdf);
     const size_t n = size_t(kLightCases) * kFloatsPerLightCase;
     float* d = nullptr;
     ASSERT_EQ(cudaMalloc(&d, n * sizeof(float)), cudaSuccess);
@@ -104,7 +115,8 @@ TEST(Gpu, LightSamplingIsBitIdentical) {
     std::vector<float> device(n), reference(n);
     ASSERT_EQ(cudaMemcpy(device.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
     for (const void* p : {(const void*)d, (const void*)dev.lights, (const void*)dev.emitters, (const void*)dev.light_cdf,
-                          (const void*)dev.light_pmf, (const void*)dev.prim_emitter})
+                          (const void*)dev.light_pmf, (const void*)dev.prim_emitter, (const void*)dev.env.texels,
+                          (const void*)dev.env.row_cdf, (const void*)dev.env.col_cdf})
         cudaFree(const_cast<void*>(p));
     light_cases_host(host, reference.data());
     size_t differ = 0, valid = 0;
@@ -120,4 +132,8 @@ TEST(Gpu, LightSamplingIsBitIdentical) {
     std::printf("[lights] %zu values (%zu valid samples), %zu differ between device and host\n", n, valid, differ);
     EXPECT_EQ(differ, 0u);
     EXPECT_GT(valid, size_t(kLightCases / 4));
+    ASSERT_NE(cs.env.light, kNoEmitter);
+    size_t env_picked = 0;
+    for (size_t k = 0; k < kLightCases; ++k) env_picked += uint32_t(reference[k * kFloatsPerLightCase + 9]) == cs.env.light;
+    EXPECT_GT(env_picked, 0u) << "no case sampled the environment map";
 }

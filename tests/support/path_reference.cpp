@@ -66,6 +66,23 @@ Vec3 camera_direction(const Camera& cam, double px, double py) {
     return normalize(forward + right * (t * sx) + up * (t * cam.height / cam.width * sy));
 }
 
+Ray camera_ray(const Camera& cam, double px, double py, double lens_u, double lens_v) {
+    const Vec3 pin = camera_direction(cam, px, py);
+    if (!(cam.aperture > 0)) return {cam.from, pin};
+    // Same frame as camera_direction: the lens lies in the image plane's directions.
+    const Vec3 forward = normalize(cam.at - cam.from);
+    const Vec3 right = normalize(cross(forward, cam.up));
+    const Vec3 up = cross(right, forward);
+    const double focus = cam.focus_distance > 0 ? cam.focus_distance : length(cam.at - cam.from);
+    // All rays through one raster position meet where the pinhole ray crosses
+    // the plane of focus (perpendicular to forward, at distance `focus`).
+    const Vec3 target = cam.from + pin * (focus / dot(pin, forward));
+    // Uniform point of the disk: radius sqrt(u) (area grows as r^2), angle 2 pi v.
+    const double r = cam.aperture * std::sqrt(lens_u), phi = 2 * kPi * lens_v;
+    const Vec3 origin = cam.from + right * (r * std::cos(phi)) + up * (r * std::sin(phi));
+    return {origin, normalize(target - origin)};
+}
+
 double fresnel_dielectric(double cos_i, double eta) {
     cos_i = std::clamp(cos_i, 0.0, 1.0);
     const double sin2_t = (1.0 - cos_i * cos_i) / (eta * eta);  // Snell
@@ -217,6 +234,8 @@ public:
             check(sp.material);
             if (sp.radius > 0) spheres_.push_back(sp);
         }
+        has_env_ = s.environment.width > 0;
+        env_sampler_ = EnvironmentSampler(s.environment);  // validates the map
         build_lights();
         build_bvh();
     }
@@ -270,8 +289,12 @@ private:
         return b;
     }
 
-    // Emitters: any primitive with nonzero emission. Chosen with probability
-    // proportional to area * mean(emission), then a uniform point by area.
+    // Emitters: any primitive with nonzero emission, and the environment map
+    // unless it is black. NEE picks the environment with probability env_prob_
+    // (1/2 when there are both kinds: their powers are not comparable, the
+    // environment's depends on the scene's size), else a primitive with
+    // probability proportional to area * mean(emission), then a uniform point
+    // by area. select_pdf_ includes the factor 1 - env_prob_.
     void build_lights() {
         select_pdf_.assign(num_prims(), 0.0);
         double total = 0;
@@ -284,8 +307,9 @@ private:
                 select_pdf_[id] = w;
             }
         }
-        if (total <= 0) return;  // no emitters: NEE is skipped, select_pdf_ stays 0
-        for (double& p : select_pdf_) p /= total;
+        if (env_sampler_.active()) env_prob_ = total > 0 ? 0.5 : 1.0;
+        if (total <= 0) return;  // no emitting primitives: select_pdf_ stays 0
+        for (double& p : select_pdf_) p *= (1 - env_prob_) / total;
         for (double& c : light_cdf_) c /= total;
     }
 
@@ -431,10 +455,18 @@ private:
         return {};
     }
 
+    // Power heuristic weight of a strategy with density p against one with q.
+    static double power_heuristic(double p, double q) { return p * p / (p * p + q * q); }
+
     // Next-event estimate at a diffuse vertex x with normal ns facing the
     // incoming ray. Returns the (MIS-weighted) contribution, excluding beta.
     Rgb nee(Vec3 x, Vec3 ns, const Material& m, Rgb sigma, Pcg32& rng) const {
-        const double u0 = rng.uniform(), u1 = rng.uniform(), u2 = rng.uniform();
+        double u0 = rng.uniform();
+        const double u1 = rng.uniform(), u2 = rng.uniform();
+        if (env_prob_ > 0) {  // u0 picks the kind of light, then is reused rescaled to [0, 1)
+            if (u0 < env_prob_) return nee_env(x, ns, m, sigma, u0 / env_prob_, u1, u2);
+            u0 = (u0 - env_prob_) / (1 - env_prob_);
+        }
         const int k =
             static_cast<int>(std::upper_bound(light_cdf_.begin(), light_cdf_.end(), u0) - light_cdf_.begin());
         const int id = lights_[std::min<size_t>(k, lights_.size() - 1)];
@@ -458,13 +490,29 @@ private:
         const double sdist = length(sd);
         Hit h;
         if (trace(xo, sd * (1.0 / sdist), sdist, true, h)) return {};
-        double w = 1;
-        if (opt_.strategy == Strategy::Mis) {
-            const double pb = cos_x / kPi;
-            w = pl * pl / (pl * pl + pb * pb);
-        }
+        const double w = opt_.strategy == Strategy::Mis ? power_heuristic(pl, cos_x / kPi) : 1.0;
         return m.albedo * (1.0 / kPi) * le * exp_neg(sigma, dist) * (cos_x * w / pl);
     }
+
+    // NEE towards the environment: a direction from its sampler; the shadow
+    // ray runs to infinity and any geometry blocks it.
+    Rgb nee_env(Vec3 x, Vec3 ns, const Material& m, Rgb sigma, double u0, double u1, double u2) const {
+        double pdf;
+        const Vec3 wi = env_sampler_.sample(u0, u1, u2, &pdf);
+        const double cos_x = dot(ns, wi);
+        const double pl = env_prob_ * pdf;
+        if (cos_x <= 0 || !(pl > 0)) return {};
+        const Rgb le = environment_radiance(scene_.environment, wi);
+        if (max_component(le) <= 0) return {};
+        Hit h;
+        if (trace(offset(x, ns), wi, kInf, true, h)) return {};
+        const double w = opt_.strategy == Strategy::Mis ? power_heuristic(pl, cos_x / kPi) : 1.0;
+        return m.albedo * (1.0 / kPi) * le * exp_neg(sigma, kInf) * (cos_x * w / pl);
+    }
+
+    // Radiance arriving along -d from infinity: the environment if present, else the background.
+    Rgb escaped(Vec3 d) const { return has_env_ ? environment_radiance(scene_.environment, d) : scene_.background; }
+    bool has_lights() const { return !lights_.empty() || env_prob_ > 0; }
 
     const Scene& scene_;
     RenderOptions opt_;
@@ -474,6 +522,9 @@ private:
     std::vector<int> order_;
     std::vector<int> lights_;
     std::vector<double> light_cdf_, select_pdf_;
+    bool has_env_ = false;  // the environment replaces the background
+    EnvironmentSampler env_sampler_;
+    double env_prob_ = 0;  // probability that NEE samples the environment (0: it is not a sampled light)
 };
 
 // Orthonormal basis around unit n (Duff et al. 2017).
@@ -495,12 +546,21 @@ Rgb Tracer::radiance(Vec3 o, Vec3 d, Pcg32& rng) const {
     bool prev_specular = true;  // camera and specular vertices: emission gets weight 1
     double prev_pdf = 0;        // solid-angle pdf of the last diffuse BSDF sample
     Vec3 prev_p = o;
-    const bool use_nee = opt_.strategy != Strategy::BsdfOnly && !lights_.empty();
+    const bool use_nee = opt_.strategy != Strategy::BsdfOnly && has_lights();
     for (int depth = 0;; ++depth) {  // depth = scattering vertices so far
         Hit h;
         if (!trace(o, d, kInf, false, h)) {
-            // The background is not a sampled light: full weight in every strategy.
-            L = L + beta * exp_neg(sigma, kInf) * scene_.background;
+            // The background is not a sampled light: full weight in every
+            // strategy. A non-black environment is, so after a diffuse vertex
+            // its NEE shares this path (Mis) or stands for it (LightOnly).
+            double w = 1;
+            if (env_prob_ > 0 && !prev_specular) {
+                if (opt_.strategy == Strategy::LightOnly)
+                    w = 0;
+                else if (opt_.strategy == Strategy::Mis)
+                    w = power_heuristic(prev_pdf, env_prob_ * env_sampler_.pdf(d));
+            }
+            L = L + beta * exp_neg(sigma, kInf) * escaped(d) * w;
             break;
         }
         beta = beta * exp_neg(sigma, h.t);
@@ -516,7 +576,7 @@ Rgb Tracer::radiance(Vec3 o, Vec3 d, Pcg32& rng) const {
                     w = 0;
                 } else if (opt_.strategy == Strategy::Mis) {
                     const double pl = light_pdf(h.prim, s.n, d, length(s.p - prev_p));
-                    w = std::isfinite(pl) ? prev_pdf * prev_pdf / (prev_pdf * prev_pdf + pl * pl) : 0;
+                    w = std::isfinite(pl) ? power_heuristic(prev_pdf, pl) : 0;
                 }
             }
             L = L + beta * le * w;
@@ -596,6 +656,8 @@ void parallel_for(int n, unsigned threads, F body) {
 
 Image render(const Scene& scene, const Camera& cam, const RenderOptions& opt) {
     if (cam.width < 1 || cam.height < 1) throw std::invalid_argument("pathref: empty image");
+    if (!(cam.aperture >= 0 && cam.focus_distance >= 0) || !std::isfinite(cam.aperture + cam.focus_distance))
+        throw std::invalid_argument("pathref: aperture and focus_distance must be finite and >= 0");
     const Tracer tracer(scene, opt);
     Image img;
     img.width = cam.width;
@@ -609,7 +671,14 @@ Image render(const Scene& scene, const Camera& cam, const RenderOptions& opt) {
             for (int s = 0; s < opt.spp; ++s) {
                 Pcg32 rng = make_rng(opt.seed, pix, s);
                 const double u = rng.uniform(), v = rng.uniform();  // box filter
-                acc.add(tracer.radiance(cam.from, camera_direction(cam, x + u, y + v), rng));
+                // A pinhole draws no lens sample, so its images keep their random streams.
+                double lu = 0, lv = 0;
+                if (cam.aperture > 0) {
+                    lu = rng.uniform();
+                    lv = rng.uniform();
+                }
+                const Ray ray = camera_ray(cam, x + u, y + v, lu, lv);
+                acc.add(tracer.radiance(ray.origin, ray.dir, rng));
             }
             const Estimate e = acc.result();
             img.mean[pix] = e.mean;

@@ -90,11 +90,62 @@ struct Sphere {
     int material = 0;
 };
 
+// Equirectangular (lat-long) environment map at infinity; see path_reference.md.
+// World +Y is up. A unit world direction d is first rotated back by
+// a = rotation_deg (the map is turned by +a about +Y, right-handed):
+//   l = (d.x cos a - d.z sin a, d.y, d.x sin a + d.z cos a),
+// then u = 0.5 + atan2(l.z, l.x) / (2 pi)  (u = 0.5: +X, 0.75: +Z, 0.25: -Z),
+//      v = acos(l.y) / pi                  (v = 0: up = the top row).
+// Radiance = intensity * bilinear interpolation of the texels at (u, v), texel
+// (i, j) centred at ((i + 0.5) / width, (j + 0.5) / height); columns wrap
+// around (u is periodic), rows are clamped (poles). Texels must be >= 0.
+struct Environment {
+    int width = 0, height = 0;  // width > 0: the map is present
+    std::vector<Rgb> texels;    // width * height, row-major, row 0 = the TOP row
+    double intensity = 1;       // multiplies every texel
+    double rotation_deg = 0;    // rotation of the map about +Y
+};
+
+// Radiance of the map towards unit world direction d (the radiance arriving
+// along -d). Ignores whether the map is present; requires width, height > 0.
+Rgb environment_radiance(const Environment& env, Vec3 d);
+
+// Importance sampling of an environment map, piecewise constant in solid
+// angle. The cells are the "dual" cells of the texel grid, whose corners are
+// four texel centres (rows clamped at the poles, columns wrapped), so the
+// bilinear radiance inside a cell depends only on its four corner texels; a
+// cell is chosen with probability proportional to the mean of its corners'
+// mean_component times its solid angle, then a direction uniform in solid
+// angle within it. The density is thus > 0 wherever the radiance is > 0.
+class EnvironmentSampler {
+public:
+    EnvironmentSampler() = default;
+    // Throws std::invalid_argument for a malformed map (sizes, negative or
+    // non-finite texels, negative intensity).
+    explicit EnvironmentSampler(const Environment& env);
+    // False when the map is absent or black everywhere (nothing to sample).
+    bool active() const { return total_ > 0; }
+    // Unit world direction for uniforms u0, u1, u2 in [0, 1); *pdf = its
+    // solid-angle density. Requires active().
+    Vec3 sample(double u0, double u1, double u2, double* pdf) const;
+    // Solid-angle density with which sample() produces unit direction d.
+    double pdf(Vec3 d) const;
+
+private:
+    int width_ = 0, height_ = 0;  // cells: height_ + 1 bands in v, width_ columns in u
+    double cos_rot_ = 1, sin_rot_ = 0;
+    double total_ = 0;
+    std::vector<double> cdf_;        // over cells, index band * width_ + column
+    std::vector<double> cell_pdf_;   // solid-angle density inside each cell
+    std::vector<double> band_dcos_;  // cos(theta_top) - cos(theta_bottom) of each band
+};
+
 struct Scene {
     std::vector<Material> materials;
     std::vector<Triangle> triangles;
     std::vector<Sphere> spheres;
-    Rgb background;  // radiance of rays that escape
+    Rgb background;           // radiance of rays that escape (when there is no environment)
+    Environment environment;  // when present (width > 0) it replaces `background`
 
     int add_material(const Material& m);  // returns its index
     void add_triangle(Vec3 v0, Vec3 v1, Vec3 v2, int material);
@@ -103,14 +154,26 @@ struct Scene {
     void add_sphere(Vec3 center, double radius, int material);
 };
 
-// Pinhole camera; hfov_deg is the full horizontal field of view.
+// Pinhole or thin-lens camera; hfov_deg is the full horizontal field of view.
 struct Camera {
     Vec3 from, at{0, 0, -1}, up{0, 1, 0};
     double hfov_deg = 45;
     int width = 16, height = 16;
+    double aperture = 0;        // lens RADIUS in scene units; 0: pinhole
+    double focus_distance = 0;  // distance of the plane of focus along the view axis; 0: |at - from|
 };
-// Unit direction for raster position (px, py) = (x + u, y + v); y = 0 is the top row.
+// Unit pinhole direction for raster position (px, py) = (x + u, y + v); y = 0 is the top row.
 Vec3 camera_direction(const Camera& cam, double px, double py);
+
+struct Ray {
+    Vec3 origin, dir;  // dir unit
+};
+// Camera ray for raster position (px, py) and lens sample (lens_u, lens_v) in
+// [0, 1)^2. Pinhole (aperture 0): {from, camera_direction(...)}, the lens
+// sample unused. Thin lens: origin = from + a uniform point of the lens disk
+// (radius aperture, in the plane spanned by the camera's right and up'),
+// aimed at the pinhole ray's point on the plane of focus.
+Ray camera_ray(const Camera& cam, double px, double py, double lens_u, double lens_v);
 
 // ---------------------------------------------------------------- rendering
 enum class Strategy {
