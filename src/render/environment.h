@@ -86,8 +86,14 @@ SRT_HD_INLINE glm::vec3 env_lookup(const EnvironmentView& e, const glm::vec2& uv
     return top * (1.0f - fy) + bottom * fy;
 }
 
-// The map's radiance along the world direction d (unit).
-SRT_HD_INLINE glm::vec3 env_radiance(const EnvironmentView& e, const glm::vec3& d) {
+// The map's radiance along the world direction d (unit). Out of line on the device, as
+// are env_pdf and sample_env: the path kernels are bound by fetching instructions
+// (docs/performance.md, "The path vertex's instruction budget"), and inlined, the map's
+// code sat in every kernel's loop, whether the scene had a map or not. The view is passed
+// by value: a reference to a field of the kernel's parameters made the compiler copy the
+// whole scene view to local memory to take its address, and every kernel ran 1.3-3x
+// slower.
+SRT_HD_NOINLINE glm::vec3 env_radiance(EnvironmentView e, glm::vec3 d) {
     return env_lookup(e, env_uv(env_to_map(e, d)));
 }
 
@@ -98,7 +104,7 @@ SRT_HD_INLINE glm::vec3 sky_radiance(const SceneView& s, const glm::vec3& d) {
 
 // The density per unit solid angle with which the map's sampling picks the world direction
 // d (unit); 0 where it never does (a black cell, the poles), and where the map is not sampled.
-SRT_HD_INLINE float env_pdf(const EnvironmentView& e, const glm::vec3& d) {
+SRT_HD_NOINLINE float env_pdf(EnvironmentView e, glm::vec3 d) {
     if (e.row_cdf == nullptr) return 0.0f;
     const glm::vec3 l = env_to_map(e, d);
     const float sin_theta = env_sin_theta(l);
@@ -126,7 +132,7 @@ struct EnvSample {
 
 // A direction towards the map, from two uniform numbers: a row, a column in it, a point in
 // the cell.
-SRT_HD_INLINE EnvSample sample_env(const EnvironmentView& e, float u1, float u2) {
+SRT_HD_NOINLINE EnvSample sample_env(EnvironmentView e, float u1, float u2) {
     EnvSample es;
     const uint32_t j = cdf_bucket(e.row_cdf, e.height, u1);
     const float* row = e.col_cdf + size_t(j) * e.width;

@@ -198,10 +198,13 @@ SRT_HD_INLINE bool reflect_ray(const Surface& sf, R& r) {
 // Whitted's intersect: the closest hit; a miss adds the sky and, in a ray tree's
 // kernels (kRayTree), the slot takes its next deferred ray, until one hits or none is
 // left (the pixel's tree is done).
+// `path`: the frame's integrator is the path integrator's (a miss is weighed against the
+// map's light samples): the wavefront's intersect, which both integrators share, asks the
+// frame; a Whitted kernel knows it is not.
 template <int kWidth, class R>
-SRT_HD_INLINE bool whitted_intersect_ray(const FrameContext& f, uint32_t i, R& r) {
+SRT_HD_INLINE bool whitted_intersect_ray(const FrameContext& f, uint32_t i, R& r, bool path) {
     for (;;) {
-        if (intersect_ray<kWidth>(f.scene, r, f.path)) return true;
+        if (intersect_ray<kWidth>(f.scene, r, path)) return true;
         if (!ray_tree_of(kWidth) || !tree_pop(f.tree, i, r)) return false;
     }
 }
@@ -380,7 +383,7 @@ SRT_HD_INLINE bool trace_bounce(const FrameContext& f, PathRay& r, uint32_t i, i
     if constexpr (path_tracing_of(kWidth)) {
         return trace_path_vertex<kWidth, kStrategy>(f, r, i, bounce, shadow_rays);
     } else {
-        if (!whitted_intersect_ray<kWidth>(f, i, r)) return false;
+        if (!whitted_intersect_ray<kWidth>(f, i, r, false)) return false;
         const Surface sf = ray_surface<kWidth>(f.scene, r);
         shadow_rays += whitted_shade_ray<kWidth>(f, sf, r);
         if constexpr (ray_tree_of(kWidth)) return reflect_tree_ray<kWidth>(f, sf, r, i);
@@ -420,7 +423,7 @@ SRT_HD_INLINE bool stage_generate(const FrameContext& f, uint32_t i) {
 template <int kWidth>
 SRT_HD_INLINE bool stage_intersect(const FrameContext& f, uint32_t i) {
     const RaySlot r{&f.rays, i};
-    return whitted_intersect_ray<kWidth>(f, i, r);
+    return whitted_intersect_ray<kWidth>(f, i, r, f.path);
 }
 
 // Returns the number of shadow rays traced. `bounce` is 0 for the primary hit.
