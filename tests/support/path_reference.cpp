@@ -221,6 +221,7 @@ public:
         auto check = [nm](int m) {
             if (m < 0 || m >= nm) throw std::invalid_argument("pathref: material index out of range");
         };
+        for (const Material& m : s.materials) check_material(m);
         for (const Triangle& t : s.triangles) {
             check(t.material);
             Tri tr{t.v0, t.v1 - t.v0, t.v2 - t.v0, {}, 0, t.material};
@@ -243,6 +244,16 @@ public:
     Rgb radiance(Vec3 o, Vec3 d, Pcg32& rng) const;
 
 private:
+    // The microfacet materials' parameters must lie in the documented ranges.
+    static void check_material(const Material& m) {
+        if (m.type != Material::Gltf && m.type != Material::RoughDielectric) return;
+        const bool ok =
+            m.roughness >= 0 && m.roughness <= 1 && m.ior > 0 && std::isfinite(m.ior) &&
+            (m.type != Material::Gltf || (m.metallic >= 0 && m.metallic <= 1 && m.base_color.r >= 0 &&
+                                          m.base_color.g >= 0 && m.base_color.b >= 0));
+        if (!ok) throw std::invalid_argument("pathref: Gltf / RoughDielectric parameter out of range");
+    }
+
     struct Tri {
         Vec3 v0, e1, e2, n;
         double area;
@@ -458,13 +469,15 @@ private:
     // Power heuristic weight of a strategy with density p against one with q.
     static double power_heuristic(double p, double q) { return p * p / (p * p + q * q); }
 
-    // Next-event estimate at a diffuse vertex x with normal ns facing the
-    // incoming ray. Returns the (MIS-weighted) contribution, excluding beta.
-    Rgb nee(Vec3 x, Vec3 ns, const Material& m, Rgb sigma, Pcg32& rng) const {
+    // Next-event estimate at a vertex of a reflecting non-delta BSDF (Diffuse,
+    // Gltf): surface s, normal ns facing the incoming ray, wo = towards the
+    // viewer. Returns the (MIS-weighted) contribution, excluding beta.
+    Rgb nee(const Surface& s, Vec3 ns, Vec3 wo, Rgb sigma, Pcg32& rng) const {
+        const Vec3 x = s.p;
         double u0 = rng.uniform();
         const double u1 = rng.uniform(), u2 = rng.uniform();
         if (env_prob_ > 0) {  // u0 picks the kind of light, then is reused rescaled to [0, 1)
-            if (u0 < env_prob_) return nee_env(x, ns, m, sigma, u0 / env_prob_, u1, u2);
+            if (u0 < env_prob_) return nee_env(s, ns, wo, sigma, u0 / env_prob_, u1, u2);
             u0 = (u0 - env_prob_) / (1 - env_prob_);
         }
         const int k =
@@ -490,13 +503,15 @@ private:
         const double sdist = length(sd);
         Hit h;
         if (trace(xo, sd * (1.0 / sdist), sdist, true, h)) return {};
-        const double w = opt_.strategy == Strategy::Mis ? power_heuristic(pl, cos_x / kPi) : 1.0;
-        return m.albedo * (1.0 / kPi) * le * exp_neg(sigma, dist) * (cos_x * w / pl);
+        const Rgb f = bsdf_f(*s.mat, s.n, wo, wi);
+        const double w =
+            opt_.strategy == Strategy::Mis ? power_heuristic(pl, bsdf_pdf(*s.mat, s.n, wo, wi)) : 1.0;
+        return f * le * exp_neg(sigma, dist) * (cos_x * w / pl);
     }
 
     // NEE towards the environment: a direction from its sampler; the shadow
     // ray runs to infinity and any geometry blocks it.
-    Rgb nee_env(Vec3 x, Vec3 ns, const Material& m, Rgb sigma, double u0, double u1, double u2) const {
+    Rgb nee_env(const Surface& s, Vec3 ns, Vec3 wo, Rgb sigma, double u0, double u1, double u2) const {
         double pdf;
         const Vec3 wi = env_sampler_.sample(u0, u1, u2, &pdf);
         const double cos_x = dot(ns, wi);
@@ -505,9 +520,11 @@ private:
         const Rgb le = environment_radiance(scene_.environment, wi);
         if (max_component(le) <= 0) return {};
         Hit h;
-        if (trace(offset(x, ns), wi, kInf, true, h)) return {};
-        const double w = opt_.strategy == Strategy::Mis ? power_heuristic(pl, cos_x / kPi) : 1.0;
-        return m.albedo * (1.0 / kPi) * le * exp_neg(sigma, kInf) * (cos_x * w / pl);
+        if (trace(offset(s.p, ns), wi, kInf, true, h)) return {};
+        const Rgb f = bsdf_f(*s.mat, s.n, wo, wi);
+        const double w =
+            opt_.strategy == Strategy::Mis ? power_heuristic(pl, bsdf_pdf(*s.mat, s.n, wo, wi)) : 1.0;
+        return f * le * exp_neg(sigma, kInf) * (cos_x * w / pl);
     }
 
     // Radiance arriving along -d from infinity: the environment if present, else the background.
@@ -527,34 +544,27 @@ private:
     double env_prob_ = 0;  // probability that NEE samples the environment (0: it is not a sampled light)
 };
 
-// Orthonormal basis around unit n (Duff et al. 2017).
-void basis(Vec3 n, Vec3& a, Vec3& b) {
-    const double s = std::copysign(1.0, n.z);
-    const double e = -1.0 / (s + n.z);
-    const double f = n.x * n.y * e;
-    a = {1 + s * n.x * n.x * e, s * f, -s * n.x};
-    b = {f, s + n.y * n.y * e, -n.y};
-}
-
 Vec3 reflect(Vec3 d, Vec3 n) {
     return d - n * (2 * dot(d, n));
 }
 
 Rgb Tracer::radiance(Vec3 o, Vec3 d, Pcg32& rng) const {
     Rgb L, beta{1, 1, 1};
-    Rgb sigma;                  // absorption of the medium the ray is in (0 outside)
-    bool prev_specular = true;  // camera and specular vertices: emission gets weight 1
-    double prev_pdf = 0;        // solid-angle pdf of the last diffuse BSDF sample
+    Rgb sigma;  // absorption of the medium the ray is in (0 outside)
+    // After the camera and vertices without NEE (Mirror, dielectrics) emission
+    // gets weight 1; after Diffuse and Gltf vertices it is MIS'd with NEE.
+    bool prev_no_nee = true;
+    double prev_pdf = 0;  // solid-angle pdf of the last BSDF sample at a vertex with NEE
     Vec3 prev_p = o;
     const bool use_nee = opt_.strategy != Strategy::BsdfOnly && has_lights();
     for (int depth = 0;; ++depth) {  // depth = scattering vertices so far
         Hit h;
         if (!trace(o, d, kInf, false, h)) {
             // The background is not a sampled light: full weight in every
-            // strategy. A non-black environment is, so after a diffuse vertex
+            // strategy. A non-black environment is, so after a vertex with NEE
             // its NEE shares this path (Mis) or stands for it (LightOnly).
             double w = 1;
-            if (env_prob_ > 0 && !prev_specular) {
+            if (env_prob_ > 0 && !prev_no_nee) {
                 if (opt_.strategy == Strategy::LightOnly)
                     w = 0;
                 else if (opt_.strategy == Strategy::Mis)
@@ -571,7 +581,7 @@ Rgb Tracer::radiance(Vec3 o, Vec3 d, Pcg32& rng) const {
         const Rgb le = emitted(s, -d);
         if (max_component(le) > 0) {
             double w = 1;
-            if (!prev_specular) {
+            if (!prev_no_nee) {
                 if (opt_.strategy == Strategy::LightOnly) {
                     w = 0;
                 } else if (opt_.strategy == Strategy::Mis) {
@@ -586,31 +596,43 @@ Rgb Tracer::radiance(Vec3 o, Vec3 d, Pcg32& rng) const {
         // Scatter: this is scattering vertex depth + 1.
         const bool front = dot(d, s.n) < 0;
         const Vec3 ns = front ? s.n : -s.n;  // normal on the incident side
-        if (m.type == Material::Diffuse) {
-            if (use_nee) L = L + beta * nee(s.p, ns, m, sigma, rng);
-            // Cosine-weighted hemisphere sample: f cos / pdf = albedo.
+        const Vec3 wo = -d;
+        if (m.type == Material::Diffuse || m.type == Material::Gltf) {
+            if (use_nee) L = L + beta * nee(s, ns, wo, sigma, rng);
+            // Diffuse has a single lobe: no lobe choice to draw.
+            const double u0 = m.type == Material::Diffuse ? 0.0 : rng.uniform();
             const double u1 = rng.uniform(), u2 = rng.uniform();
-            const double r = std::sqrt(u1), phi = 2 * kPi * u2;
-            const double cz = std::sqrt(std::max(0.0, 1 - u1));
-            Vec3 a, b;
-            basis(ns, a, b);
-            d = normalize(a * (r * std::cos(phi)) + b * (r * std::sin(phi)) + ns * cz);
+            BsdfSample bs;
+            if (!sample_bsdf(m, s.n, wo, u0, u1, u2, &bs))
+                break;  // no sample: the path carries nothing further
+            d = bs.wi;
             o = offset(s.p, ns);
-            beta = beta * m.albedo;
-            prev_pdf = cz / kPi;
-            prev_specular = false;
+            beta = beta * bs.weight;
+            prev_pdf = bs.pdf;
+            prev_no_nee = false;
         } else if (m.type == Material::Mirror) {
             d = normalize(reflect(d, ns));
             o = offset(s.p, ns);
             beta = beta * m.mirror_reflectance;
-            prev_specular = true;
-        } else {                                             // Dielectric: entering iff the front face is hit
+            prev_no_nee = true;
+        } else if (!is_delta(m)) {  // RoughDielectric: BSDF sampling only, see path_reference.md
+            const double u0 = rng.uniform(), u1 = rng.uniform(), u2 = rng.uniform();
+            BsdfSample bs;
+            if (!sample_bsdf(m, s.n, wo, u0, u1, u2, &bs)) break;
+            d = bs.wi;
+            const bool through = dot(d, ns) < 0;
+            o = offset(s.p, through ? -ns : ns);
+            if (through) sigma = front ? m.absorption : Rgb{};  // entering / leaving the object
+            beta = beta * bs.weight;
+            prev_no_nee = true;
+        } else {  // smooth Dielectric (or RoughDielectric): entering iff the front face is hit
             const double eta = front ? m.ior : 1.0 / m.ior;  // n_t / n_i
             const double cos_i = -dot(d, ns);
             const double R = fresnel_dielectric(cos_i, eta);
             if (rng.uniform() < R) {
                 d = normalize(reflect(d, ns));
                 o = offset(s.p, ns);
+                beta = beta * m.reflection_tint;
             } else {
                 // Snell: w_t = d / eta + (cos_i / eta - cos_t) ns. Weight (1-R)/(1-R) = 1;
                 // no eta^2 radiance scaling (see path_reference.md).
@@ -618,8 +640,9 @@ Rgb Tracer::radiance(Vec3 o, Vec3 d, Pcg32& rng) const {
                 d = normalize(d * (1 / eta) + ns * (cos_i / eta - cos_t));
                 o = offset(s.p, -ns);
                 sigma = front ? m.absorption : Rgb{};  // entering / leaving the object
+                beta = beta * m.transmission_tint;
             }
-            prev_specular = true;
+            prev_no_nee = true;
         }
         prev_p = s.p;
 

@@ -67,15 +67,38 @@ inline double mean_component(Rgb a) {
 
 // ------------------------------------------------------------------- scene
 struct Material {
-    enum Type { Diffuse, Mirror, Dielectric };
+    // Gltf: the glTF 2.0 metallic-roughness BRDF; RoughDielectric: a GGX
+    // microfacet interface (Walter et al. 2007). See path_reference.md.
+    enum Type { Diffuse, Mirror, Dielectric, Gltf, RoughDielectric };
     Type type = Diffuse;
     Rgb albedo;                       // Diffuse: Lambertian, BRDF = albedo / pi
     Rgb emission;                     // radiance Le leaving the surface (any type)
     bool two_sided_emission = false;  // false: emits only towards dot(w, n) > 0
     Rgb mirror_reflectance{1, 1, 1};  // Mirror: perfect reflection times this
-    double ior = 1.5;                 // Dielectric: n_inside / n_outside (outside = front side)
-    Rgb absorption;                   // Dielectric: Beer-Lambert sigma_a inside (per unit length)
+    // Dielectric, RoughDielectric: n_inside / n_outside (outside = front side).
+    // Gltf: the KHR_materials_ior index, f0 = ((ior - 1) / (ior + 1))^2.
+    double ior = 1.5;
+    Rgb absorption;  // Dielectric, RoughDielectric: Beer-Lambert sigma_a inside (per unit length)
+    // Dielectric, RoughDielectric: reflected / transmitted light is multiplied by these.
+    Rgb reflection_tint{1, 1, 1}, transmission_tint{1, 1, 1};
+    // Gltf (defaults as in glTF 2.0): baseColorFactor, metallicFactor in [0, 1].
+    Rgb base_color{1, 1, 1};
+    double metallic = 1;
+    // Gltf, RoughDielectric: perceptual roughness in [0, 1]; GGX alpha = roughness^2
+    // (see microfacet_alpha).
+    double roughness = 1;
 };
+
+// Below this GGX alpha a microfacet lobe is treated as smooth: Gltf clamps
+// alpha up to it; a RoughDielectric below it is the smooth Dielectric.
+constexpr double kMinMicrofacetAlpha = 1e-3;
+// GGX alpha of a Gltf or RoughDielectric material: roughness^2, for Gltf
+// clamped to >= kMinMicrofacetAlpha.
+double microfacet_alpha(const Material& m);
+// True for materials scattering into a delta distribution (no BSDF density):
+// Mirror, Dielectric, and a RoughDielectric with alpha < kMinMicrofacetAlpha
+// or ior == 1 (an index-matched interface refracts straight through).
+bool is_delta(const Material& m);
 
 // Geometric normal n = normalize((v1 - v0) x (v2 - v0)); front face = CCW side.
 struct Triangle {
@@ -177,9 +200,9 @@ Ray camera_ray(const Camera& cam, double px, double py, double lens_u, double le
 
 // ---------------------------------------------------------------- rendering
 enum class Strategy {
-    Mis,       // NEE + BSDF sampling, power heuristic, at diffuse vertices
+    Mis,       // NEE + BSDF sampling, power heuristic, at Diffuse and Gltf vertices
     BsdfOnly,  // no next-event estimation
-    LightOnly  // NEE only; emission hit by a BSDF ray after a diffuse vertex ignored
+    LightOnly  // NEE only; emission hit by a BSDF ray after a Diffuse or Gltf vertex ignored
 };
 
 struct RenderOptions {
@@ -221,6 +244,31 @@ double bonferroni_k(int comparisons, double family_alpha);
 // cos_i: cosine of the incident angle (>= 0); eta = n_transmitted / n_incident.
 // Returns 1 under total internal reflection.
 double fresnel_dielectric(double cos_i, double eta);
+
+// ----------------------------------------------------------------- BSDFs
+// The BSDFs with a density (Diffuse, Gltf, and RoughDielectric unless
+// is_delta). Arguments: n = the unit geometric normal of the FRONT face (the
+// rough dielectric's inside is behind it; Diffuse and Gltf are two-sided and
+// use n flipped to wo's side); wo = unit direction towards the viewer (the
+// previous path vertex), wi = unit direction towards the light; both point
+// away from the surface. Radiance convention: L(wo) = integral of
+// f(wo, wi) L(wi) |n.wi| dwi, with no (eta_o / eta_i)^2 factor across a
+// refraction (as the smooth Dielectric; see path_reference.md).
+// f excludes the cosine. Delta materials: f = pdf = 0, sample_bsdf fails.
+Rgb bsdf_f(const Material& m, Vec3 n, Vec3 wo, Vec3 wi);
+// Solid-angle density with which sample_bsdf returns wi. Samples that fall
+// on the wrong side of the surface are discarded (sample_bsdf fails), so it
+// integrates to <= 1 over the sphere.
+double bsdf_pdf(const Material& m, Vec3 n, Vec3 wo, Vec3 wi);
+struct BsdfSample {
+    Vec3 wi;         // unit direction towards the light
+    Rgb weight;      // f(wo, wi) |n.wi| / pdf
+    double pdf = 0;  // bsdf_pdf(m, n, wo, wi)
+};
+// Importance-samples wi for uniforms u0 (lobe choice; unused by Diffuse), u1,
+// u2 in [0, 1). False (no sample: the path ends) for a direction on the wrong
+// side, a zero-density outcome, or a delta material.
+bool sample_bsdf(const Material& m, Vec3 n, Vec3 wo, double u0, double u1, double u2, BsdfSample* s);
 
 // Writes a little-endian colour PFM (bottom row first, as PFM requires).
 void write_pfm(const std::string& path, int width, int height, const std::vector<Rgb>& pixels);
