@@ -17,6 +17,9 @@
 #include "support/path_stats.h"
 #include "support/settings.h"
 
+#include <OpenEXR/ImfHeader.h>
+#include <OpenEXR/ImfRgbaFile.h>
+#include <OpenEXR/ImfTiledRgbaFile.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -211,6 +214,44 @@ TEST(EnvironmentFile, HdrAndExrOfOneMapRenderTheSameImage) {
     double sum = 0.0;
     for (float v : from_hdr) sum += v;
     EXPECT_GT(sum, 0.0) << "the map lit nothing";
+}
+
+// What OpenEXR writes besides our own files: RGBA in half floats, tiled, with a data
+// window that does not start at 0, and luminance alone (Y): each read as its texels.
+TEST(EnvironmentFile, ExrTiledHalfRgbaAndLuminanceFiles) {
+    TempDir dir;
+    const int w = 13, h = 7;
+    const Imath::Box2i window(Imath::V2i(3, -2), Imath::V2i(3 + w - 1, -2 + h - 1));
+    std::vector<Imf::Rgba> px(size_t(w * h));
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) px[size_t(y * w + x)] = Imf::Rgba(half(0.5f * x), half(0.25f * y), half(x + y + 100.0f), half(1.0f));
+    const std::string tiled = (dir.path / "tiled.exr").string();
+    {
+        Imf::TiledRgbaOutputFile out(tiled.c_str(), Imf::Header(window, window), Imf::WRITE_RGBA, 4, 4, Imf::ONE_LEVEL);
+        out.setFrameBuffer(px.data() - window.min.x - window.min.y * w, 1, size_t(w));
+        out.writeTiles(0, out.numXTiles() - 1, 0, out.numYTiles() - 1);
+    }
+    const RadianceImage a = read_radiance_image(tiled);
+    ASSERT_EQ(a.width, w);
+    ASSERT_EQ(a.height, h);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const Imf::Rgba& p = px[size_t(y * w + x)];
+            EXPECT_EQ(a.at(x, y, 0), float(p.r));
+            EXPECT_EQ(a.at(x, y, 1), float(p.g));
+            EXPECT_EQ(a.at(x, y, 2), float(p.b));
+        }
+    const std::string grey = (dir.path / "grey.exr").string();
+    {
+        Imf::RgbaOutputFile out(grey.c_str(), Imf::Header(w, h), Imf::WRITE_Y);
+        out.setFrameBuffer(px.data(), 1, size_t(w));
+        out.writePixels(h);
+    }
+    const RadianceImage g = read_radiance_image(grey);
+    ASSERT_EQ(g.width, w);
+    for (int c = 0; c < 3; ++c) EXPECT_EQ(g.at(5, 3, c), g.at(5, 3, 0));
+    // OpenEXR's luminance of (2.5, 0.75, 108) under Rec. 709 primaries, in half.
+    EXPECT_NEAR(g.at(5, 3, 0), 0.2126 * 2.5 + 0.7152 * 0.75 + 0.0722 * 108.0, 0.01);
 }
 
 TEST(EnvironmentFile, UnreadableFilesSayWhy) {

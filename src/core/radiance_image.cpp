@@ -156,10 +156,15 @@ RadianceImage read_exr(const std::string& path, uint64_t file_size) {
         char* base = reinterpret_cast<char*>(img.rgb.data()) - (int64_t(dw.min.x) + int64_t(dw.min.y) * w) * 12;
         Imf::FrameBuffer fb;
         const char* names[3] = {"R", "G", "B"};
-        for (int c = 0; c < 3; ++c)
-            fb.insert(rgb ? names[c] : "Y", Imf::Slice(Imf::FLOAT, base + c * 4, 12, size_t(w) * 12));
+        if (rgb) {
+            for (int c = 0; c < 3; ++c) fb.insert(names[c], Imf::Slice(Imf::FLOAT, base + c * 4, 12, size_t(w) * 12));
+        } else {  // luminance alone: into red, then copied (a frame buffer holds one slice a name)
+            fb.insert("Y", Imf::Slice(Imf::FLOAT, base, 12, size_t(w) * 12));
+        }
         file.setFrameBuffer(fb);
         file.readPixels(dw.min.y, dw.max.y);
+        if (!rgb)
+            for (size_t k = 0; k < img.rgb.size(); k += 3) img.rgb[k + 1] = img.rgb[k + 2] = img.rgb[k];
         return img;
     } catch (const InputError&) {
         throw;
