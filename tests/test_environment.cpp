@@ -438,23 +438,19 @@ TEST(Environment, SamplingMatchesItsDensity) {
         const CompiledScene cs = sky_scene_compiled(rotation);
         const EnvironmentView e = cs.view().env;
         ASSERT_NE(e.row_cdf, nullptr);
+        // One sampler for both densities below: the map's own, and a wrong one.
+        const auto sample = [&](float u1, float u2, float, glm::vec3& w) {
+            const EnvSample es = sample_env(e, u1, u2);
+            w = es.wi;
+            return es.pdf > 0.0f;
+        };
         const ChiSquare x = chi_square(
-            400000,
-            [&](float u1, float u2, float, glm::vec3& w) {
-                const EnvSample es = sample_env(e, u1, u2);
-                w = es.wi;
-                return es.pdf > 0.0f;
-            },
+            400000, sample,
             [&](const glm::vec3& w) { return double(env_pdf(e, glm::normalize(w))); }, 11);
         EXPECT_LT(x.z, 4.0) << "rotation " << rotation << ": chi2 " << x.statistic << " over " << x.dof << " dof";
         // The density is honest to the same test: a pdf twice the sun's must fail it.
         const ChiSquare wrong = chi_square(
-            400000,
-            [&](float u1, float u2, float, glm::vec3& w) {
-                const EnvSample es = sample_env(e, u1, u2);
-                w = es.wi;
-                return es.pdf > 0.0f;
-            },
+            400000, sample,
             [&](const glm::vec3& w) {
                 const glm::vec3 d = glm::normalize(w);
                 const float p = env_pdf(e, d);
