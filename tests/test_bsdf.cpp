@@ -10,6 +10,7 @@
 //     for the lossless ones.
 #include "render/bsdf.h"
 #include "render/sampling.h"
+#include "support/bsdf_checks.h"
 #include "support/chi_square.h"
 
 #include <gtest/gtest.h>
@@ -120,11 +121,6 @@ TEST(Sampling, FrameIsOrthonormalAroundAnyNormal) {
 // Chi-square of sampled directions against a pdf
 // ---------------------------------------------------------------------------
 
-glm::vec3 direction(double theta_deg, double phi_deg) {
-    const double t = theta_deg * M_PI / 180.0, p = phi_deg * M_PI / 180.0;
-    return glm::vec3(float(std::sin(t) * std::cos(p)), float(std::sin(t) * std::sin(p)), float(std::cos(t)));
-}
-
 struct Case {
     std::string name;
     BsdfParams b;
@@ -229,25 +225,6 @@ TEST(Bsdf, WeightsAreFCosOverPdf) {
             }
         }
     }
-}
-
-// The albedo: the mean weight over many samples (absorbed ones weigh 0), with its standard
-// error from the samples.
-struct Albedo {
-    double mean, se;
-};
-Albedo albedo(const BsdfParams& b, const glm::vec3& wo, int n, uint32_t seed) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> u(0.0f, 1.0f);
-    double sum = 0.0, sum2 = 0.0;
-    for (int k = 0; k < n; ++k) {
-        const BsdfSample s = srt::bsdf_sample(b, wo, u(rng), u(rng), u(rng));
-        const double w = s.valid ? double(s.weight.y) : 0.0;
-        sum += w;
-        sum2 += w * w;
-    }
-    const double mean = sum / n;
-    return {mean, std::sqrt(std::max(0.0, sum2 / n - mean * mean) / n)};
 }
 
 // The closed form above where alpha is smallest before the lobe becomes a delta

@@ -235,6 +235,7 @@ TEST(Gltf, MaterialExtensionsMapAsDocumented) {
     EXPECT_EQ(glass.absorption.z, 0.0f);
     EXPECT_FLOAT_EQ(glass.roughness, 0.1f);
     EXPECT_EQ(glass.glossy, glm::vec3(0.0f));  // the dielectric reflects by Fresnel itself
+    EXPECT_FALSE(glass.pbr);                    // glass, rough as roughnessFactor says
     EXPECT_EQ(glass.kt, 0.0f);
     EXPECT_EQ(glass.kd, 1.0f);                  // Whitted's mapping, as without the extensions
     EXPECT_EQ(glass.kr, glm::vec3(0.0f));
@@ -244,19 +245,25 @@ TEST(Gltf, MaterialExtensionsMapAsDocumented) {
     EXPECT_FLOAT_EQ(metal.roughness, 0.4f);
     EXPECT_EQ(metal.glossy, glm::vec3(0.0f));
     EXPECT_FALSE(metal.is_dielectric());
+    EXPECT_TRUE(metal.pbr);  // the specification's BRDF for the path integrator
+    EXPECT_EQ(metal.metallic, 1.0f);
+    EXPECT_FLOAT_EQ(metal.dielectric_f0, 0.04f);
     EXPECT_FLOAT_EQ(metal.kr.x, 0.9f * 0.36f);  // m (1 - r)^2 x colour
     EXPECT_FLOAT_EQ(metal.kd, 0.64f);
 
     const Material& plastic = material_named(s, "plastic");
     EXPECT_FLOAT_EQ(plastic.roughness, 0.6f);
-    EXPECT_FLOAT_EQ(plastic.glossy.x, 0.04f);  // F0 of the core specification's ior 1.5
-    EXPECT_EQ(plastic.glossy.x, plastic.glossy.z);
+    EXPECT_TRUE(plastic.pbr);
+    EXPECT_EQ(plastic.metallic, 0.0f);
+    EXPECT_FLOAT_EQ(plastic.dielectric_f0, 0.04f);  // F0 of the core specification's ior 1.5
+    EXPECT_EQ(plastic.glossy, glm::vec3(0.0f));
     EXPECT_EQ(plastic.kr, glm::vec3(0.0f));
     EXPECT_EQ(plastic.kd, 1.0f);
 
     const Material& gem = material_named(s, "gem");
     EXPECT_FALSE(gem.is_dielectric());  // an index without transmission: opaque
-    EXPECT_NEAR(gem.glossy.y, (1.4 / 3.4) * (1.4 / 3.4), 1e-6);
+    EXPECT_NEAR(gem.dielectric_f0, (1.4 / 3.4) * (1.4 / 3.4), 1e-6);
+    EXPECT_FLOAT_EQ(gem.metallic, 0.2f);
     EXPECT_EQ(gem.roughness, 0.0f);
     EXPECT_FLOAT_EQ(gem.kr.x, 0.2f * 0.9f);
     EXPECT_FLOAT_EQ(gem.kd, 0.8f);
@@ -273,7 +280,7 @@ TEST(Gltf, MaterialExtensionsMapAsDocumented) {
     EXPECT_TRUE(lamp.emission_two_sided);                   // doubleSided
     EXPECT_FALSE(glass.emission_two_sided);
     EXPECT_EQ(glass.emission, glm::vec3(0.0f));
-    EXPECT_FLOAT_EQ(lamp.glossy.x, 0.04f);
+    EXPECT_FLOAT_EQ(lamp.dielectric_f0, 0.04f);
     EXPECT_EQ(lamp.roughness, 1.0f);
 
     // No lights in the file: a stand-in point light at each emissive primitive, as OBJ's

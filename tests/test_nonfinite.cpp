@@ -30,7 +30,8 @@ struct Kind {
 
 // Every lobe bsdf.h has, on the sphere glass.json makes of gold: a conductor, a mirror
 // over a diffuse base, a glossy lobe over one, Lambert alone (whose roughness has no lobe
-// to be rough) and glass (a smooth dielectric, whatever its roughness says).
+// to be rough), glTF's metal and plastic, and glass (smooth below roughness 0.0316, rough
+// above).
 std::vector<Kind> kinds() {
     std::vector<Kind> v;
     Material conductor;
@@ -57,6 +58,16 @@ std::vector<Kind> kinds() {
     glass.kd = 0.0f;
     glass.ior = 1.5f;
     v.push_back({"dielectric", glass});
+    Material tinted = glass;
+    tinted.absorption = glm::vec3(0.2f, 0.8f, 2.0f);
+    v.push_back({"absorbing dielectric", tinted});
+    for (const float metallic : {0.0f, 1.0f}) {
+        Material gltf;
+        gltf.colour = glm::vec3(1.0f, 0.71f, 0.29f);
+        gltf.pbr = true;
+        gltf.metallic = metallic;
+        v.push_back({metallic > 0.0f ? "glTF metal" : "glTF plastic", gltf});
+    }
     return v;
 }
 

@@ -129,6 +129,8 @@ const BadCase kBadCases[] = {
     {"json_mat_emission_huge.json", "bad/json_mat_emission_huge.json:3:37: material 'm' 'emission' components must be at most 1e18, not 3e+38: a brighter emitter overflows the film (a pixel sums up to 2^24 samples, shown at up to 2^30 exposure)"},
     {"json_mat_two_sided_number.json", "bad/json_mat_two_sided_number.json:3:70: material 'm' 'emission_two_sided' must be true or false, not a number"},
     {"json_mat_roughness_range.json", "bad/json_mat_roughness_range.json:3:49: 'roughness' must be in [0, 1]"},
+    {"json_mat_metallic_range.json", "bad/json_mat_metallic_range.json:3:37: 'metallic' must be in [0, 1]"},
+    {"json_mat_metallic_kr.json", "bad/json_mat_metallic_kr.json:3:48: 'metallic' (glTF's BRDF) and 'kr' are two models of one surface: give one"},
     {"json_mat_glossy_range.json", "bad/json_mat_glossy_range.json:3:35: 'glossy' must be in [0, 1]"},
     {"json_mat_glossy_with_kr.json", "bad/json_mat_glossy_with_kr.json:3:46: 'glossy' is for a material without 'kr' (a rough mirror is 'kr' with 'roughness')"},
     {"json_mat_ior_zero.json", "bad/json_mat_ior_zero.json:3:32: 'ior' must be in (0, 10]"},
@@ -262,6 +264,8 @@ const BadCase kBadCases[] = {
     {"mtl_spectral.obj", "bad/mtl_spectral.mtl:3: 'Ks spectral' colours are not supported"},
     {"mtl_negative_ke.obj", "bad/mtl_negative_ke.mtl:2: 'Ke' components must be >= 0"},
     {"mtl_ke_huge.obj", "bad/mtl_ke_huge.mtl:2: 'Ke' components must be at most 1e18, not 2e+20: a brighter emitter overflows the film"},
+    {"mtl_pr_range.obj", "bad/mtl_pr_range.mtl:3: 'Pr' (roughness) expects one number in [0, 1]"},
+    {"mtl_pm_word.obj", "bad/mtl_pm_word.mtl:2: 'Pm' (metallic) expects one number in [0, 1]"},
     {"mtl_nan.obj", "bad/mtl_nan.mtl:2: malformed number 'nan' in 'Kd'"},
     {"mtl_ni_zero.obj", "bad/mtl_ni_zero.mtl:2: 'Ni' (index of refraction) must be in (0, 10], not 0"},
     {"mtl_ns_bad.obj", "bad/mtl_ns_bad.mtl:3: 'Ns' expects one number"},
@@ -681,6 +685,25 @@ TEST(ParserObj, MtlMaterialModel) {
     const Material& wall = mat("wall");
     EXPECT_VEC3_EQ(wall.glossy, glm::vec3(0.0f));
     EXPECT_EQ(wall.ior, 0.0f);  // Ni without a refracting illum means nothing
+    EXPECT_FALSE(wall.pbr);
+    // The PBR extension: Pr on glass makes it rough; elsewhere Pr and Pm are glTF's BRDF
+    // over Kd (F0 from Ni where given), in place of Ks's highlight.
+    const Material& frosted = mat("frosted");
+    EXPECT_TRUE(frosted.is_dielectric());
+    EXPECT_FLOAT_EQ(frosted.roughness, 0.4f);
+    EXPECT_FALSE(frosted.pbr);
+    const Material& brass = mat("brass");
+    EXPECT_TRUE(brass.pbr);
+    EXPECT_EQ(brass.metallic, 1.0f);
+    EXPECT_FLOAT_EQ(brass.roughness, 0.25f);
+    EXPECT_NEAR(brass.dielectric_f0, (0.45 / 2.45) * (0.45 / 2.45), 1e-6);
+    EXPECT_VEC3_EQ(brass.glossy, glm::vec3(0.0f));
+    EXPECT_VEC3_NEAR(brass.kr, glm::vec3(0.9f, 0.7f, 0.3f) * 0.5625f, 1e-6f);  // Whitted: m (1 - r)^2 x Kd
+    const Material& rubber = mat("rubber");
+    EXPECT_TRUE(rubber.pbr);
+    EXPECT_EQ(rubber.metallic, 0.0f);  // tinyobjloader's default for the one not given
+    EXPECT_FLOAT_EQ(rubber.roughness, 0.8f);
+    EXPECT_FLOAT_EQ(rubber.dielectric_f0, 0.04f);
     ASSERT_EQ(s.lights.size(), 1u);
     EXPECT_TRUE(s.lights[0].from_emission);
 }

@@ -16,7 +16,7 @@
 
 namespace srt {
 
-// 96 bytes: Whitted's shading reads the first three fields, the path integrator all six.
+// 112 bytes: Whitted's shading reads the first three fields, the path integrator all seven.
 struct alignas(16) MaterialGpu {
     f4 colour;  // xyz = linear colour, w = kd
     f4 kr;      // xyz = mirror reflectance, w = ka (ambient weight)
@@ -26,8 +26,9 @@ struct alignas(16) MaterialGpu {
     f4 glossy;    // xyz = glossy lobe reflectance (where kr is 0), w = roughness; a dielectric's:
                   // x = NFF's kt, the Whitted weight of its refracted ray (0: Fresnel's)
     f4 medium;    // xyz = absorption inside a dielectric, w = ior (0: not a dielectric)
+    f4 pbr;       // glTF's BRDF: x = metallic, y = the dielectric's F0 (< 0: not glTF's BRDF)
 };
-static_assert(sizeof(MaterialGpu) == 96, "MaterialGpu must be 96 bytes");
+static_assert(sizeof(MaterialGpu) == 112, "MaterialGpu must be 112 bytes");
 
 // 64 bytes. The checker is laid out on the plane's own axes u, v.
 struct alignas(16) PlaneGpu {

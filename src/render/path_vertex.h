@@ -43,12 +43,15 @@ struct PathState {
 SRT_HD_INLINE BsdfParams surface_bsdf(const SceneView& s, const Surface& sf) {
     BsdfParams b;
     const f4 medium = load_f4(&s.materials[sf.material].medium);
+    const f4 g = load_f4(&s.materials[sf.material].glossy);
     if (medium.w > 0.0f) {  // a dielectric: n inside / n outside, turned to this side's ratio
         b.eta = sf.front ? medium.w : 1.0f / medium.w;
+        b.alpha = g.w * g.w;
         return b;
     }
+    const f4 pbr = load_f4(&s.materials[sf.material].pbr);
+    if (pbr.y >= 0.0f) return gltf_bsdf(sf.colour, pbr.x, g.w * g.w, pbr.y);
     b.diffuse = sf.colour * sf.kd;
-    const f4 g = load_f4(&s.materials[sf.material].glossy);
     const bool glossy = g.x > 0.0f || g.y > 0.0f || g.z > 0.0f;
     b.specular = glossy ? glm::vec3(g.x, g.y, g.z) : sf.kr;
     // A roughness without a lobe to be rough (MTL walls: Ks 0 with an Ns) means nothing.
@@ -109,20 +112,30 @@ template <PathStrategy kStrategy = PathStrategy::Mis>
 SRT_HD_INLINE LightQuery path_light(const SceneView& s, const Surface& sf, const BsdfParams& b, const Frame& frame,
                                     const glm::vec3& wo, const glm::vec4& u, const PathState& st) {
     LightQuery q;
-    if (is_dielectric(b) || (!(luminance(b.diffuse) > 0.0f) && !ggx_is_rough(b.alpha))) return q;
+    if (!has_density(b)) return q;
     const glm::vec3 o = offset_origin(sf);
     const LightSample ls = sample_light(s, o, u.x, u.y, u.z);
-    if (!ls.valid || !(glm::dot(ls.wi, sf.n) > 0.0f)) return q;  // behind the surface
+    if (!ls.valid) return q;
+    // A light behind the surface is seen only through a rough dielectric, by a shadow ray
+    // that leaves from the far side of the hit point's error bound.
+    const bool behind = !(glm::dot(ls.wi, sf.n) > 0.0f);
+    if (behind && !(is_rough_dielectric(b) && glm::dot(ls.wi, sf.n) < 0.0f)) return q;
     if (kStrategy == PathStrategy::BsdfOnly && !ls.delta) return q;  // the BSDF sample finds it
     const glm::vec3 wi = frame.to_local(ls.wi);
     const glm::vec3 f = bsdf_eval(b, wo, wi);
     if (!(f.x > 0.0f || f.y > 0.0f || f.z > 0.0f)) return q;
     const float mis = ls.delta || kStrategy != PathStrategy::Mis ? 1.0f : power_heuristic(ls.pdf, bsdf_pdf(b, wo, wi));
-    q.origin = o;
+    q.origin = behind ? offset_ray_origin(sf.p, sf.p_err, -sf.n) : o;
     q.dir = ls.wi;
     // Short of the light by a part in 10^4, so that the emitter itself does not block it.
     q.tmax = ls.delta ? ls.dist : ls.dist * 0.9999f;
-    q.lit = st.throughput * f * ls.radiance * (wi.z * mis / ls.pdf);
+    q.lit = st.throughput * f * ls.radiance * (fabsf(wi.z) * mis / ls.pdf);
+    // Into the dielectric from outside: what its inside absorbs on the way to the light
+    // (tested first, a directional light's distance being infinite: 0 x inf is NaN).
+    if (behind && sf.front) {
+        const f4 medium = load_f4(&s.materials[sf.material].medium);
+        if (medium.x > 0.0f || medium.y > 0.0f || medium.z > 0.0f) q.lit = q.lit * beer_lambert(medium, ls.dist);
+    }
     q.trace = true;
     return q;
 }

@@ -244,18 +244,19 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel, const BvhBuil
     const auto tex_bits = [&](int32_t t) { return bits_float(t == kNoTexture ? kNoTextureGpu : first_level[size_t(t)]); };
     for (const Material& m : scene.materials) {
         // A dielectric's glossy slot holds NFF's kt (Whitted's constant weight on the
-        // refracted ray; 0: Fresnel's weights), which render/ray_tree.h reads; neither
-        // integrator has a glossy lobe on glass. A Fresnel dielectric is glass alone:
-        // no diffuse, ambient or mirror term of its own under Whitted (the path
-        // integrator's BSDF ignores them there too).
+        // refracted ray; 0: Fresnel's weights), which render/ray_tree.h reads, and its
+        // roughness, which makes the path integrator's glass rough (Whitted's stays
+        // smooth). A Fresnel dielectric is glass alone: no diffuse, ambient or mirror
+        // term of its own under Whitted (the path integrator's BSDF ignores them too).
         const bool fresnel_glass = m.is_dielectric() && !(m.kt > 0.0f);
         const float kd = fresnel_glass ? 0.0f : m.kd, ka = fresnel_glass ? 0.0f : m.ka;
         const glm::vec3 kr = fresnel_glass ? glm::vec3(0.0f) : m.kr;
-        const f4 glossy = m.is_dielectric() ? f4{m.kt, 0.0f, 0.0f, 0.0f} : make_f4(m.glossy, m.roughness);
+        const f4 glossy = m.is_dielectric() ? f4{m.kt, 0.0f, 0.0f, m.roughness} : make_f4(m.glossy, m.roughness);
+        const f4 pbr{m.metallic, m.pbr && !m.is_dielectric() ? m.dielectric_f0 : -1.0f, 0.0f, 0.0f};
         cs.materials.push_back({make_f4(m.colour, kd), make_f4(kr, ka),
                                 f4{tex_bits(m.texture), tex_bits(m.alpha_texture), m.alpha_cutoff, m.alpha_factor},
                                 make_f4(m.emission, m.emission_two_sided ? 1.0f : 0.0f), glossy,
-                                make_f4(m.absorption, m.ior)});
+                                make_f4(m.absorption, m.ior), pbr});
         cs.dielectrics = cs.dielectrics || m.is_dielectric();
     }
 

@@ -1,8 +1,9 @@
 // gltf_materials.cpp - a glTF file's materials as ours (scene/gltf_model.h): the base
 // colour and its texture (with the sampler's wrap modes and KHR_texture_transform), the
-// metallic-roughness pair as a mirror, and alphaMode MASK as an alpha cut-out; for the
-// path integrator, the roughness, a dielectric's specular lobe, the emission
-// (KHR_materials_emissive_strength), and glass (KHR_materials_transmission, _ior, _volume).
+// metallic-roughness pair as Whitted's mirror, and alphaMode MASK as an alpha cut-out; for
+// the path integrator, the specification's BRDF (metallic, roughness, KHR_materials_ior),
+// the emission (KHR_materials_emissive_strength), and glass, rough as its roughness says
+// (KHR_materials_transmission, _ior, _volume).
 #include "scene/gltf_model.h"
 
 #include "scene/texture_file.h"
@@ -153,8 +154,8 @@ void path_terms(const std::string& path, const std::string& mptr, const tinygltf
         transmission = ext_number(path, mptr + "/extensions/KHR_materials_transmission", *x, "transmissionFactor", 0.0,
                                   0.0, 1.0, "in [0, 1]");
     if (transmission > 0.0 && ior > 0.0) {
-        // Glass: the path integrator's smooth dielectric. The factor is not a weight: our
-        // model has no partly transmitting surface.
+        // Glass: the path integrator's dielectric, rough as roughnessFactor says. The
+        // factor is not a weight: our model has no partly transmitting surface.
         mat.ior = float(ior);
         if (const tinygltf::Value* x = extension(gm, "KHR_materials_volume")) {
             // Light left after attenuationDistance inside is attenuationColor: Beer-Lambert's
@@ -175,19 +176,21 @@ void path_terms(const std::string& path, const std::string& mptr, const tinygltf
             if (std::isfinite(dist))
                 for (int c = 0; c < 3; ++c) mat.absorption[c] = float(-std::log(std::max(colour[c], 1e-6)) / dist);
         }
-    } else if (metal < 0.5) {
-        // A dielectric's specular reflection at normal incidence: the core specification's
-        // F0 = ((ior - 1) / (ior + 1))^2, 0.04 at its index of 1.5.
-        const double f0 = (ior - 1.0) * (ior - 1.0) / ((ior + 1.0) * (ior + 1.0));
-        mat.glossy = glm::vec3(float(f0));
+    } else {
+        // The specification's BRDF (render/bsdf.h): the metal mixed into a dielectric whose
+        // reflectance at normal incidence is F0 = ((ior - 1) / (ior + 1))^2, 0.04 at the
+        // core specification's index of 1.5.
+        mat.pbr = true;
+        mat.metallic = float(metal);
+        mat.dielectric_f0 = float((ior - 1.0) * (ior - 1.0) / ((ior + 1.0) * (ior + 1.0)));
     }
 }
 
 }  // namespace
 
-// baseColorFactor -> colour (times the base colour texture); metallic m and roughness r ->
-// a mirror of weight m (1 - r)^2 tinted by the base colour, kd = 1 - that weight. The
-// rest (roughness, glossy, emission, glass) as path_terms says.
+// baseColorFactor -> colour (times the base colour texture); for Whitted, metallic m and
+// roughness r -> a mirror of weight m (1 - r)^2 tinted by the base colour, kd = 1 - that
+// weight. The rest (the BRDF, emission, glass) as path_terms says.
 Materials add_materials(Scene& scene, const tinygltf::Model& m, const std::string& path) {
     Materials out;
     out.ids.assign(m.materials.size(), 0);

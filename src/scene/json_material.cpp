@@ -110,11 +110,28 @@ void read_path_terms(const Node& m, Material& mat, const std::string& name) {
     }
 }
 
+// glTF 2.0's metallic-roughness BRDF for the path integrator: `colour` is the base colour,
+// `roughness` the perceptual roughness. Whitted reads it as glTF files are read
+// (scene/gltf_materials.cpp): a mirror of weight metallic (1 - roughness)^2 tinted by the
+// colour, the rest diffuse unless 'kd' says otherwise.
+void read_metallic(const Node& m, const Node& mt, Material& mat) {
+    mat.metallic = mt.number();
+    if (!(mat.metallic >= 0.0f && mat.metallic <= 1.0f)) mt.fail("'metallic' must be in [0, 1]");
+    for (const char* other : {"kr", "glossy", "ior"})
+        if (m.member(other, other))
+            mt.fail(std::string("'metallic' (glTF's BRDF) and '") + other + "' are two models of one surface: give one");
+    mat.pbr = true;
+    const float r = 1.0f - mat.roughness;
+    const float mirror = mat.metallic * r * r;
+    mat.kr = mirror * mat.colour;
+    if (!m.member("kd", "kd")) mat.kd = 1.0f - mirror;
+}
+
 }  // namespace
 
 Material read_json_material(const Node& m, const std::string& name, Scene& scene) {
     m.check_keys({"colour", "kd", "kr", "ka", "texture", "alpha", "emission", "emission_two_sided", "roughness", "glossy",
-                  "ior", "absorption", "kt"},
+                  "ior", "absorption", "kt", "metallic"},
                  "material '" + name + "'");
     Material mat;
     mat.name = name;
@@ -137,6 +154,7 @@ Material read_json_material(const Node& m, const std::string& name, Scene& scene
         mat.texture = read_texture(t, TextureUse::Colour, "material '" + name + "' 'texture'", scene);
     if (Node a = m.member("alpha", "material '" + name + "' 'alpha'")) read_alpha(a, mat, name, scene);
     read_path_terms(m, mat, name);
+    if (Node mt = m.member("metallic", "material '" + name + "' 'metallic'")) read_metallic(m, mt, mat);
     return mat;
 }
 

@@ -93,7 +93,7 @@ void read_mtl(const std::string& path, const std::string& obj_file, int obj_line
             return;
         }
         const bool used = kw == "Kd" || kw == "Ks" || kw == "Ke" || kw == "illum" || kw == "map_Kd" ||
-                          kw == "map_d" || kw == "Ni" || kw == "Ns" || kw == "Tf";
+                          kw == "map_d" || kw == "Ni" || kw == "Ns" || kw == "Tf" || kw == "Pr" || kw == "Pm";
         if (!used) return;  // d, Tr, Ka, other maps, bump, ...: no part in our model
         if (current < 0) throw InputError(path, line, "'" + kw + "' before any 'newmtl'");
         MtlEntry& e = lib.mtls[current];
@@ -114,10 +114,17 @@ void read_mtl(const std::string& path, const std::string& obj_file, int obj_line
             }
         } else if (kw == "Tf") {
             e.tf = parse_colour(t, path, line);
+        } else if (kw == "Pr" || kw == "Pm") {
+            float v = 0.0f;
+            if (t.size() != 2 || !parse_float(t[1], v) || !(v >= 0.0f && v <= 1.0f))
+                throw InputError(path, line, "'" + kw + "' (" + (kw == "Pr" ? "roughness" : "metallic") +
+                                                 ") expects one number in [0, 1]");
+            (kw == "Pr" ? e.pr : e.pm) = v;
         } else if (kw == "Ni" || kw == "Ns") {
             float v = 0.0f;
             if (t.size() != 2 || !parse_float(t[1], v) || !std::isfinite(v))
                 throw InputError(path, line, "'" + kw + "' expects one number");
+            if (kw == "Ni") e.ni_given = true;
             if (kw == "Ni" && !(v > 0.0f && v <= 10.0f))
                 throw InputError(path, line, "'Ni' (index of refraction) must be in (0, 10], not " + t[1]);
             if (kw == "Ns" && !(v >= 0.0f && v <= 1e6f))
@@ -153,6 +160,21 @@ Material scene_material(Scene& scene, const MtlEntry& e) {
     // Blinn-Phong's exponent to a microfacet slope: alpha = sqrt(2 / (Ns + 2)) (Walter et
     // al. 2007, eq. 33, Beckmann's), roughness = sqrt(alpha). Ns 10: 0.64, Ns 1000: 0.21.
     if (e.ns >= 0.0f && (e.illum == 2 || e.illum < 0)) m.roughness = float(std::pow(2.0 / (double(e.ns) + 2.0), 0.25));
+    if (m.is_dielectric()) {
+        if (e.pr >= 0.0f) m.roughness = e.pr;  // rough glass
+    } else if (e.pr >= 0.0f || e.pm >= 0.0f) {
+        // The PBR extension (Pr, Pm; tinyobjloader's defaults of 0 for the one not given):
+        // glTF's BRDF over Kd as the base colour, its dielectric's F0 from Ni where given
+        // (Blender writes it), else glTF's 0.04. Whitted reads it as glTF files are read.
+        m.pbr = true;
+        m.metallic = std::max(e.pm, 0.0f);
+        m.roughness = std::max(e.pr, 0.0f);
+        m.glossy = glm::vec3(0.0f);
+        if (e.ni_given) m.dielectric_f0 = float((e.ni - 1.0) * (e.ni - 1.0) / ((e.ni + 1.0) * (e.ni + 1.0)));
+        const float r = 1.0f - m.roughness, mirror = m.metallic * r * r;
+        m.kr = mirror * m.colour;
+        m.kd = 1.0f - mirror;
+    }
     const auto texture = [&](const MtlMap& map, TextureUse use) {
         const Wrap w = map.clamp ? Wrap::Clamp : Wrap::Repeat;
         return texture_from_file(scene, map.file, use, w, w, map.mtl, map.line);

@@ -30,6 +30,8 @@ struct MtlEntry {
     glm::vec3 tf{1.0f};     // transmission filter: the colour left after one unit of length inside
     float ni = 1.0f;        // optical density (index of refraction)
     float ns = -1.0f;       // specular exponent; < 0: not given
+    bool ni_given = false;
+    float pr = -1.0f, pm = -1.0f;  // the PBR extension's roughness and metallic; < 0: not given
     int illum = -1;
     bool emissive() const { return ke.x > 0.0f || ke.y > 0.0f || ke.z > 0.0f; }
 };
@@ -50,7 +52,8 @@ void read_mtl(const std::string& path, const std::string& obj_file, int obj_line
 // the flat colour (texture_from_file). The rest, as docs/scene-format.md's MTL table
 // has it: Ke the emission; illum 3 and 5 a mirror of Ks; illum 2's Ks a glossy lobe of
 // roughness from Ns (the path integrator's; Whitted has no highlights); illum 4, 6 and 7
-// glass of index Ni, absorbing as Tf says per unit of length.
+// glass of index Ni, absorbing as Tf says per unit of length, rough as Pr says; Pr or Pm
+// elsewhere glTF's metallic-roughness BRDF over Kd.
 Material scene_material(Scene& scene, const MtlEntry& e);
 
 // A material's texture coordinates after its map's -s and -o, which apply to OBJ's

@@ -95,6 +95,13 @@ struct Material {
     float ior = 0.0f;                      // > 0: a dielectric (glass, water), n inside / n outside
     float kt = 0.0f;                       // NFF's T: a constant weight on the refracted ray (Whitted 1980); 0: Fresnel's
     glm::vec3 absorption{0.0f, 0.0f, 0.0f};  // Beer-Lambert sigma_a inside a dielectric, per unit length
+    // glTF 2.0's metallic-roughness BRDF (render/bsdf.h) for the path integrator, where
+    // `pbr`: colour is the base colour, `metallic` mixes the metal into the dielectric, and
+    // `dielectric_f0` is the dielectric's reflectance at normal incidence (0.04: ior 1.5).
+    // kd and kr are Whitted's reading of it, the loader's to set; glossy is not used.
+    bool pbr = false;
+    float metallic = 0.0f;
+    float dielectric_f0 = 0.04f;
     bool is_mirror() const { return kr.x > 0.0f || kr.y > 0.0f || kr.z > 0.0f; }
     bool textured() const { return texture != kNoTexture; }
     bool is_dielectric() const { return ior > 0.0f; }

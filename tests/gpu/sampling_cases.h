@@ -15,7 +15,7 @@
 namespace srt::test {
 
 constexpr uint32_t kSamplingCases = 4096;
-constexpr uint32_t kFloatsPerCase = 44;
+constexpr uint32_t kFloatsPerCase = 47;
 
 // A uniform number from a case index (pcg_hash: the same integers on both sides).
 SRT_HD_INLINE float case_uniform(uint32_t v) {
@@ -26,12 +26,19 @@ SRT_HD_INLINE float case_uniform(uint32_t v) {
 
 SRT_HD_INLINE BsdfParams case_bsdf(uint32_t k) {
     BsdfParams b;
-    switch (k % 5u) {
+    switch (k % 7u) {
         case 0: b.diffuse = glm::vec3(0.7f, 0.5f, 0.3f); break;
         case 1: b.specular = glm::vec3(0.9f, 0.8f, 0.6f); b.alpha = 0.05f + 0.9f * case_uniform(k * 7u); break;
         case 2: b.diffuse = glm::vec3(0.4f); b.specular = glm::vec3(0.5f); b.alpha = 0.3f; break;
         case 3: b.diffuse = glm::vec3(0.3f); b.specular = glm::vec3(0.6f); break;  // a mirror over a diffuse base
-        default: b.eta = case_uniform(k * 7u) < 0.5f ? 1.5f : 1.0f / 1.5f; break;
+        case 4: b.eta = case_uniform(k * 7u) < 0.5f ? 1.5f : 1.0f / 1.5f; break;
+        case 5:  // glTF's BRDF, metallic from 0 to 1
+            b = gltf_bsdf(glm::vec3(0.9f, 0.6f, 0.3f), case_uniform(k * 5u), 0.02f + 0.9f * case_uniform(k * 7u), 0.04f);
+            break;
+        default:  // rough glass from either side
+            b.eta = case_uniform(k * 5u) < 0.5f ? 1.5f : 1.0f / 1.5f;
+            b.alpha = 0.01f + 0.9f * case_uniform(k * 7u);
+            break;
     }
     return b;
 }
@@ -77,6 +84,10 @@ SRT_HD_INLINE void sampling_case(uint32_t k, float* out) {
     const glm::vec4 q = sample_uniform4(sobol, key, k & 1u), z = sample_uniform4(zsobol, key, k & 1u);
     out[36] = q.x; out[37] = q.y; out[38] = q.z; out[39] = q.w;
     out[40] = z.x; out[41] = z.y; out[42] = z.z; out[43] = z.w;
+    // The BSDF towards the lower hemisphere: rough glass's transmission.
+    const glm::vec3 fl = bsdf_eval(b, wo, -h);
+    out[44] = fl.x; out[45] = fl.y;
+    out[46] = bsdf_pdf(b, wo, -h);
 }
 
 // Host side (sampling_bits_host.cpp): every case into out[kSamplingCases * kFloatsPerCase].

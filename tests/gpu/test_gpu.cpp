@@ -67,7 +67,7 @@ std::vector<std::pair<std::string, Scene>> scenes() {
             v.emplace_back(std::string(f) + " through a lens", std::move(s));
         }
     // Under an environment map (render/environment.h): mirrors and glass reflect it.
-    for (const char* f : {"scenes/hall-of-mirrors.json", "scenes/environment.json"})
+    for (const char* f : {"scenes/hall-of-mirrors.json", "scenes/environment.json", "scenes/materials.json"})
         if (std::filesystem::exists(src + "/" + f)) {
             Scene s = load_scene(src + "/" + f);
             s.environment = environment_from_file(src + "/assets/env/sky.hdr", 1.0f, 40.0f);

@@ -39,14 +39,15 @@ RenderSettings path_settings(int w, int h, int depth, DeadRayMode mode, LaunchMo
 
 // Scenes that take each path kernel variant: plain triangles and spheres, glass with
 // absorption and a rough conductor, textures (bilinear and from mip chains), alpha
-// masks, spheres in double, mirrors, a thin lens, an environment map; the Cornell boxes and Conference where the shared
-// data is.
+// masks, spheres in double, mirrors, a thin lens, an environment map, glTF's BRDF and
+// rough glass lit through it; the Cornell boxes and Conference where the shared data is.
 std::vector<std::pair<std::string, Scene>> path_scenes() {
     std::vector<std::pair<std::string, Scene>> v;
     const std::string src = env_or("SRT_SOURCE_DIR", SRT_SOURCE_DIR);
     v.emplace_back("default", builtin_default_scene());
     for (const char* f : {"scenes/glass.json", "scenes/textured.json", "scenes/foliage.json", "scenes/big-sphere.json",
-                          "scenes/cornell-mirror.json", "scenes/depth-of-field.json", "scenes/environment.json"})
+                          "scenes/cornell-mirror.json", "scenes/depth-of-field.json", "scenes/environment.json",
+                          "scenes/materials.json"})
         v.emplace_back(f, load_scene(src + "/" + f));
     // The environment map as a light among others (render/environment.h): the glass box's
     // area light and the map's sun picked by power, seen through the box's open side.

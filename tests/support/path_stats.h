@@ -119,4 +119,30 @@ inline double worst_z(const Stats& a, const Stats& b, double scale = 1.0) {
     return worst;
 }
 
+// The same against the independent path tracer's image (support/path_reference.h), over
+// 4 x 4 regions: the largest |scale ours - theirs| over the combined standard error, and
+// where it is.
+struct WorstRegion {
+    double z = 0.0;
+    int rx = -1, ry = -1, channel = -1;
+    double ours = 0.0, theirs = 0.0;
+};
+inline WorstRegion worst_z(const Stats& ours, const pathref::Image& theirs, double scale = 1.0) {
+    WorstRegion w;
+    for (int ry = 0; ry < ours.h / 4; ++ry)
+        for (int rx = 0; rx < ours.w / 4; ++rx) {
+            glm::dvec3 m, var;
+            region_stats(ours, rx * 4, ry * 4, 4, m, var);
+            const pathref::Estimate t = pathref::region_stats(theirs, rx * 4, ry * 4, 4, 4);
+            const double tm[3] = {t.mean.r, t.mean.g, t.mean.b}, ts[3] = {t.se.r, t.se.g, t.se.b};
+            for (int c = 0; c < 3; ++c) {
+                const double se = std::sqrt(scale * scale * var[c] + ts[c] * ts[c]);
+                const double d = std::fabs(scale * m[c] - tm[c]);
+                const double z = se > 0.0 ? d / se : (d > 0.0 ? INFINITY : 0.0);
+                if (z > w.z || w.rx < 0) w = WorstRegion{z, rx, ry, c, m[c], tm[c]};
+            }
+        }
+    return w;
+}
+
 }  // namespace srt::test
