@@ -16,7 +16,7 @@
 
 namespace srt {
 
-// 112 bytes: Whitted's shading reads the first three fields, the path integrator all seven.
+// 96 bytes: Whitted's shading reads the first three fields, the path integrator all six.
 struct alignas(16) MaterialGpu {
     f4 colour;  // xyz = linear colour, w = kd
     f4 kr;      // xyz = mirror reflectance, w = ka (ambient weight)
@@ -24,11 +24,13 @@ struct alignas(16) MaterialGpu {
                 // texture, z = alpha cutoff, w = alpha factor (accel/texture.h)
     f4 emission;  // xyz = emitted radiance, w = 1: from both sides (scene.h Material)
     f4 glossy;    // xyz = glossy lobe reflectance (where kr is 0), w = roughness; a dielectric's:
-                  // x = NFF's kt, the Whitted weight of its refracted ray (0: Fresnel's)
+                  // x = NFF's kt, the Whitted weight of its refracted ray (0: Fresnel's), w =
+                  // roughness; glTF's BRDF (z = kGltfMarker): x = metallic, y = the dielectric's
+                  // F0, w = roughness. One slot that the path vertex loads anyway, not one more.
     f4 medium;    // xyz = absorption inside a dielectric, w = ior (0: not a dielectric)
-    f4 pbr;       // glTF's BRDF: x = metallic, y = the dielectric's F0 (< 0: not glTF's BRDF)
 };
-static_assert(sizeof(MaterialGpu) == 112, "MaterialGpu must be 112 bytes");
+static_assert(sizeof(MaterialGpu) == 96, "MaterialGpu must be 96 bytes");
+constexpr float kGltfMarker = -1.0f;  // in MaterialGpu::glossy.z: glTF's BRDF (a reflectance is never negative)
 
 // 64 bytes. The checker is laid out on the plane's own axes u, v.
 struct alignas(16) PlaneGpu {

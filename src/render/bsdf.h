@@ -86,21 +86,30 @@ SRT_HD_INLINE bool has_density(const BsdfParams& b) {
     return luminance(b.diffuse) > 0.0f || (ggx_is_rough(b.alpha) && luminance(b.specular) > 0.0f);
 }
 
-// How often sampling picks the specular lobe: in proportion to the lobes' reflectances,
-// for glTF's BRDF as its Fresnel splits them at normal-to-wo microfacets.
+// The lobes beyond Whitted's (glTF's, rough glass) are calls, never inlined, their
+// arguments by value: the path kernels are bound by fetching instructions, and their code
+// inlined at every call site made every path vertex longer, in scenes without them too
+// (docs/performance.md, "glTF's BRDF and rough glass").
+
+// glTF's share of samples for the specular lobe: its Fresnel at normal-to-wo microfacets
+// against what the dielectric layer leaves the base.
+SRT_HD_NOINLINE float gltf_specular_probability(BsdfParams b, float cos_o) {
+    const float s = luminance(fresnel_schlick(b.specular, cos_o));
+    const float d = luminance(b.diffuse) * (1.0f - fresnel_schlick(glm::vec3(b.layer_f0), cos_o).x);
+    return s + d > 0.0f ? s / (s + d) : 0.0f;
+}
+
+// How often sampling picks the specular lobe: in proportion to the lobes' reflectances.
 SRT_HD_INLINE float specular_probability(const BsdfParams& b, float cos_o) {
-    float s = luminance(b.specular), d = luminance(b.diffuse);
-    if (is_gltf(b)) {
-        s = luminance(fresnel_schlick(b.specular, cos_o));
-        d *= 1.0f - fresnel_schlick(glm::vec3(b.layer_f0), cos_o).x;
-    }
+    if (is_gltf(b)) return gltf_specular_probability(b, cos_o);
+    const float s = luminance(b.specular), d = luminance(b.diffuse);
     return s + d > 0.0f ? s / (s + d) : 0.0f;
 }
 
 // glTF 2.0's f (Appendix B), with the mix folded as BsdfParams says: the base's share is
 // what the dielectric layer's Fresnel at wo.h leaves, the specular lobe's is Schlick's F
 // of the mixed F0.
-SRT_HD_INLINE glm::vec3 gltf_eval(const BsdfParams& b, const glm::vec3& wo, const glm::vec3& wi) {
+SRT_HD_NOINLINE glm::vec3 gltf_eval(BsdfParams b, glm::vec3 wo, glm::vec3 wi) {
     const glm::vec3 hs = wo + wi;
     const float len2 = glm::dot(hs, hs);
     if (!(len2 > 0.0f)) return glm::vec3(0.0f);
@@ -150,8 +159,7 @@ SRT_HD_INLINE BsdfSample smooth_dielectric_sample(const BsdfParams& b, const glm
 // Fresnel's probability at wo.h and refraction through it otherwise (Walter et al. 2007,
 // with Heitz 2018's visible normals). A direction that lands on the wrong side of the
 // surface is absorbed, as the density leaves it out.
-SRT_HD_INLINE BsdfSample rough_dielectric_sample(const BsdfParams& b, const glm::vec3& wo, float u0, float u1,
-                                                 float u2) {
+SRT_HD_NOINLINE BsdfSample rough_dielectric_sample(BsdfParams b, glm::vec3 wo, float u0, float u1, float u2) {
     BsdfSample s;
     const glm::vec3 h = ggx_sample_visible_normal(wo, b.alpha, u1, u2);
     const float oh = glm::dot(wo, h);

@@ -164,7 +164,8 @@ struct MicrofacetValue {
     float pdf = 0.0f;
 };
 
-SRT_HD_INLINE MicrofacetValue rough_dielectric_value(const glm::vec3& wo, const glm::vec3& wi, float eta, float alpha) {
+// Out of line (render/bsdf.h says why).
+SRT_HD_NOINLINE MicrofacetValue rough_dielectric_value(glm::vec3 wo, glm::vec3 wi, float eta, float alpha) {
     MicrofacetValue v;
     if (!(wo.z > 0.0f) || wi.z == 0.0f) return v;
     const bool reflected = wi.z > 0.0f;

@@ -49,8 +49,7 @@ SRT_HD_INLINE BsdfParams surface_bsdf(const SceneView& s, const Surface& sf) {
         b.alpha = g.w * g.w;
         return b;
     }
-    const f4 pbr = load_f4(&s.materials[sf.material].pbr);
-    if (pbr.y >= 0.0f) return gltf_bsdf(sf.colour, pbr.x, g.w * g.w, pbr.y);
+    if (g.z == kGltfMarker) return gltf_bsdf(sf.colour, g.x, g.w * g.w, g.y);
     b.diffuse = sf.colour * sf.kd;
     const bool glossy = g.x > 0.0f || g.y > 0.0f || g.z > 0.0f;
     b.specular = glossy ? glm::vec3(g.x, g.y, g.z) : sf.kr;

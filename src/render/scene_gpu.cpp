@@ -251,12 +251,13 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel, const BvhBuil
         const bool fresnel_glass = m.is_dielectric() && !(m.kt > 0.0f);
         const float kd = fresnel_glass ? 0.0f : m.kd, ka = fresnel_glass ? 0.0f : m.ka;
         const glm::vec3 kr = fresnel_glass ? glm::vec3(0.0f) : m.kr;
-        const f4 glossy = m.is_dielectric() ? f4{m.kt, 0.0f, 0.0f, m.roughness} : make_f4(m.glossy, m.roughness);
-        const f4 pbr{m.metallic, m.pbr && !m.is_dielectric() ? m.dielectric_f0 : -1.0f, 0.0f, 0.0f};
+        const f4 glossy = m.is_dielectric() ? f4{m.kt, 0.0f, 0.0f, m.roughness}
+                          : m.pbr           ? f4{m.metallic, m.dielectric_f0, kGltfMarker, m.roughness}
+                                            : make_f4(m.glossy, m.roughness);
         cs.materials.push_back({make_f4(m.colour, kd), make_f4(kr, ka),
                                 f4{tex_bits(m.texture), tex_bits(m.alpha_texture), m.alpha_cutoff, m.alpha_factor},
                                 make_f4(m.emission, m.emission_two_sided ? 1.0f : 0.0f), glossy,
-                                make_f4(m.absorption, m.ior), pbr});
+                                make_f4(m.absorption, m.ior)});
         cs.dielectrics = cs.dielectrics || m.is_dielectric();
     }
 

@@ -12,3 +12,11 @@ fi
 P=$OUT/pictures; mkdir -p "$P"
 stencilrt render --backend cuda scenes/materials.json --spp 2048 -W 1280 -H 720 -o "$P/materials.png" 2>&1 |
   grep -E "^frame|^sky|error"
+# NCU=1: Nsight Compute of the two kernels that hold a path in registers, on this scene.
+if [ "${NCU:-0}" = 1 ]; then
+  for m in megakernel regenerate; do
+    ncu_run materials-$m --kernel-name regex:k_$m --launch-skip 1 --launch-count 1 \
+      stencilrt render --backend cuda --launch stream scenes/materials.json -i path -d 8 --mode $m -o /tmp/x.png
+    echo "## ncu materials $m"; ncu_summary "$R/ncu-materials-$m.txt"
+  done
+fi

@@ -19,3 +19,7 @@ stencilrt render --backend cuda scenes/depth-of-field.json --spp 1024 -o "$P/dep
 # is this, brought down to 800x450 with PIL's Lanczos filter).
 stencilrt render --backend cuda scenes/environment.json --env "$PWD/.data/env/quarry_01_1k.hdr" --spp 1024 \
   -W 1280 -H 720 -o "$P/environment.png" 2>&1 | grep -E "^frame|^sky|error"
+# glTF's BRDF and rough glass: scenes/materials.json (docs/materials.png is this, brought
+# down to 800x450 with PIL's Lanczos filter; suite materials renders it too).
+stencilrt render --backend cuda scenes/materials.json --spp 2048 -W 1280 -H 720 -o "$P/materials.png" 2>&1 |
+  grep -E "^frame|^sky|error"
