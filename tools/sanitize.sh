@@ -2,7 +2,8 @@
 # tools/sanitize.sh - the whole CPU test suite under AddressSanitizer + UBSan.
 #
 # Configures build-asan (SRT_SANITIZE=ON, CUDA off, RelWithDebInfo: -O2 keeps the
-# image tests fast enough, -g gives readable reports), builds everything (viewer
+# image tests fast enough; -g1's line tables give reports their file:line, without the
+# full debug information, which makes the build longer), builds everything (viewer
 # included) and runs ctest there without the `gpu` label. Any ASan/UBSan/LSan report
 # fails the test that produced it (halt_on_error), so a green run is a clean one.
 # The viewer tests run under Xvfb, with Mesa's software driver preloaded so that its
@@ -19,7 +20,7 @@ jobs=${SRT_JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 t0=$(date +%s)
 cmake -S "$root" -B "$build" -G Ninja -DSRT_SANITIZE=ON -DSRT_ENABLE_CUDA=OFF \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" >/dev/null
 cmake --build "$build" -j "$jobs"
 t1=$(date +%s)
 
