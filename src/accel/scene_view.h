@@ -16,7 +16,8 @@
 
 namespace srt {
 
-// 96 bytes: Whitted's shading reads the first three fields, the path integrator all six.
+// 112 bytes: Whitted's shading reads the first three fields, the path integrator all
+// seven (the seventh only in kernels with the extended materials, accel/variant.h).
 struct alignas(16) MaterialGpu {
     f4 colour;  // xyz = linear colour, w = kd
     f4 kr;      // xyz = mirror reflectance, w = ka (ambient weight)
@@ -28,8 +29,10 @@ struct alignas(16) MaterialGpu {
                   // roughness; glTF's BRDF (z = kGltfMarker): x = metallic, y = the dielectric's
                   // F0, w = roughness. One slot that the path vertex loads anyway, not one more.
     f4 medium;    // xyz = absorption inside a dielectric, w = ior (0: not a dielectric)
+    f4 maps;      // x, y = bit-cast metallic and roughness data textures (kNoTextureGpu: none),
+                  // z = bit-cast channels: metallic's in bits 0-1, roughness's in bits 2-3 (scene.h)
 };
-static_assert(sizeof(MaterialGpu) == 96, "MaterialGpu must be 96 bytes");
+static_assert(sizeof(MaterialGpu) == 112, "MaterialGpu must be 112 bytes");
 constexpr float kGltfMarker = -1.0f;  // in MaterialGpu::glossy.z: glTF's BRDF (a reflectance is never negative)
 
 // 64 bytes. The checker is laid out on the plane's own axes u, v.
@@ -109,7 +112,7 @@ struct SceneView {
     // Textures (accel/texture.h); null in a scene without them.
     const TextureGpu* textures = nullptr;
     const uint32_t* texels = nullptr;  // RGBA8, sRGB colour, linear alpha
-    const float* srgb_lut = nullptr;   // 256 entries: sRGB byte -> linear float
+    const float* srgb_lut = nullptr;   // 2 x 256 entries: sRGB byte -> linear float, then byte / 255 (kTexLinear)
     const f4* uvs = nullptr;           // 2 per primitive (BVH order): (u0 v0 u1 v1), (u2 v2 - -)
     // Per primitive (BVH order): the material whose alpha mask traversal tests on a hit,
     // or kNoMaskGpu. Set only in a scene with a masked material (alpha_masks).
@@ -143,6 +146,9 @@ struct SceneView {
     // Some material is a dielectric (glass, water): under Whitted, rays split there
     // (render/ray_tree.h) and shadow rays pass through it.
     bool dielectrics = false;
+    // Some material has glTF's BRDF or is rough glass: the path integrator runs the
+    // kernels compiled with those lobes (accel/variant.h kMaterials).
+    bool extended_materials = false;
     glm::vec3 background{0.0f};  // what a ray that leaves the scene sees, where there is no environment map
     EnvironmentView env;
     glm::vec3 ambient{0.0f};  // Scene::ambient

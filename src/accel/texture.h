@@ -6,7 +6,8 @@
 //   - texel centres at half-integers: u maps to x = u * width - 0.5, and the four texels
 //     around x, y are blended by their distances (bilinear);
 //   - each texel's colour is decoded from sRGB to linear light first (SceneView::
-//     srgb_lut, exact to float), so the blend is in linear light; alpha is linear;
+//     srgb_lut, exact to float), so the blend is in linear light; alpha is linear; a
+//     data texture (kTexLinear: metallic-roughness, normals) is read as its bytes / 255;
 //   - coordinates outside [0, 1] wrap per axis: repeat, mirrored repeat or clamp to the
 //     edge (glTF's sampler modes; scene.h Wrap).
 //   - minified, between two levels of the image's mip chain (trilinear): the level is
@@ -36,12 +37,16 @@ struct alignas(16) TextureGpu {
     uint32_t offset;  // first texel in SceneView::texels
     uint32_t width;
     uint32_t height;
-    uint32_t wrap;    // bits 0-1: wrap in u, bits 2-3: in v (kWrapRepeat, ...); bits 8-15: levels
+    uint32_t wrap;    // bits 0-1: wrap in u, bits 2-3: in v (kWrapRepeat, ...); bits 8-15: levels;
+                      // kTexLinear: data, not sRGB colour
 };
 static_assert(sizeof(TextureGpu) == 16, "TextureGpu must be 16 bytes");
 
 constexpr uint32_t kWrapRepeat = 0, kWrapMirror = 1, kWrapClamp = 2;
 constexpr uint32_t kTexLevelShift = 8;
+constexpr uint32_t kTexLinear = 1u << 16;
+// SceneView::srgb_lut holds the sRGB table, then the linear one (byte / 255) at this offset.
+constexpr uint32_t kLinearLutOffset = 256;
 SRT_HD_INLINE uint32_t tex_levels(const TextureGpu& t) { return (t.wrap >> kTexLevelShift) & 255u; }
 constexpr uint32_t kNoTextureGpu = 0xffffffffu;  // "no texture" in MaterialGpu::tex
 constexpr uint32_t kNoMaskGpu = 0xffffffffu;     // "not masked" in SceneView::prim_alpha
@@ -107,6 +112,7 @@ SRT_HD_INLINE TextureGpu load_texture(const TextureGpu* p) {
 struct TexFootprint {
     uint32_t t00, t10, t01, t11;
     float fx, fy;
+    uint32_t lut;  // where the texture's decoding table starts in SceneView::srgb_lut
 };
 SRT_HD_INLINE TexFootprint tex_footprint(const TextureGpu* textures, const uint32_t* texels, uint32_t tex,
                                          const glm::vec2& uv) {
@@ -121,6 +127,7 @@ SRT_HD_INLINE TexFootprint tex_footprint(const TextureGpu* textures, const uint3
     f.t11 = load_u32(base + ay.i1 * d.width + ax.i1);
     f.fx = ax.f;
     f.fy = ay.f;
+    f.lut = (d.wrap & kTexLinear) ? kLinearLutOffset : 0u;
     return f;
 }
 
@@ -129,10 +136,11 @@ SRT_HD_INLINE glm::vec3 texel_linear(const float* lut, uint32_t t) {
 }
 SRT_HD_INLINE float texel_alpha(uint32_t t) { return float(t >> 24) / 255.0f; }
 
-// The texture's linear colour at uv.
-SRT_HD_INLINE glm::vec3 sample_colour(const TextureGpu* textures, const uint32_t* texels, const float* lut,
+// The texture's linear colour at uv (a data texture's values).
+SRT_HD_INLINE glm::vec3 sample_colour(const TextureGpu* textures, const uint32_t* texels, const float* luts,
                                       uint32_t tex, const glm::vec2& uv) {
     const TexFootprint f = tex_footprint(textures, texels, tex, uv);
+    const float* lut = luts + f.lut;
     const float gx = 1.0f - f.fx, gy = 1.0f - f.fy;
     const glm::vec3 top = texel_linear(lut, f.t00) * gx + texel_linear(lut, f.t10) * f.fx;
     const glm::vec3 bottom = texel_linear(lut, f.t01) * gx + texel_linear(lut, f.t11) * f.fx;

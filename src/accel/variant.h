@@ -33,6 +33,11 @@ constexpr int kRayTree = 512;
 // run kernels that hold none of its code (its arithmetic inline cost the megakernel 24
 // bytes more spills, and frames without a kill 1-2%).
 constexpr int kKill = 1024;
+// The path integrator's lobes beyond Whitted's (glTF's BRDF, rough glass; render/bsdf.h):
+// only the kernels of scenes that have them hold their code. Their calls in every path
+// vertex, even untaken, cost the path kernels 12% (more spills, longer code;
+// docs/performance.md, "glTF's BRDF and rough glass"). Not the traversal's.
+constexpr int kMaterials = 2048;
 constexpr int bvh_of(int variant) { return variant & 15; }
 constexpr bool precise_spheres_of(int variant) { return (variant & kPreciseSpheres) != 0; }
 constexpr bool alpha_masks_of(int variant) { return (variant & kAlphaMasks) != 0; }
@@ -41,8 +46,9 @@ constexpr bool ray_cones_of(int variant) { return (variant & kRayCones) != 0; }
 constexpr bool path_tracing_of(int variant) { return (variant & kPathTracing) != 0; }
 constexpr bool ray_tree_of(int variant) { return (variant & kRayTree) != 0; }
 constexpr bool kill_of(int variant) { return (variant & kKill) != 0; }
-// What traversal and intersect kernels are compiled for: neither integrator nor kill.
-constexpr int whitted_variant(int variant) { return variant & ~(kPathTracing | kKill); }
+constexpr bool materials_of(int variant) { return (variant & kMaterials) != 0; }
+// What traversal and intersect kernels are compiled for: no integrator, kill or lobes.
+constexpr int whitted_variant(int variant) { return variant & ~(kPathTracing | kKill | kMaterials); }
 // What shade kernels are compiled for: a kill does not change shading.
 constexpr int shade_variant(int variant) { return variant & ~kKill; }
 
@@ -65,8 +71,9 @@ SRT_HD_INLINE int bvh_width(const SceneView& s) { return s.nodes8 ? 8 : s.nodes4
 // path integrator runs them on the code of all three (a cone over an image without a
 // mip chain picks level 0, as the bilinear code does: the same colours), which moved
 // its frames by -11% to +4% by mode. Each variant of every kernel costs `make render`
-// build time: 18 variants of each Whitted kernel, 12 of each path kernel
-// (docs/performance.md, "Textures" and "The build").
+// build time: 18 variants of each Whitted kernel, 12 of each path kernel, and on the GPU
+// 3 more of each for the extended materials (with_path_variant; docs/performance.md,
+// "Textures" and "The build").
 constexpr int kSurfaceBits = kTextures | kRayCones | kAlphaMasks;
 template <int kFlags, class Fn>
 SRT_HD_INLINE decltype(auto) with_width_flags(const SceneView& s, Fn&& fn) {
@@ -93,10 +100,32 @@ SRT_HD_INLINE decltype(auto) with_bvh_width(const SceneView& s, Fn&& fn) {
     return with_scene_flags<0>(s, fn);
 }
 
-// The same for the path integrator's kernels (kPathTracing).
-template <class Fn>
+// Every bit a path kernel can carry but the kill's.
+constexpr int kEveryPathBit = kPathTracing | kMaterials | kPreciseSpheres | kSurfaceBits;
+
+// The same for the path integrator's kernels (kPathTracing). A scene with glTF's BRDF,
+// rough glass or maps of metallic and roughness (SceneView::extended_materials) runs the
+// code of every bit, one variant per width for build time, as a ray tree's does; so does
+// its wavefront's intersect (with_path_intersect_variant), which must find the hits the
+// path kernels find (spheres in double, or not, alike).
+// kLeanLobes: whether the other scenes run code without those lobes (kMaterials), as the
+// GPU's kernels do; the CPU's executor compiles the lobes into all its path variants
+// instead (a branch never taken costs a CPU next to nothing, and each variant costs build
+// time), so that it has no more variants than before them. The bits are the same either
+// way: the lobes' code finds nothing to do in a scene without them.
+template <bool kLeanLobes = false, class Fn>
 SRT_HD_INLINE decltype(auto) with_path_variant(const SceneView& s, Fn&& fn) {
-    return with_scene_flags<kPathTracing>(s, fn);
+    if (s.extended_materials) return with_width_flags<kEveryPathBit>(s, fn);
+    if constexpr (kLeanLobes) return with_scene_flags<kPathTracing>(s, fn);
+    else return with_scene_flags<kPathTracing | kMaterials>(s, fn);
+}
+
+// The variant of a path frame's intersect (which both integrators share, its kernels
+// compiled for Whitted's): the traversal bits of with_path_variant's choice.
+template <class Fn>
+SRT_HD_INLINE decltype(auto) with_path_intersect_variant(const SceneView& s, Fn&& fn) {
+    if (s.extended_materials) return with_width_flags<whitted_variant(kEveryPathBit)>(s, fn);
+    return with_bvh_width(s, fn);
 }
 
 // The same for Whitted frames with glass (kRayTree): one variant per BVH width, since
@@ -118,10 +147,15 @@ SRT_HD_INLINE decltype(auto) with_tree_variant(const SceneView& s, Fn&& fn) {
 // but for the kill itself; every other scene runs the code of every bit, as a ray tree's
 // (measured with ptxas on the megakernel of the BVH2: 232 bytes of spills plain, 312 with
 // every bit, 332 with every bit and the kill).
+// A scene with the extended materials (glTF's BRDF, rough glass, maps) is one of the
+// others, under either integrator, so that the intersect (with_kill_variant<0>) finds the
+// hits the path kernels find; the path integrator's every-bit kernels hold those
+// materials' code (kMaterials), its plain ones do not.
 template <int kIntegrator, class Fn>
 SRT_HD_INLINE decltype(auto) with_kill_variant(const SceneView& s, Fn&& fn) {
-    if (s.precise_spheres || s.textures || s.ray_cones || s.alpha_masks)
-        return with_width_flags<kKill | kIntegrator | kPreciseSpheres | kTextures | kRayCones | kAlphaMasks>(s, fn);
+    constexpr int kLobes = path_tracing_of(kIntegrator) ? kMaterials : 0;
+    if (s.precise_spheres || s.textures || s.ray_cones || s.alpha_masks || s.extended_materials)
+        return with_width_flags<kKill | kIntegrator | kLobes | kPreciseSpheres | kSurfaceBits>(s, fn);
     return with_width_flags<kKill | kIntegrator>(s, fn);
 }
 

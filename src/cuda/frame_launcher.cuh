@@ -66,8 +66,9 @@ struct FrameLauncher {
     template <class Fn>
     static void variant(const FrameContext& f, Fn&& fn) {
         if constexpr (kKilling) with_kill_variant<kSet & kPathTracing>(f.scene, fn);
-        else if constexpr (kPath) with_path_variant(f.scene, fn);
+        else if constexpr (kPath) with_path_variant</*kLeanLobes=*/true>(f.scene, fn);
         else if constexpr (kTree) with_tree_variant(f.scene, fn);
+        else if (f.path) with_path_intersect_variant(f.scene, fn);  // a path set's intersect (as<0>())
         else with_bvh_width(f.scene, fn);
     }
     // The per-thread stack the scene's kernels of this integrator need (local arrays: the

@@ -79,10 +79,19 @@ SRT_HD_INLINE bool is_rough_dielectric(const BsdfParams& b) {
     return is_dielectric(b) && ggx_is_rough(b.alpha) && b.eta != 1.0f;
 }
 
+// kExtended, in the functions below: whether the lobes beyond Whitted's (glTF's, rough
+// glass) are compiled in. Kernels of scenes without them (accel/variant.h kMaterials)
+// pass false and hold none of their code; for those scenes the answers are the same.
+template <bool kExtended>
+SRT_HD_INLINE bool has_gltf(const BsdfParams& b) { return kExtended && is_gltf(b); }
+template <bool kExtended>
+SRT_HD_INLINE bool has_rough_dielectric(const BsdfParams& b) { return kExtended && is_rough_dielectric(b); }
+
 // Whether the BSDF has a lobe that a light sample can find (not only delta lobes), and so
 // takes next-event estimation.
+template <bool kExtended = true>
 SRT_HD_INLINE bool has_density(const BsdfParams& b) {
-    if (is_dielectric(b)) return is_rough_dielectric(b);
+    if (is_dielectric(b)) return has_rough_dielectric<kExtended>(b);
     return luminance(b.diffuse) > 0.0f || (ggx_is_rough(b.alpha) && luminance(b.specular) > 0.0f);
 }
 
@@ -100,8 +109,9 @@ SRT_HD_NOINLINE float gltf_specular_probability(BsdfParams b, float cos_o) {
 }
 
 // How often sampling picks the specular lobe: in proportion to the lobes' reflectances.
+template <bool kExtended = true>
 SRT_HD_INLINE float specular_probability(const BsdfParams& b, float cos_o) {
-    if (is_gltf(b)) return gltf_specular_probability(b, cos_o);
+    if (has_gltf<kExtended>(b)) return gltf_specular_probability(b, cos_o);
     const float s = luminance(b.specular), d = luminance(b.diffuse);
     return s + d > 0.0f ? s / (s + d) : 0.0f;
 }
@@ -120,21 +130,23 @@ SRT_HD_NOINLINE glm::vec3 gltf_eval(BsdfParams b, glm::vec3 wo, glm::vec3 wi) {
 }
 
 // f of the non-delta lobes (a smooth dielectric and a perfect mirror have none).
+template <bool kExtended = true>
 SRT_HD_INLINE glm::vec3 bsdf_eval(const BsdfParams& b, const glm::vec3& wo, const glm::vec3& wi) {
     if (is_dielectric(b))
-        return is_rough_dielectric(b) ? glm::vec3(rough_dielectric_value(wo, wi, b.eta, b.alpha).f) : glm::vec3(0.0f);
+        return has_rough_dielectric<kExtended>(b) ? glm::vec3(rough_dielectric_value(wo, wi, b.eta, b.alpha).f) : glm::vec3(0.0f);
     if (!(wo.z > 0.0f) || !(wi.z > 0.0f)) return glm::vec3(0.0f);
-    if (is_gltf(b)) return gltf_eval(b, wo, wi);
+    if (has_gltf<kExtended>(b)) return gltf_eval(b, wo, wi);
     glm::vec3 f = b.diffuse * kInvPi;
     if (ggx_is_rough(b.alpha)) f += ggx_eval(b.specular, wo, wi, b.alpha);
     return f;
 }
 
 // The density bsdf_sample draws a non-delta wi with, over its lobes.
+template <bool kExtended = true>
 SRT_HD_INLINE float bsdf_pdf(const BsdfParams& b, const glm::vec3& wo, const glm::vec3& wi) {
-    if (is_dielectric(b)) return is_rough_dielectric(b) ? rough_dielectric_value(wo, wi, b.eta, b.alpha).pdf : 0.0f;
+    if (is_dielectric(b)) return has_rough_dielectric<kExtended>(b) ? rough_dielectric_value(wo, wi, b.eta, b.alpha).pdf : 0.0f;
     if (!(wo.z > 0.0f) || !(wi.z > 0.0f)) return 0.0f;
-    const float ps = specular_probability(b, wo.z);
+    const float ps = specular_probability<kExtended>(b, wo.z);
     float pdf = (1.0f - ps) * cosine_hemisphere_pdf(wi.z);
     if (ggx_is_rough(b.alpha)) pdf += ps * ggx_reflection_pdf(wo, wi, b.alpha);
     return pdf;
@@ -181,12 +193,13 @@ SRT_HD_NOINLINE BsdfSample rough_dielectric_sample(BsdfParams b, glm::vec3 wo, f
 
 // A direction from the surface's lobes: u0 picks the lobe (or, on a dielectric,
 // reflection against refraction), u1 and u2 the direction within it.
+template <bool kExtended = true>
 SRT_HD_INLINE BsdfSample bsdf_sample(const BsdfParams& b, const glm::vec3& wo, float u0, float u1, float u2) {
     BsdfSample s;
     if (!(wo.z > 0.0f)) return s;
     if (is_dielectric(b))
-        return is_rough_dielectric(b) ? rough_dielectric_sample(b, wo, u0, u1, u2) : smooth_dielectric_sample(b, wo, u0);
-    const float ps = specular_probability(b, wo.z);
+        return has_rough_dielectric<kExtended>(b) ? rough_dielectric_sample(b, wo, u0, u1, u2) : smooth_dielectric_sample(b, wo, u0);
+    const float ps = specular_probability<kExtended>(b, wo.z);
     if (!(ps > 0.0f) && !(luminance(b.diffuse) > 0.0f)) return s;  // black: absorbed
     if (u0 < ps) {
         if (!ggx_is_rough(b.alpha)) {
@@ -204,9 +217,9 @@ SRT_HD_INLINE BsdfSample bsdf_sample(const BsdfParams& b, const glm::vec3& wo, f
         s.wi = sample_cosine_hemisphere(u1, u2);
     }
     if (!(s.wi.z > 0.0f)) return s;  // reflected below the surface: the microsurface absorbs it
-    s.pdf = bsdf_pdf(b, wo, s.wi);
+    s.pdf = bsdf_pdf<kExtended>(b, wo, s.wi);
     if (!(s.pdf > 0.0f)) return s;
-    s.weight = bsdf_eval(b, wo, s.wi) * (s.wi.z / s.pdf);
+    s.weight = bsdf_eval<kExtended>(b, wo, s.wi) * (s.wi.z / s.pdf);
     s.valid = true;
     return s;
 }

@@ -68,7 +68,10 @@ std::vector<MipLevel> build_mip_chain(const TextureImage& img) {
     cur.px.resize(img.texels.size());
     for (size_t i = 0; i < img.texels.size(); ++i) {
         const uint32_t t = img.texels[i];
-        for (int c = 0; c < 3; ++c) cur.px[i][size_t(c)] = srgb_to_linear(double((t >> (8 * c)) & 255u) / 255.0);
+        for (int c = 0; c < 3; ++c) {
+            const double v = double((t >> (8 * c)) & 255u) / 255.0;
+            cur.px[i][size_t(c)] = img.linear ? v : srgb_to_linear(v);
+        }
         cur.px[i][3] = double(t >> 24) / 255.0;
     }
     while (cur.width > 1 || cur.height > 1) {
@@ -79,8 +82,8 @@ std::vector<MipLevel> build_mip_chain(const TextureImage& img) {
         l.texels.resize(cur.px.size());
         for (size_t i = 0; i < cur.px.size(); ++i) {
             const std::array<double, 4>& p = cur.px[i];
-            l.texels[i] = byte_of(linear_to_srgb(p[0])) | (byte_of(linear_to_srgb(p[1])) << 8) |
-                          (byte_of(linear_to_srgb(p[2])) << 16) | (byte_of(p[3]) << 24);
+            const auto encode = [&](double v) { return byte_of(img.linear ? v : linear_to_srgb(v)); };
+            l.texels[i] = encode(p[0]) | (encode(p[1]) << 8) | (encode(p[2]) << 16) | (byte_of(p[3]) << 24);
         }
         levels.push_back(std::move(l));
     }

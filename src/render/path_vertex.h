@@ -39,22 +39,27 @@ struct PathState {
     float prev_pdf = 0.0f;  // the BSDF density that chose the last segment; 0: the camera or a delta lobe
 };
 
-// The surface's BSDF at a hit (render/bsdf.h), its colour (texture, checker) included.
+// The surface's BSDF at a hit (render/bsdf.h), its colour (texture, checker) and maps
+// (metallic, roughness) included. Kernels without the extended materials (accel/variant.h
+// kMaterials) read neither glass's roughness, nor glTF's parameters, nor maps: their
+// scenes have none.
+template <int kVariant>
 SRT_HD_INLINE BsdfParams surface_bsdf(const SceneView& s, const Surface& sf) {
     BsdfParams b;
     const f4 medium = load_f4(&s.materials[sf.material].medium);
     const f4 g = load_f4(&s.materials[sf.material].glossy);
+    const float rough = materials_of(kVariant) ? g.w * sf.maps.y : g.w;
     if (medium.w > 0.0f) {  // a dielectric: n inside / n outside, turned to this side's ratio
         b.eta = sf.front ? medium.w : 1.0f / medium.w;
-        b.alpha = g.w * g.w;
+        if constexpr (materials_of(kVariant)) b.alpha = rough * rough;
         return b;
     }
-    if (g.z == kGltfMarker) return gltf_bsdf(sf.colour, g.x, g.w * g.w, g.y);
+    if (materials_of(kVariant) && g.z == kGltfMarker) return gltf_bsdf(sf.colour, g.x * sf.maps.x, rough * rough, g.y);
     b.diffuse = sf.colour * sf.kd;
     const bool glossy = g.x > 0.0f || g.y > 0.0f || g.z > 0.0f;
     b.specular = glossy ? glm::vec3(g.x, g.y, g.z) : sf.kr;
     // A roughness without a lobe to be rough (MTL walls: Ks 0 with an Ns) means nothing.
-    b.alpha = luminance(b.specular) > 0.0f ? g.w * g.w : 0.0f;
+    b.alpha = luminance(b.specular) > 0.0f ? rough * rough : 0.0f;
     return b;
 }
 
@@ -107,23 +112,24 @@ struct LightQuery {
     bool trace = false;   // false: the sample brings nothing, and no shadow ray is traced
 };
 
-template <PathStrategy kStrategy = PathStrategy::Mis>
+template <PathStrategy kStrategy = PathStrategy::Mis, bool kExtended = true>
 SRT_HD_INLINE LightQuery path_light(const SceneView& s, const Surface& sf, const BsdfParams& b, const Frame& frame,
                                     const glm::vec3& wo, const glm::vec4& u, const PathState& st) {
     LightQuery q;
-    if (!has_density(b)) return q;
+    if (!has_density<kExtended>(b)) return q;
     const glm::vec3 o = offset_origin(sf);
     const LightSample ls = sample_light(s, o, u.x, u.y, u.z);
     if (!ls.valid) return q;
     // A light behind the surface is seen only through a rough dielectric, by a shadow ray
     // that leaves from the far side of the hit point's error bound.
-    const bool behind = !(glm::dot(ls.wi, sf.n) > 0.0f);
-    if (behind && !(is_rough_dielectric(b) && glm::dot(ls.wi, sf.n) < 0.0f)) return q;
+    const float side = glm::dot(ls.wi, sf.n);
+    const bool behind = !(side > 0.0f);
+    if (behind && !(has_rough_dielectric<kExtended>(b) && side < 0.0f)) return q;
     if (kStrategy == PathStrategy::BsdfOnly && !ls.delta) return q;  // the BSDF sample finds it
     const glm::vec3 wi = frame.to_local(ls.wi);
-    const glm::vec3 f = bsdf_eval(b, wo, wi);
+    const glm::vec3 f = bsdf_eval<kExtended>(b, wo, wi);
     if (!(f.x > 0.0f || f.y > 0.0f || f.z > 0.0f)) return q;
-    const float mis = ls.delta || kStrategy != PathStrategy::Mis ? 1.0f : power_heuristic(ls.pdf, bsdf_pdf(b, wo, wi));
+    const float mis = ls.delta || kStrategy != PathStrategy::Mis ? 1.0f : power_heuristic(ls.pdf, bsdf_pdf<kExtended>(b, wo, wi));
     q.origin = behind ? offset_ray_origin(sf.p, sf.p_err, -sf.n) : o;
     q.dir = ls.wi;
     // Short of the light by a part in 10^4, so that the emitter itself does not block it.
@@ -141,9 +147,10 @@ SRT_HD_INLINE LightQuery path_light(const SceneView& s, const Surface& sf, const
 
 // The next segment from the BSDF: false when the path ends here (absorbed, or cut by
 // Russian roulette). `bounce` 0 is the camera ray's hit.
+template <bool kExtended = true>
 SRT_HD_INLINE bool path_scatter(const Surface& sf, const BsdfParams& b, const Frame& frame, const glm::vec3& wo,
                                 const glm::vec4& u, int bounce, PathState& st, glm::vec3& origin, glm::vec3& dir) {
-    const BsdfSample bs = bsdf_sample(b, wo, u.x, u.y, u.z);
+    const BsdfSample bs = bsdf_sample<kExtended>(b, wo, u.x, u.y, u.z);
     if (!bs.valid) return false;
     const glm::vec3 wi = frame.to_world(bs.wi);
     // A shading normal can send a reflected ray below the surface, or a refracted one

@@ -117,12 +117,17 @@ static std::vector<uint32_t> compile_textures(const Scene& scene, CompiledScene&
     for (const Texture& t : scene.textures) {
         first.push_back(uint32_t(cs.textures.size()));
         const std::vector<Level>& levels = image_levels[t.image];
-        const uint32_t bits = wrap(t.wrap_u) | (wrap(t.wrap_v) << 2) | (uint32_t(levels.size()) << kTexLevelShift);
+        const uint32_t bits = wrap(t.wrap_u) | (wrap(t.wrap_v) << 2) | (uint32_t(levels.size()) << kTexLevelShift) |
+                              (scene.images[t.image].linear ? kTexLinear : 0u);
         for (const Level& l : levels) cs.textures.push_back({l.offset, l.width, l.height, bits});
     }
-    // sRGB -> linear, exact to float (IEC 61966-2-1), for every byte value.
-    cs.srgb_lut.resize(256);
-    for (int b = 0; b < 256; ++b) cs.srgb_lut[size_t(b)] = float(srgb_to_linear(b / 255.0));
+    // sRGB -> linear, exact to float (IEC 61966-2-1), for every byte value; then a data
+    // texture's byte / 255, the division rounded once, as on the device.
+    cs.srgb_lut.resize(2 * kLinearLutOffset);
+    for (int b = 0; b < 256; ++b) {
+        cs.srgb_lut[size_t(b)] = float(srgb_to_linear(b / 255.0));
+        cs.srgb_lut[kLinearLutOffset + size_t(b)] = float(b) / 255.0f;
+    }
     return first;
 }
 
@@ -210,7 +215,7 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel, const BvhBuil
                 cs.normals[3 * k + 2] = make_f4(tri.n2, 0.0f);
             }
             const Material& mat = scene.materials[tri.material];
-            if (mat.textured() || mat.alpha_mask) {
+            if (mat.textured() || mat.alpha_mask || mat.has_maps()) {
                 if (cs.uvs.empty()) cs.uvs.assign(2 * bvh.order.size(), f4{0, 0, 0, 0});
                 cs.uvs[2 * k + 0] = f4{tri.uv0.x, tri.uv0.y, tri.uv1.x, tri.uv1.y};
                 cs.uvs[2 * k + 1] = f4{tri.uv2.x, tri.uv2.y, float(uv_per_length(tri)), 0.0f};
@@ -233,7 +238,7 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel, const BvhBuil
         // The plane's own axes: u = n x h, v = n x u, h = +z unless n is close to it.
         const glm::vec3 h = std::fabs(n.z) < 0.9f ? glm::vec3(0, 0, 1) : glm::vec3(1, 0, 0);
         const glm::vec3 u = unit(glm::cross(n, h));
-        g.point_mat = make_f4(plane_anchor(pl, scene.materials[pl.material].textured(), n, u, cs.render_origin), bits_float(pl.material));
+        g.point_mat = make_f4(plane_anchor(pl, scene.materials[pl.material].textured() || scene.materials[pl.material].has_maps(), n, u, cs.render_origin), bits_float(pl.material));
         g.normal = make_f4(n, pl.checker ? float(pl.checker_size) : 0.0f);
         g.u = make_f4(u, float(pl.texture_size));
         g.checker = make_f4(pl.checker_colour, bits_float(uint32_t(ns + nt + j)));
@@ -257,8 +262,14 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel, const BvhBuil
         cs.materials.push_back({make_f4(m.colour, kd), make_f4(kr, ka),
                                 f4{tex_bits(m.texture), tex_bits(m.alpha_texture), m.alpha_cutoff, m.alpha_factor},
                                 make_f4(m.emission, m.emission_two_sided ? 1.0f : 0.0f), glossy,
-                                make_f4(m.absorption, m.ior)});
+                                make_f4(m.absorption, m.ior),
+                                f4{tex_bits(m.metallic_texture), tex_bits(m.roughness_texture),
+                                   bits_float(uint32_t(m.metallic_channel) | (uint32_t(m.roughness_channel) << 2)), 0.0f}});
         cs.dielectrics = cs.dielectrics || m.is_dielectric();
+        // Any roughness on glass (the lobes decide which is rough enough to matter), and
+        // the maps of metallic and roughness.
+        const bool extended = (m.is_dielectric() ? m.roughness > 0.0f : m.pbr) || m.has_maps();
+        cs.extended_materials = cs.extended_materials || extended;
     }
 
     for (const Light& l : scene.lights) {
@@ -299,6 +310,7 @@ SceneView CompiledScene::view() const {
     v.alpha_masks = !prim_alpha.empty();
     v.ray_cones = ray_cones;
     v.dielectrics = dielectrics;
+    v.extended_materials = extended_materials;
     v.node_count = uint32_t(nodes.size());
     v.prim_count = uint32_t(prims.size());
     v.plane_count = uint32_t(planes.size());

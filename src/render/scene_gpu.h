@@ -45,7 +45,7 @@ struct CompiledScene {
     // Textures (accel/texture.h), empty in a scene without them.
     std::vector<TextureGpu> textures;
     std::vector<uint32_t> texels;
-    std::vector<float> srgb_lut;      // 256 entries when there are textures
+    std::vector<float> srgb_lut;      // 2 x 256 entries when there are textures (SceneView::srgb_lut)
     std::vector<f4> uvs;              // 2 per primitive when a textured or masked material is on a triangle
     std::vector<uint32_t> prim_alpha; // 1 per primitive when a triangle is masked
     // The path integrator's lights (SceneView, render/light_table.cpp): the emitters, the
@@ -64,6 +64,7 @@ struct CompiledScene {
     bool precise_spheres = false;  // some sphere is computed in double (accel/bvh.h sphere_needs_double)
     bool ray_cones = false;        // the textures have mip chains (SceneView::ray_cones)
     bool dielectrics = false;      // some material is glass (SceneView::dielectrics)
+    bool extended_materials = false;  // glTF's BRDF or rough glass (SceneView::extended_materials)
     Camera camera;                  // world space, as the scene gave it
     Point3 render_origin{0.0};      // world position of rendering space's origin: the camera's, in double
     BvhBuildStats bvh_stats;

@@ -275,9 +275,9 @@ SRT_HD_INLINE PathShade path_shade_query(const FrameContext& f, const Surface& s
     PathShade v;
     v.emitted = path_arrive<kVariant, kStrategy>(f.scene, sf, r.hit_id(), d, r.hit_t(), st);
     if (scatter) {
-        const BsdfParams b = surface_bsdf(f.scene, sf);
+        const BsdfParams b = surface_bsdf<kVariant>(f.scene, sf);
         const Frame frame = Frame::around(sf.ns);
-        v.light = path_light<kStrategy>(f.scene, sf, b, frame, frame.to_local(-d), sample_uniform4(f.sampler, key, 0u),
+        v.light = path_light<kStrategy, materials_of(kVariant)>(f.scene, sf, b, frame, frame.to_local(-d), sample_uniform4(f.sampler, key, 0u),
                                         st);
     }
     r.set_path_state(st);  // absorbed on the way in
@@ -306,10 +306,10 @@ SRT_HD_INLINE uint32_t path_shade_ray(const FrameContext& f, const Surface& sf, 
 template <int kVariant, class R>
 SRT_HD_INLINE bool path_scatter_ray(const FrameContext& f, const Surface& sf, R& r, const RngKey& key, int bounce) {
     PathState st = r.path_state();
-    const BsdfParams b = surface_bsdf(f.scene, sf);
+    const BsdfParams b = surface_bsdf<kVariant>(f.scene, sf);
     const Frame frame = Frame::around(sf.ns);
     glm::vec3 o, d;
-    if (!path_scatter(sf, b, frame, frame.to_local(-r.dir()), sample_uniform4(f.sampler, key, 1u), bounce, st, o, d)) return false;
+    if (!path_scatter<materials_of(kVariant)>(sf, b, frame, frame.to_local(-r.dir()), sample_uniform4(f.sampler, key, 1u), bounce, st, o, d)) return false;
     if (!finite3(st.throughput)) {  // every term after would be a NaN: the film drops the path
         r.drop_sample();
         return false;
@@ -465,11 +465,13 @@ SRT_HD_INLINE decltype(auto) with_variant(const FrameContext& f, Fn&& fn) {
     return with_bvh_width(f.scene, fn);
 }
 // The same for the intersect stage, which both integrators share (its variant has no
-// integrator bit; a ray tree's pops from the stack of deferred rays).
+// integrator bit; a ray tree's pops from the stack of deferred rays; a path frame's finds
+// what its path kernels find).
 template <class Fn>
 SRT_HD_INLINE decltype(auto) with_intersect_variant(const FrameContext& f, Fn&& fn) {
     if (f.kill.active()) return with_kill_variant<0>(f.scene, fn);
     if (f.ray_tree) return with_tree_variant(f.scene, fn);
+    if (f.path) return with_path_intersect_variant(f.scene, fn);
     return with_bvh_width(f.scene, fn);
 }
 

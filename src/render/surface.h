@@ -31,6 +31,7 @@ struct Surface {
     glm::vec3 ns;      // unit shading normal, facing the incoming ray: lighting and mirror
                        // direction (the interpolated vertex normal on smooth triangles, else n)
     glm::vec3 colour;  // after the checker and the texture
+    glm::vec2 maps;    // what the metallic and roughness maps multiply the factors by (1: no map)
     float cone_width;  // the ray cone's width at the hit (signed: negative past a focus)
     float curvature;   // 1/r of a sphere seen from outside, -1/r from inside; 0 if flat
     float kd;
@@ -56,6 +57,10 @@ SRT_HD_INLINE glm::vec2 plane_coords(const PlaneGpu* pl, const Surface& sf) {
     const glm::vec3 local = sf.p - xyz(load_f4(&pl->point_mat));
     return glm::vec2(glm::dot(local, u), glm::dot(local, v));
 }
+
+// Channel k (0 red, 1 green, 2 blue) of a texture's value, without indexing a vector by a
+// variable (which a GPU does in local memory).
+SRT_HD_INLINE float channel(const glm::vec3& c, uint32_t k) { return k == 0u ? c.x : k == 1u ? c.y : c.z; }
 
 // kVariant: the kernels' variant (accel/variant.h with_bvh_width): whether spheres
 // computed in double are, in this scene and this code.
@@ -111,6 +116,7 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
     const f4 mc = load_f4(&s.materials[material].colour);
     const f4 mr = load_f4(&s.materials[material].kr);
     sf.colour = xyz(mc);
+    sf.maps = glm::vec2(1.0f);
     sf.kd = mc.w;
     sf.kr = xyz(mr);
     sf.ka = mr.w;
@@ -124,9 +130,17 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
     // A texture multiplies the colour (the checker's too) at the hit's texture coordinates,
     // filtered over the cone's footprint: its width at the hit, stretched by the slant
     // (1 / |cos|), in texels of the image (how many uv units a unit of length spans, times
-    // the image's size).
+    // the image's size). The maps of metallic and roughness are read at the same
+    // coordinates, only by kernels with the extended materials (accel/variant.h).
     const uint32_t tex = textures_of(kVariant) ? float_bits(load_f4(&s.materials[material].tex).x) : kNoTextureGpu;
-    if (tex != kNoTextureGpu) {
+    uint32_t metal_tex = kNoTextureGpu, rough_tex = kNoTextureGpu, channels = 0u;
+    if constexpr (textures_of(kVariant) && materials_of(kVariant)) {
+        const f4 maps = load_f4(&s.materials[material].maps);
+        metal_tex = float_bits(maps.x);
+        rough_tex = float_bits(maps.y);
+        channels = float_bits(maps.z);
+    }
+    if (tex != kNoTextureGpu || metal_tex != kNoTextureGpu || rough_tex != kNoTextureGpu) {
         glm::vec2 uv;
         float uv_per_length;
         if (pl != nullptr) {
@@ -141,14 +155,23 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
             uv = triangle_uv(s, uint32_t(id), hp.u, hp.v);
             uv_per_length = load_f4(&s.uvs[2 * uint32_t(id) + 1]).z;
         }
-        const TextureGpu t0 = load_texture(&s.textures[tex]);
-        float lod = 0.0f;  // no mip chain: level 0
-        if (ray_cones_of(kVariant) && tex_levels(t0) > 1) {
-            const float cos_theta = fmaxf(fabsf(glm::dot(hp.n, d)), 1e-4f);
-            const float texels = fabsf(sf.cone_width) * uv_per_length * sqrtf(float(t0.width) * float(t0.height)) / cos_theta;
-            lod = log2_portable(texels);
+        const auto sample = [&](uint32_t t) {
+            const TextureGpu t0 = load_texture(&s.textures[t]);
+            float lod = 0.0f;  // no mip chain: level 0
+            if (ray_cones_of(kVariant) && tex_levels(t0) > 1) {
+                const float cos_theta = fmaxf(fabsf(glm::dot(hp.n, d)), 1e-4f);
+                const float texels = fabsf(sf.cone_width) * uv_per_length * sqrtf(float(t0.width) * float(t0.height)) / cos_theta;
+                lod = log2_portable(texels);
+            }
+            return sample_colour_lod(s.textures, s.texels, s.srgb_lut, t, uv, lod);
+        };
+        if (tex != kNoTextureGpu) sf.colour = sf.colour * sample(tex);
+        if (metal_tex != kNoTextureGpu) {  // glTF's one texture for both: read once
+            const glm::vec3 c = sample(metal_tex);
+            sf.maps.x = channel(c, channels & 3u);
+            if (rough_tex == metal_tex) sf.maps.y = channel(c, (channels >> 2) & 3u);
         }
-        sf.colour = sf.colour * sample_colour_lod(s.textures, s.texels, s.srgb_lut, tex, uv, lod);
+        if (rough_tex != kNoTextureGpu && rough_tex != metal_tex) sf.maps.y = channel(sample(rough_tex), (channels >> 2) & 3u);
     }
     face_ray(sf, d);
     return sf;

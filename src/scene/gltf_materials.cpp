@@ -26,9 +26,9 @@ Wrap wrap_mode(const std::string& path, const std::string& ptr, int mode) {
 }
 
 // The scene texture for the glTF's texture `index`: its image decoded (from a buffer
-// view, a data URI or a file next to the glTF) with its sampler's wrap modes. An image
-// file that is missing leaves a note and returns kNoTexture, as for OBJ.
-int32_t gltf_texture(Scene& scene, const tinygltf::Model& m, const std::string& path, int index) {
+// view, a data URI or a file next to the glTF) with its sampler's wrap modes, as colour or
+// as data. An image file that is missing leaves a note and returns kNoTexture, as for OBJ.
+int32_t gltf_texture(Scene& scene, const tinygltf::Model& m, const std::string& path, int index, TextureUse use) {
     const std::string tptr = "/textures/" + std::to_string(index);
     if (index < 0 || size_t(index) >= m.textures.size()) fail(path, tptr, "no such texture");
     const tinygltf::Texture& t = m.textures[size_t(index)];
@@ -60,7 +60,7 @@ int32_t gltf_texture(Scene& scene, const tinygltf::Model& m, const std::string& 
     }
     std::string name = path + ": " + iptr;
     if (!img.uri.empty() && img.uri.rfind("data:", 0) != 0) name += " ('" + img.uri + "')";
-    return texture_from_bytes(scene, bytes, size, name, TextureUse::Colour, wu, wv);
+    return texture_from_bytes(scene, bytes, size, name, use, wu, wv);
 }
 
 // KHR_texture_transform on a texture reference: uv' = T(offset) R(rotation) S(scale) uv,
@@ -96,6 +96,10 @@ TexturePlacement placement(const std::string& path, const std::string& ptr, cons
                            glm::dvec3(offset.x, offset.y, 1.0));
     pl.transformed = true;
     return pl;
+}
+
+bool same_placement(const TexturePlacement& a, const TexturePlacement& b) {
+    return a.texcoord == b.texcoord && a.transformed == b.transformed && (!a.transformed || a.matrix == b.matrix);
 }
 
 // A material extension's object, or nullptr when the material does not have it.
@@ -182,7 +186,7 @@ void path_terms(const std::string& path, const std::string& mptr, const tinygltf
         // core specification's index of 1.5.
         mat.pbr = true;
         mat.metallic = float(metal);
-        mat.dielectric_f0 = float((ior - 1.0) * (ior - 1.0) / ((ior + 1.0) * (ior + 1.0)));
+        mat.dielectric_f0 = f0_of_ior(ior);
     }
 }
 
@@ -190,7 +194,11 @@ void path_terms(const std::string& path, const std::string& mptr, const tinygltf
 
 // baseColorFactor -> colour (times the base colour texture); for Whitted, metallic m and
 // roughness r -> a mirror of weight m (1 - r)^2 tinted by the base colour, kd = 1 - that
-// weight. The rest (the BRDF, emission, glass) as path_terms says.
+// weight. The rest (the BRDF, its metallic-roughness texture, emission, glass) as
+// path_terms says. The triangles carry one set of texture coordinates, laid as the base
+// colour texture is (or, without one, the metallic-roughness texture): a
+// metallic-roughness texture laid otherwise is read at those coordinates, and a note
+// says so.
 Materials add_materials(Scene& scene, const tinygltf::Model& m, const std::string& path) {
     Materials out;
     out.ids.assign(m.materials.size(), 0);
@@ -204,16 +212,29 @@ Materials add_materials(Scene& scene, const tinygltf::Model& m, const std::strin
             mat.colour = glm::clamp(glm::vec3(float(p.baseColorFactor[0]), float(p.baseColorFactor[1]), float(p.baseColorFactor[2])),
                                     glm::vec3(0.0f), glm::vec3(1.0f));
         const double metal = std::clamp(p.metallicFactor, 0.0, 1.0), rough = std::clamp(p.roughnessFactor, 0.0, 1.0);
-        const float mirror = float(metal * (1.0 - rough) * (1.0 - rough));
-        mat.kr = mirror * mat.colour;
-        mat.kd = 1.0f - mirror;
+        mat.metallic = float(metal);
+        mat.roughness = float(rough);
         path_terms(path, mptr, m.materials[i], metal, rough, mat);
         if (m.materials[i].emissiveTexture.index >= 0) ++out.emissive_textured;
         if (p.baseColorTexture.index >= 0) {
-            mat.texture = gltf_texture(scene, m, path, p.baseColorTexture.index);
+            mat.texture = gltf_texture(scene, m, path, p.baseColorTexture.index, TextureUse::Colour);
             out.placements[i] = placement(path, mptr + "/pbrMetallicRoughness/baseColorTexture", p.baseColorTexture);
             if (out.placements[i].texcoord < 0) fail(path, mptr + "/pbrMetallicRoughness/baseColorTexture/texCoord", "must be >= 0");
         }
+        if (p.metallicRoughnessTexture.index >= 0) {
+            // One data texture: blue the metal, green the roughness (the specification's).
+            const std::string tptr = mptr + "/pbrMetallicRoughness/metallicRoughnessTexture";
+            const TexturePlacement pl = placement(path, tptr, p.metallicRoughnessTexture);
+            if (pl.texcoord < 0) fail(path, tptr + "/texCoord", "must be >= 0");
+            mat.metallic_texture = mat.roughness_texture = gltf_texture(scene, m, path, p.metallicRoughnessTexture.index, TextureUse::Data);
+            mat.metallic_channel = 2;
+            mat.roughness_channel = 1;
+            if (!mat.textured()) out.placements[i] = pl;
+            else if (!same_placement(pl, out.placements[i]))
+                scene.notes.push_back(path + ": " + tptr + " is laid out otherwise than the baseColorTexture (texCoord or "
+                                      "KHR_texture_transform); it is read where the base colour is");
+        }
+        read_pbr_as_whitted(scene, mat, /*kd_given=*/false);
         const std::string& mode = m.materials[i].alphaMode;
         if (mode == "MASK") {
             mat.alpha_mask = true;

@@ -13,13 +13,21 @@ namespace {
 using namespace json_doc;
 
 // "texture": "file.png" or {"file": "file.png", "wrap": "repeat" | "mirrored-repeat" |
-// "clamp" | [u mode, v mode]}. A missing file is a note (texture_from_file).
-int32_t read_texture(const Node& n, TextureUse use, const std::string& what, Scene& scene) {
+// "clamp" | [u mode, v mode]}; a data texture's object may name its "channel" ("r", "g"
+// or "b"; red where it does not). A missing file is a note (texture_from_file).
+int32_t read_texture(const Node& n, TextureUse use, const std::string& what, Scene& scene, uint8_t* channel = nullptr) {
     Node file = n;
     Wrap wrap[2] = {Wrap::Repeat, Wrap::Repeat};
+    if (channel) *channel = 0;
     if (n.v->is_object()) {
-        n.check_keys({"file", "wrap"}, what);
+        if (channel) n.check_keys({"file", "wrap", "channel"}, what);
+        else n.check_keys({"file", "wrap"}, what);
         file = n.require("file", what);
+        if (Node c = channel ? n.member("channel", what + " 'channel'") : Node{}) {
+            const std::string v = c.str();
+            if (v != "r" && v != "g" && v != "b") c.fail(what + " 'channel' must be \"r\", \"g\" or \"b\", not '" + v + "'");
+            *channel = uint8_t(v == "r" ? 0 : v == "g" ? 1 : 2);
+        }
         if (Node w = n.member("wrap", what + " 'wrap'")) {
             auto mode = [&](const Node& x) {
                 const std::string v = x.str();
@@ -111,27 +119,37 @@ void read_path_terms(const Node& m, Material& mat, const std::string& name) {
 }
 
 // glTF 2.0's metallic-roughness BRDF for the path integrator: `colour` is the base colour,
-// `roughness` the perceptual roughness. Whitted reads it as glTF files are read
-// (scene/gltf_materials.cpp): a mirror of weight metallic (1 - roughness)^2 tinted by the
-// colour, the rest diffuse unless 'kd' says otherwise.
-void read_metallic(const Node& m, const Node& mt, Material& mat) {
+// `roughness` the perceptual roughness, each of metallic and roughness times its map where
+// there is one. Whitted reads it as glTF files are read (scene.h read_pbr_as_whitted).
+void read_metallic(const Node& m, const Node& mt, Material& mat, const Scene& scene) {
     mat.metallic = mt.number();
     if (!(mat.metallic >= 0.0f && mat.metallic <= 1.0f)) mt.fail("'metallic' must be in [0, 1]");
     for (const char* other : {"kr", "glossy", "ior"})
         if (m.member(other, other))
             mt.fail(std::string("'metallic' (glTF's BRDF) and '") + other + "' are two models of one surface: give one");
     mat.pbr = true;
-    const float r = 1.0f - mat.roughness;
-    const float mirror = mat.metallic * r * r;
-    mat.kr = mirror * mat.colour;
-    if (!m.member("kd", "kd")) mat.kd = 1.0f - mirror;
+    read_pbr_as_whitted(scene, mat, /*kd_given=*/bool(m.member("kd", "kd")));
+}
+
+// "metallic_texture" and "roughness_texture": data textures whose channel multiplies
+// 'metallic' and 'roughness' under the path integrator.
+void read_maps(const Node& m, Material& mat, const std::string& name, Scene& scene) {
+    const std::string what = "material '" + name + "' ";
+    if (Node t = m.member("roughness_texture", what + "'roughness_texture'")) {
+        if (!m.member("roughness", "roughness")) t.fail("'roughness_texture' needs 'roughness', which it multiplies");
+        mat.roughness_texture = read_texture(t, TextureUse::Data, what + "'roughness_texture'", scene, &mat.roughness_channel);
+    }
+    if (Node t = m.member("metallic_texture", what + "'metallic_texture'")) {
+        if (!m.member("metallic", "metallic")) t.fail("'metallic_texture' needs 'metallic', which it multiplies");
+        mat.metallic_texture = read_texture(t, TextureUse::Data, what + "'metallic_texture'", scene, &mat.metallic_channel);
+    }
 }
 
 }  // namespace
 
 Material read_json_material(const Node& m, const std::string& name, Scene& scene) {
     m.check_keys({"colour", "kd", "kr", "ka", "texture", "alpha", "emission", "emission_two_sided", "roughness", "glossy",
-                  "ior", "absorption", "kt", "metallic"},
+                  "ior", "absorption", "kt", "metallic", "metallic_texture", "roughness_texture"},
                  "material '" + name + "'");
     Material mat;
     mat.name = name;
@@ -154,7 +172,8 @@ Material read_json_material(const Node& m, const std::string& name, Scene& scene
         mat.texture = read_texture(t, TextureUse::Colour, "material '" + name + "' 'texture'", scene);
     if (Node a = m.member("alpha", "material '" + name + "' 'alpha'")) read_alpha(a, mat, name, scene);
     read_path_terms(m, mat, name);
-    if (Node mt = m.member("metallic", "material '" + name + "' 'metallic'")) read_metallic(m, mt, mat);
+    read_maps(m, mat, name, scene);
+    if (Node mt = m.member("metallic", "material '" + name + "' 'metallic'")) read_metallic(m, mt, mat, scene);
     return mat;
 }
 

@@ -46,7 +46,11 @@ MtlMap parse_map(const std::vector<std::string>& t, const std::string& path, int
             if (!number(i, v) || !number(i + 1, v)) throw InputError(path, line, "'" + t[0] + " -mm' expects 2 numbers");
             i += 2;
         } else if (opt == "-imfchan") {
-            if (i >= t.size()) throw InputError(path, line, "'" + t[0] + " -imfchan' expects a channel");
+            static const std::string kChannels = "rgbmlz";
+            if (i >= t.size() || t[i].size() != 1 || kChannels.find(t[i][0]) == std::string::npos)
+                throw InputError(path, line, "'" + t[0] + " -imfchan' expects a channel: r, g, b, m, l or z");
+            const size_t c = kChannels.find(t[i][0]);
+            m.channel = c < 3 ? int(c) : -1;
             ++i;
         } else {
             throw InputError(path, line, "unknown option '" + opt + "' in '" + t[0] + "'");
@@ -93,12 +97,14 @@ void read_mtl(const std::string& path, const std::string& obj_file, int obj_line
             return;
         }
         const bool used = kw == "Kd" || kw == "Ks" || kw == "Ke" || kw == "illum" || kw == "map_Kd" ||
-                          kw == "map_d" || kw == "Ni" || kw == "Ns" || kw == "Tf" || kw == "Pr" || kw == "Pm";
+                          kw == "map_d" || kw == "Ni" || kw == "Ns" || kw == "Tf" || kw == "Pr" || kw == "Pm" ||
+                          kw == "map_Pr" || kw == "map_Pm";
         if (!used) return;  // d, Tr, Ka, other maps, bump, ...: no part in our model
         if (current < 0) throw InputError(path, line, "'" + kw + "' before any 'newmtl'");
         MtlEntry& e = lib.mtls[current];
-        if (kw == "map_Kd" || kw == "map_d") {
-            (kw == "map_Kd" ? e.map_kd : e.map_d) = parse_map(t, path, line);
+        if (kw == "map_Kd" || kw == "map_d" || kw == "map_Pr" || kw == "map_Pm") {
+            MtlMap& map = kw == "map_Kd" ? e.map_kd : kw == "map_d" ? e.map_d : kw == "map_Pr" ? e.map_pr : e.map_pm;
+            map = parse_map(t, path, line);
         } else if (kw == "Kd") {
             e.mat.colour = parse_colour(t, path, line);
         } else if (kw == "Ks") {
@@ -160,20 +166,21 @@ Material scene_material(Scene& scene, const MtlEntry& e) {
     // Blinn-Phong's exponent to a microfacet slope: alpha = sqrt(2 / (Ns + 2)) (Walter et
     // al. 2007, eq. 33, Beckmann's), roughness = sqrt(alpha). Ns 10: 0.64, Ns 1000: 0.21.
     if (e.ns >= 0.0f && (e.illum == 2 || e.illum < 0)) m.roughness = float(std::pow(2.0 / (double(e.ns) + 2.0), 0.25));
+    const bool has_pr = e.pr >= 0.0f || !e.map_pr.file.empty(), has_pm = e.pm >= 0.0f || !e.map_pm.file.empty();
+    // A map multiplies its number, 1 where the file gives none.
+    const float pr = e.pr >= 0.0f ? e.pr : e.map_pr.file.empty() ? 0.0f : 1.0f;
+    const float pm = e.pm >= 0.0f ? e.pm : e.map_pm.file.empty() ? 0.0f : 1.0f;
     if (m.is_dielectric()) {
-        if (e.pr >= 0.0f) m.roughness = e.pr;  // rough glass
-    } else if (e.pr >= 0.0f || e.pm >= 0.0f) {
+        if (has_pr) m.roughness = pr;  // rough glass
+    } else if (has_pr || has_pm) {
         // The PBR extension (Pr, Pm; tinyobjloader's defaults of 0 for the one not given):
         // glTF's BRDF over Kd as the base colour, its dielectric's F0 from Ni where given
         // (Blender writes it), else glTF's 0.04. Whitted reads it as glTF files are read.
         m.pbr = true;
-        m.metallic = std::max(e.pm, 0.0f);
-        m.roughness = std::max(e.pr, 0.0f);
+        m.metallic = pm;
+        m.roughness = pr;
         m.glossy = glm::vec3(0.0f);
-        if (e.ni_given) m.dielectric_f0 = float((e.ni - 1.0) * (e.ni - 1.0) / ((e.ni + 1.0) * (e.ni + 1.0)));
-        const float r = 1.0f - m.roughness, mirror = m.metallic * r * r;
-        m.kr = mirror * m.colour;
-        m.kd = 1.0f - mirror;
+        if (e.ni_given) m.dielectric_f0 = f0_of_ior(e.ni);
     }
     const auto texture = [&](const MtlMap& map, TextureUse use) {
         const Wrap w = map.clamp ? Wrap::Clamp : Wrap::Repeat;
@@ -184,12 +191,31 @@ Material scene_material(Scene& scene, const MtlEntry& e) {
         m.alpha_texture = texture(e.map_d, TextureUse::Mask);
         m.alpha_mask = m.alpha_texture != kNoTexture;
     }
+    const MtlMap& laid = placed_map(e);
+    for (const MtlMap* map : {&e.map_pr, &e.map_pm}) {
+        if (map->file.empty()) continue;
+        const bool rough = map == &e.map_pr;
+        if (!rough && !m.pbr) continue;  // glass is not metal
+        (rough ? m.roughness_texture : m.metallic_texture) = texture(*map, TextureUse::Data);
+        (rough ? m.roughness_channel : m.metallic_channel) = uint8_t(map->channel >= 0 ? map->channel : 0);
+        if (!map->same_placement(laid))
+            scene.notes.push_back(InputError::format(map->mtl, map->line, 0, std::string(rough ? "map_Pr" : "map_Pm") +
+                                  "'s -o or -s differ from the texture coordinates' (" + laid.mtl + ":" +
+                                  std::to_string(laid.line) + "); it is read at those"));
+    }
+    if (m.pbr) read_pbr_as_whitted(scene, m, /*kd_given=*/false);
     return m;
+}
+
+const MtlMap& placed_map(const MtlEntry& e) {
+    for (const MtlMap* map : {&e.map_kd, &e.map_d, &e.map_pr, &e.map_pm})
+        if (!map->file.empty()) return *map;
+    return e.map_kd;
 }
 
 glm::vec2 map_uv(const MtlEntry* e, const glm::vec2& uv) {
     if (!e) return uv;
-    const MtlMap& map = e->map_kd.file.empty() ? e->map_d : e->map_kd;
+    const MtlMap& map = placed_map(*e);
     if (map.scale == glm::vec2(1.0f) && map.offset == glm::vec2(0.0f)) return uv;
     const glm::vec2 obj(uv.x, 1.0f - uv.y);
     const glm::vec2 moved = obj * map.scale + map.offset;

@@ -20,11 +20,13 @@ struct MtlMap {
     int line = 0;
     bool clamp = false;
     glm::vec2 offset{0.0f}, scale{1.0f};  // -o and -s: uv' = uv * scale + offset
+    int channel = -1;                     // -imfchan r, g or b: 0, 1, 2; -1: not given (m, l, z: red)
+    bool same_placement(const MtlMap& o) const { return offset == o.offset && scale == o.scale; }
 };
 
 struct MtlEntry {
     Material mat;
-    MtlMap map_kd, map_d;
+    MtlMap map_kd, map_d, map_pr, map_pm;
     glm::vec3 ks{0.0f};
     glm::vec3 ke{0.0f};
     glm::vec3 tf{1.0f};     // transmission filter: the colour left after one unit of length inside
@@ -53,8 +55,17 @@ void read_mtl(const std::string& path, const std::string& obj_file, int obj_line
 // has it: Ke the emission; illum 3 and 5 a mirror of Ks; illum 2's Ks a glossy lobe of
 // roughness from Ns (the path integrator's; Whitted has no highlights); illum 4, 6 and 7
 // glass of index Ni, absorbing as Tf says per unit of length, rough as Pr says; Pr or Pm
-// elsewhere glTF's metallic-roughness BRDF over Kd.
+// elsewhere glTF's metallic-roughness BRDF over Kd. map_Pr and map_Pm multiply Pr and Pm
+// (1 where the number is not given), read from the channel -imfchan names (else red,
+// which grey replicates); they make a material glTF's BRDF too.
+// The triangles carry one set of texture coordinates, map_Kd's -o and -s applied (else
+// map_d's, map_Pr's, map_Pm's): another map with other -o or -s is read there, and a note
+// says so.
 Material scene_material(Scene& scene, const MtlEntry& e);
+
+// The map whose -o and -s lay the texture coordinates: map_Kd's, else map_d's, map_Pr's,
+// map_Pm's.
+const MtlMap& placed_map(const MtlEntry& e);
 
 // A material's texture coordinates after its map's -s and -o, which apply to OBJ's
 // (u, v) with v up.

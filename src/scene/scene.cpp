@@ -55,6 +55,23 @@ void require(bool ok, const Scene& s, const std::string& what) {
 
 }  // namespace
 
+double texture_channel_mean(const Scene& s, int32_t texture, int channel) {
+    const std::vector<uint32_t>& texels = s.images[s.textures[size_t(texture)].image].texels;
+    if (texels.empty()) return 1.0;
+    double sum = 0.0;
+    for (uint32_t t : texels) sum += double((t >> (8 * channel)) & 255u);
+    return sum / (255.0 * double(texels.size()));
+}
+
+void read_pbr_as_whitted(const Scene& s, Material& m, bool kd_given) {
+    double metal = m.metallic, rough = m.roughness;
+    if (m.metallic_texture != kNoTexture) metal *= texture_channel_mean(s, m.metallic_texture, m.metallic_channel);
+    if (m.roughness_texture != kNoTexture) rough *= texture_channel_mean(s, m.roughness_texture, m.roughness_channel);
+    const float mirror = float(metal * (1.0 - rough) * (1.0 - rough));
+    m.kr = mirror * m.colour;
+    if (!kd_given) m.kd = 1.0f - mirror;
+}
+
 void validate(const Scene& s) {
     require(!s.materials.empty(), s, "no materials (material 0 must exist)");
     const size_t nm = s.materials.size();

@@ -34,13 +34,15 @@ namespace srt {
 using Point3 = glm::dvec3;  // a position in the scene (directions and colours are float)
 
 // An image a texture reads: 8-bit texels, RGBA in memory order, the colour channels sRGB-
-// encoded and alpha linear (as PNG, JPEG and glTF define them). Row 0 is the image's top
+// encoded and alpha linear (as PNG, JPEG and glTF define them), or, in a data image
+// (`linear`: metallic-roughness, normals), every channel linear. Row 0 is the image's top
 // row. A mask image (MTL map_d) whose file has no alpha channel carries its grey level
 // in alpha (scene/texture_file.h).
 struct TextureImage {
     std::string name;  // the file, or "file.gltf: /images/3", for messages and reports
     int width = 0, height = 0;
     bool file_alpha = false;       // the file has an alpha channel (a mask may share the image)
+    bool linear = false;           // data, not colour: its bytes / 255 are its values
     std::vector<uint32_t> texels;  // width * height, byte 0 = red
 };
 
@@ -102,8 +104,17 @@ struct Material {
     bool pbr = false;
     float metallic = 0.0f;
     float dielectric_f0 = 0.04f;
+    // The path integrator's maps of metallic and roughness: data textures whose channel
+    // (0 red, 1 green, 2 blue) multiplies `metallic` and `roughness` (glTF's
+    // metallicRoughnessTexture: one texture, blue metal, green roughness; MTL's map_Pm
+    // and map_Pr). The roughness map roughens any lobe (glossy, glTF's, glass); metallic
+    // needs `pbr`. Whitted's kd and kr read the factors alone.
+    int32_t metallic_texture = kNoTexture;
+    int32_t roughness_texture = kNoTexture;
+    uint8_t metallic_channel = 2, roughness_channel = 1;
     bool is_mirror() const { return kr.x > 0.0f || kr.y > 0.0f || kr.z > 0.0f; }
     bool textured() const { return texture != kNoTexture; }
+    bool has_maps() const { return metallic_texture != kNoTexture || roughness_texture != kNoTexture; }
     bool is_dielectric() const { return ior > 0.0f; }
     bool emits() const { return emission.x > 0.0f || emission.y > 0.0f || emission.z > 0.0f; }
 };
@@ -293,6 +304,19 @@ Bounds3 finite_bounds(const Scene& s);
 // The environment map in the image file `path` (OpenEXR or Radiance RGBE), read at once.
 // Throws InputError(path, 0, what) where the file is missing or cannot be read.
 Environment environment_from_file(const std::string& path, float intensity = 1.0f, float rotation = 0.0f);
+
+// The reflectance at normal incidence of a dielectric of index `ior` against air:
+// ((ior - 1) / (ior + 1))^2, 0.04 at 1.5 (glTF's F0 from KHR_materials_ior, MTL's Ni).
+inline float f0_of_ior(double ior) { return float((ior - 1.0) * (ior - 1.0) / ((ior + 1.0) * (ior + 1.0))); }
+
+// The mean of channel `channel` (0 red, 1 green, 2 blue) of texture `texture`'s image, in
+// its values (a data image's bytes / 255).
+double texture_channel_mean(const Scene& s, int32_t texture, int channel);
+
+// Whitted's reading of glTF's BRDF (`m.pbr`), which its model has no lobes for: a mirror of
+// weight metallic (1 - roughness)^2 tinted by the base colour, and, unless the file gave
+// kd (`kd_given`), the rest diffuse. A metallic or roughness map counts by its mean.
+void read_pbr_as_whitted(const Scene& s, Material& m, bool kd_given);
 
 // Checks the invariants renderers rely on (material indices in range, unit normals,
 // finite numbers, radius > 0). Throws InputError naming `s.name`.

@@ -9,7 +9,9 @@
 namespace srt {
 namespace {
 
-const char* suffix(TextureUse use) { return use == TextureUse::Mask ? " (mask)" : ""; }
+const char* suffix(TextureUse use) {
+    return use == TextureUse::Mask ? " (mask)" : use == TextureUse::Data ? " (data)" : "";
+}
 
 int32_t find_image(const Scene& scene, const std::string& key) {
     for (size_t i = 0; i < scene.images.size(); ++i)
@@ -35,8 +37,10 @@ int32_t add_image(Scene& scene, const std::string& name, DecodedImage&& d, Textu
     if (use == TextureUse::Mask && !alpha)
         for (uint32_t& t : d.rgba) t = (t & 0x00ffffffu) | ((t & 0xffu) << 24);
     TextureImage img;
-    img.name = alpha ? name : name + suffix(use);
+    // A colour image with alpha is its mask too; data is never shared with either.
+    img.name = alpha && use != TextureUse::Data ? name : name + suffix(use);
     img.file_alpha = alpha;
+    img.linear = use == TextureUse::Data;
     img.width = d.width;
     img.height = d.height;
     img.texels = std::move(d.rgba);

@@ -39,8 +39,9 @@ RenderSettings path_settings(int w, int h, int depth, DeadRayMode mode, LaunchMo
 
 // Scenes that take each path kernel variant: plain triangles and spheres, glass with
 // absorption and a rough conductor, textures (bilinear and from mip chains), alpha
-// masks, spheres in double, mirrors, a thin lens, an environment map, glTF's BRDF and
-// rough glass lit through it; the Cornell boxes and Conference where the shared data is.
+// masks, spheres in double, mirrors, a thin lens, an environment map, glTF's BRDF with
+// maps of metallic and roughness (bilinear and from mip chains) and rough glass lit
+// through it; the Cornell boxes and Conference where the shared data is.
 std::vector<std::pair<std::string, Scene>> path_scenes() {
     std::vector<std::pair<std::string, Scene>> v;
     const std::string src = env_or("SRT_SOURCE_DIR", SRT_SOURCE_DIR);
@@ -57,6 +58,10 @@ std::vector<std::pair<std::string, Scene>> path_scenes() {
     Scene tri = load_scene(src + "/scenes/textured.json");
     tri.texture_filter = TextureFilter::Trilinear;
     v.emplace_back("textured.json, trilinear", std::move(tri));
+    // The maps of metallic and roughness from their mip chains (averaged as data).
+    Scene maps = load_scene(src + "/scenes/materials.json");
+    maps.texture_filter = TextureFilter::Trilinear;
+    v.emplace_back("materials.json, trilinear", std::move(maps));
     const std::string data = env_or("SRT_SHARED_DATA", SRT_SHARED_DATA);
     for (const char* f : {"CornellBox-Original.obj", "CornellBox-Sphere.obj", "CornellBox-Water.obj"}) {
         const std::string p = data + "/scenes/cornell-box/" + f;

@@ -5,13 +5,18 @@ python3-pil; run with /usr/bin/python3). Deterministic: the same bytes every run
   assets/textures/tiles.png    256x256 RGB tiles with grout (the floor, walls)
   assets/textures/marble.jpg   256x256 JPEG veined stone (spheres, mirrors' frames)
   assets/textures/leaf.png     128x128 RGBA leaf, alpha 0 outside it (cut-out foliage)
+  assets/textures/floor-mr.png 128x128 metallic-roughness map, glTF's layout (G rough,
+                               B metal): metal tiles of four roughnesses, rough grout
   assets/foliage.obj/.mtl      1200 leaf cards around three stems, map_Kd + map_d
   scenes/textured.json         the default scene with a texture on every surface
   scenes/foliage.json          the leaf cards in front of a tiled wall, on a tiled floor
   tests/data/textures/         grid.png (4x4 known texels), grid.jpg, bw.png (black and
                                white columns), mask.png (2x2 holes), quad.obj/.mtl and
                                mask-quad.obj/.mtl (head-on test quads), quad.gltf and
-                               mask-quad.gltf (the same in glTF: v down, alphaMode MASK)
+                               mask-quad.gltf (the same in glTF: v down, alphaMode MASK),
+                               orm.png (8x2: R 128, G 255, B 0 in the left half and 255
+                               in the right), orm-quad.gltf (its metallicRoughnessTexture)
+                               and orm-quad.obj/.mtl (its map_Pm and map_Pr)
   tests/data/bad/gltf_tex_*, obj_map_*, json_tex_*: malformed textured files for the
                                parser table (tests/test_parsers.cpp)
 """
@@ -62,6 +67,22 @@ def leaf():
     d.ellipse((80, 30, 120, 70), fill=(0, 0, 0, 0))
     d.line((64, 8, 64, 120), fill=(150, 190, 90, 255), width=3)
     img.save(os.path.join(A, "textures", "leaf.png"), optimize=True)
+
+
+def floor_mr():
+    # 4x4 tiles of 32 texels: metal (B 255) of roughness 0.15, 0.3, 0.45 or 0.6 (G), in a
+    # pattern that repeats every 2 tiles, between 3-texel joints of rough non-metal grout.
+    im = Image.new("RGB", (128, 128))
+    px = im.load()
+    rough = [[38, 77], [115, 153]]
+    for y in range(128):
+        for x in range(128):
+            tx, ty, gx, gy = x // 32, y // 32, x % 32, y % 32
+            if gx < 3 or gy < 3:
+                px[x, y] = (255, 230, 0)
+            else:
+                px[x, y] = (255, rough[ty % 2][tx % 2], 255)
+    im.save(os.path.join(A, "textures", "floor-mr.png"))
 
 
 def foliage():
@@ -163,6 +184,14 @@ def test_data():
         o.write("# the quad with a 2x2 alpha mask\nmtllib mask-quad.mtl\nusemtl masked\n" + quad)
     with open(os.path.join(T, "mask-quad.mtl"), "w") as o:
         o.write("newmtl masked\nKd 0.2 0.8 0.2\nmap_d mask.png\n")
+    orm = Image.new("RGB", (8, 2))
+    orm.putdata([(128, 255, 0)] * 4 + [(128, 255, 255)] * 4 + [(128, 255, 0)] * 4 + [(128, 255, 255)] * 4)
+    orm.save(os.path.join(T, "orm.png"))
+    with open(os.path.join(T, "orm-quad.obj"), "w") as o:
+        o.write("# the quad with maps of metallic and roughness\nmtllib orm-quad.mtl\nusemtl orm\n" + quad)
+    with open(os.path.join(T, "orm-quad.mtl"), "w") as o:
+        o.write("newmtl orm\nKd 1 0.78 0.34\nPm 1\nPr 0.5\nmap_Pm -clamp on -imfchan b orm.png\n"
+                "map_Pr -clamp on -imfchan g orm.png\n")
 
 
 def gltf_quad(texture_uri, extra_material=None, sampler=None, uv=None, extra=None):
@@ -203,6 +232,11 @@ def write_json(path, obj):
 
 def gltf_data():
     write_json(os.path.join(T, "quad.gltf"), gltf_quad("grid.png"))
+    write_json(os.path.join(T, "orm-quad.gltf"),
+               gltf_quad("orm.png", {"pbrMetallicRoughness": {"baseColorFactor": [1, 0.78, 0.34, 1],
+                                                             "metallicRoughnessTexture": {"index": 0},
+                                                             "metallicFactor": 1, "roughnessFactor": 0.5}},
+                         sampler={"wrapS": 33071, "wrapT": 33071}))
     # RGBA: the mask's alpha, the grid's colours.
     g = Image.open(os.path.join(T, "grid.png")).convert("RGBA")
     m = Image.open(os.path.join(T, "mask.png")).resize((4, 4), Image.NEAREST)
@@ -250,6 +284,7 @@ def gltf_data():
 
 if __name__ == "__main__":
     tiles()
+    floor_mr()
     marble()
     leaf()
     foliage()
