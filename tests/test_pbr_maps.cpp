@@ -4,6 +4,7 @@
 // factor in the path integrator's BSDF, checked bit for bit against the same surface with
 // the factor alone where the map reads exactly 0 or 1.
 #include "accel/texture.h"
+#include "core/error.h"
 #include "render/executor.h"
 #include "render/mip_chain.h"
 #include "render/path_vertex.h"
@@ -175,4 +176,15 @@ TEST(PbrMaps, JsonMapsOfOneAreTheFactors) {
         for (int x = 1; x < 32; x += 5)
             for (uint32_t s = 0; s < 2; ++s)
                 ASSERT_EQ(path_sample(a, x, y, s), path_sample(b, x, y, s)) << "pixel (" << x << ", " << y << ")";
+}
+
+TEST(PbrMaps, ValidateRefusesMapsOutOfRange) {
+    Scene s = load_scene(texref::kTex + "orm-quad.gltf");
+    EXPECT_NO_THROW(validate(s));
+    Scene far = s;
+    far.materials[1].roughness_texture = int32_t(far.textures.size());
+    EXPECT_THROW(validate(far), InputError);
+    Scene alpha = s;
+    alpha.materials[1].metallic_channel = 3;
+    EXPECT_THROW(validate(alpha), InputError);
 }

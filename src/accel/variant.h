@@ -33,8 +33,9 @@ constexpr int kRayTree = 512;
 // run kernels that hold none of its code (its arithmetic inline cost the megakernel 24
 // bytes more spills, and frames without a kill 1-2%).
 constexpr int kKill = 1024;
-// The path integrator's lobes beyond Whitted's (glTF's BRDF, rough glass; render/bsdf.h):
-// only the kernels of scenes that have them hold their code. Their calls in every path
+// The path integrator's materials beyond Whitted's (glTF's BRDF, rough glass,
+// render/bsdf.h; maps of metallic and roughness, render/surface.h): only the kernels of
+// scenes that have them hold their code. Their calls in every path
 // vertex, even untaken, cost the path kernels 12% (more spills, longer code;
 // docs/performance.md, "glTF's BRDF and rough glass"). Not the traversal's.
 constexpr int kMaterials = 2048;
