@@ -146,8 +146,9 @@ struct SceneView {
     // Some material is a dielectric (glass, water): under Whitted, rays split there
     // (render/ray_tree.h) and shadow rays pass through it.
     bool dielectrics = false;
-    // Some material has glTF's BRDF or is rough glass: the path integrator runs the
-    // kernels compiled with those lobes (accel/variant.h kMaterials).
+    // Some material has glTF's BRDF, is rough glass or has maps of metallic and
+    // roughness: the path integrator runs the kernels compiled with them (accel/variant.h
+    // kMaterials).
     bool extended_materials = false;
     glm::vec3 background{0.0f};  // what a ray that leaves the scene sees, where there is no environment map
     EnvironmentView env;

@@ -35,8 +35,8 @@ constexpr int kRayTree = 512;
 constexpr int kKill = 1024;
 // The path integrator's materials beyond Whitted's (glTF's BRDF, rough glass,
 // render/bsdf.h; maps of metallic and roughness, render/surface.h): only the kernels of
-// scenes that have them hold their code. Their calls in every path
-// vertex, even untaken, cost the path kernels 12% (more spills, longer code;
+// scenes that have them hold their code. Their calls in every path vertex, even untaken,
+// cost the path kernels 12% (more spills, longer code;
 // docs/performance.md, "glTF's BRDF and rough glass"). Not the traversal's.
 constexpr int kMaterials = 2048;
 constexpr int bvh_of(int variant) { return variant & 15; }

@@ -4,8 +4,9 @@
 // to 1x1. Each texel of a level is the box average, in linear light, of the part of the
 // level-0 image it covers: a level is filtered from the one before in double, kept
 // unrounded between levels, and only its stored copy is rounded to 8-bit sRGB (the colour
-// channels) or to 8 bits (alpha, and every channel of a data image, which is linear). Odd sizes are covered whole: a texel of a 5-wide level
-// over 2 averages 2.5 texels of it, with the middle one split between the two.
+// channels) or to 8 bits (alpha, and every channel of a data image, which is linear). Odd
+// sizes are covered whole: a texel of a 5-wide level over 2 averages 2.5 texels of it,
+// with the middle one split between the two.
 #pragma once
 
 #include "scene/scene.h"

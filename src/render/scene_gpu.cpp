@@ -215,7 +215,7 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel, const BvhBuil
                 cs.normals[3 * k + 2] = make_f4(tri.n2, 0.0f);
             }
             const Material& mat = scene.materials[tri.material];
-            if (mat.textured() || mat.alpha_mask || mat.has_maps()) {
+            if (mat.reads_uvs()) {
                 if (cs.uvs.empty()) cs.uvs.assign(2 * bvh.order.size(), f4{0, 0, 0, 0});
                 cs.uvs[2 * k + 0] = f4{tri.uv0.x, tri.uv0.y, tri.uv1.x, tri.uv1.y};
                 cs.uvs[2 * k + 1] = f4{tri.uv2.x, tri.uv2.y, float(uv_per_length(tri)), 0.0f};
@@ -238,7 +238,7 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel, const BvhBuil
         // The plane's own axes: u = n x h, v = n x u, h = +z unless n is close to it.
         const glm::vec3 h = std::fabs(n.z) < 0.9f ? glm::vec3(0, 0, 1) : glm::vec3(1, 0, 0);
         const glm::vec3 u = unit(glm::cross(n, h));
-        g.point_mat = make_f4(plane_anchor(pl, scene.materials[pl.material].textured() || scene.materials[pl.material].has_maps(), n, u, cs.render_origin), bits_float(pl.material));
+        g.point_mat = make_f4(plane_anchor(pl, scene.materials[pl.material].reads_uvs(), n, u, cs.render_origin), bits_float(pl.material));
         g.normal = make_f4(n, pl.checker ? float(pl.checker_size) : 0.0f);
         g.u = make_f4(u, float(pl.texture_size));
         g.checker = make_f4(pl.checker_colour, bits_float(uint32_t(ns + nt + j)));

@@ -64,7 +64,7 @@ struct CompiledScene {
     bool precise_spheres = false;  // some sphere is computed in double (accel/bvh.h sphere_needs_double)
     bool ray_cones = false;        // the textures have mip chains (SceneView::ray_cones)
     bool dielectrics = false;      // some material is glass (SceneView::dielectrics)
-    bool extended_materials = false;  // glTF's BRDF or rough glass (SceneView::extended_materials)
+    bool extended_materials = false;  // glTF's BRDF, rough glass or maps (SceneView::extended_materials)
     Camera camera;                  // world space, as the scene gave it
     Point3 render_origin{0.0};      // world position of rendering space's origin: the camera's, in double
     BvhBuildStats bvh_stats;

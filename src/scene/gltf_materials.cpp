@@ -120,10 +120,8 @@ double ext_number(const std::string& path, const std::string& eptr, const tinygl
 
 // The light-transport terms the Whitted model does not read (docs/scene-format.md,
 // "Materials"), from the core material and its KHR_materials_* extensions. Whitted's
-// colour, kd and kr are left as add_materials made them.
-void path_terms(const std::string& path, const std::string& mptr, const tinygltf::Material& gm, double metal,
-                double rough, Material& mat) {
-    mat.roughness = float(rough);
+// colour, kd and kr, and the factors of metallic and roughness, are add_materials'.
+void path_terms(const std::string& path, const std::string& mptr, const tinygltf::Material& gm, Material& mat) {
     // Emission: emissiveFactor times KHR_materials_emissive_strength, from the front face
     // unless the material is double-sided.
     glm::dvec3 emissive(0.0);
@@ -185,7 +183,6 @@ void path_terms(const std::string& path, const std::string& mptr, const tinygltf
         // reflectance at normal incidence is F0 = ((ior - 1) / (ior + 1))^2, 0.04 at the
         // core specification's index of 1.5.
         mat.pbr = true;
-        mat.metallic = float(metal);
         mat.dielectric_f0 = f0_of_ior(ior);
     }
 }
@@ -214,7 +211,7 @@ Materials add_materials(Scene& scene, const tinygltf::Model& m, const std::strin
         const double metal = std::clamp(p.metallicFactor, 0.0, 1.0), rough = std::clamp(p.roughnessFactor, 0.0, 1.0);
         mat.metallic = float(metal);
         mat.roughness = float(rough);
-        path_terms(path, mptr, m.materials[i], metal, rough, mat);
+        path_terms(path, mptr, m.materials[i], mat);
         if (m.materials[i].emissiveTexture.index >= 0) ++out.emissive_textured;
         if (p.baseColorTexture.index >= 0) {
             mat.texture = gltf_texture(scene, m, path, p.baseColorTexture.index, TextureUse::Colour);

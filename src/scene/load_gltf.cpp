@@ -121,7 +121,7 @@ size_t append_gltf(Scene& scene, const std::string& path, const glm::mat4& xform
                 // Texture coordinates, read where a texture or a mask will use them.
                 View uvs;
                 const Material& pm = scene.materials[mat_id];
-                if (pm.textured() || pm.alpha_mask || pm.has_maps()) {
+                if (pm.reads_uvs()) {
                     const auto uv_it = prim.attributes.find("TEXCOORD_" + std::to_string(place ? place->texcoord : 0));
                     if (uv_it != prim.attributes.end()) {
                         uvs = accessor_view(path, m, uv_it->second, TINYGLTF_TYPE_VEC2,

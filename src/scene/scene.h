@@ -108,13 +108,16 @@ struct Material {
     // (0 red, 1 green, 2 blue) multiplies `metallic` and `roughness` (glTF's
     // metallicRoughnessTexture: one texture, blue metal, green roughness; MTL's map_Pm
     // and map_Pr). The roughness map roughens any lobe (glossy, glTF's, glass); metallic
-    // needs `pbr`. Whitted's kd and kr read the factors alone.
+    // needs `pbr`. Whitted's kd and kr read the factors times the maps' means
+    // (read_pbr_as_whitted).
     int32_t metallic_texture = kNoTexture;
     int32_t roughness_texture = kNoTexture;
     uint8_t metallic_channel = 2, roughness_channel = 1;
     bool is_mirror() const { return kr.x > 0.0f || kr.y > 0.0f || kr.z > 0.0f; }
     bool textured() const { return texture != kNoTexture; }
     bool has_maps() const { return metallic_texture != kNoTexture || roughness_texture != kNoTexture; }
+    // Whether anything reads the surface's texture coordinates: a texture, a mask or a map.
+    bool reads_uvs() const { return textured() || alpha_mask || has_maps(); }
     bool is_dielectric() const { return ior > 0.0f; }
     bool emits() const { return emission.x > 0.0f || emission.y > 0.0f || emission.z > 0.0f; }
 };
