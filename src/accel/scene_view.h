@@ -30,8 +30,10 @@ struct alignas(16) MaterialGpu {
                   // F0, w = roughness. One slot that the path vertex loads anyway, not one more.
     f4 medium;    // xyz = absorption inside a dielectric, w = ior (0: not a dielectric)
     f4 maps;      // x, y = bit-cast metallic and roughness data textures (kNoTextureGpu: none),
-                  // z = bit-cast channels: metallic's in bits 0-1, roughness's in bits 2-3 (scene.h)
+                  // z = bit-cast channels: metallic's in bits 0-1, roughness's in bits 2-3 (scene.h),
+                  // and the normal map + 1 in bits 4-31 (0: none); w = the normal map's scale
 };
+constexpr uint32_t kNormalMapShift = 4;
 static_assert(sizeof(MaterialGpu) == 112, "MaterialGpu must be 112 bytes");
 constexpr float kGltfMarker = -1.0f;  // in MaterialGpu::glossy.z: glTF's BRDF (a reflectance is never negative)
 
@@ -106,13 +108,17 @@ struct SceneView {
     const PrimGpu* prims = nullptr;            // shading's view of the primitives (BVH order)
     const PrimTestGpu* prim_tests = nullptr;   // traversal's, in the same order
     const f4* normals = nullptr;  // 3 per primitive (BVH order) when any triangle is smooth: n0, n1, n2
+    // 3 per primitive (BVH order) when a triangle is normal-mapped: its corners' tangents
+    // (scene.h Triangle::t0, t1, t2: xyz along +u, w the handedness).
+    const f4* tangents = nullptr;
     const PlaneGpu* planes = nullptr;
     const MaterialGpu* materials = nullptr;
     const LightGpu* lights = nullptr;
     // Textures (accel/texture.h); null in a scene without them.
     const TextureGpu* textures = nullptr;
     const uint32_t* texels = nullptr;  // RGBA8, sRGB colour, linear alpha
-    const float* srgb_lut = nullptr;   // 2 x 256 entries: sRGB byte -> linear float, then byte / 255 (kTexLinear)
+    const float* srgb_lut = nullptr;   // 3 x 256 entries: sRGB byte -> linear float, byte / 255 (kTexLinear),
+                                       // (byte - 128) / 127 (kTexSigned)
     const f4* uvs = nullptr;           // 2 per primitive (BVH order): (u0 v0 u1 v1), (u2 v2 - -)
     // Per primitive (BVH order): the material whose alpha mask traversal tests on a hit,
     // or kNoMaskGpu. Set only in a scene with a masked material (alpha_masks).

@@ -7,7 +7,8 @@
 //     around x, y are blended by their distances (bilinear);
 //   - each texel's colour is decoded from sRGB to linear light first (SceneView::
 //     srgb_lut, exact to float), so the blend is in linear light; alpha is linear; a
-//     data texture (kTexLinear: metallic-roughness, normals) is read as its bytes / 255;
+//     data texture (kTexLinear: metallic-roughness) is read as its bytes / 255, a
+//     normal map (kTexSigned) as (byte - 128) / 127;
 //   - coordinates outside [0, 1] wrap per axis: repeat, mirrored repeat or clamp to the
 //     edge (glTF's sampler modes; scene.h Wrap).
 //   - minified, between two levels of the image's mip chain (trilinear): the level is
@@ -38,15 +39,18 @@ struct alignas(16) TextureGpu {
     uint32_t width;
     uint32_t height;
     uint32_t wrap;    // bits 0-1: wrap in u, bits 2-3: in v (kWrapRepeat, ...); bits 8-15: levels;
-                      // kTexLinear: data, not sRGB colour
+                      // bits 16-17: kTexLinear (data, not sRGB colour) or kTexSigned (a normal map)
 };
 static_assert(sizeof(TextureGpu) == 16, "TextureGpu must be 16 bytes");
 
 constexpr uint32_t kWrapRepeat = 0, kWrapMirror = 1, kWrapClamp = 2;
 constexpr uint32_t kTexLevelShift = 8;
 constexpr uint32_t kTexLinear = 1u << 16;
-// SceneView::srgb_lut holds the sRGB table, then the linear one (byte / 255) at this offset.
+constexpr uint32_t kTexSigned = 2u << 16;  // a normal map: (byte - 128) / 127 (scene.h TextureImage)
+// SceneView::srgb_lut holds the sRGB table, then the linear one (byte / 255) at this
+// offset, then the signed one at twice it: bits 16-17 of the wrap word times 256.
 constexpr uint32_t kLinearLutOffset = 256;
+constexpr uint32_t kSignedLutOffset = 512;
 SRT_HD_INLINE uint32_t tex_levels(const TextureGpu& t) { return (t.wrap >> kTexLevelShift) & 255u; }
 constexpr uint32_t kNoTextureGpu = 0xffffffffu;  // "no texture" in MaterialGpu::tex
 constexpr uint32_t kNoMaskGpu = 0xffffffffu;     // "not masked" in SceneView::prim_alpha
@@ -127,7 +131,7 @@ SRT_HD_INLINE TexFootprint tex_footprint(const TextureGpu* textures, const uint3
     f.t11 = load_u32(base + ay.i1 * d.width + ax.i1);
     f.fx = ax.f;
     f.fy = ay.f;
-    f.lut = (d.wrap & kTexLinear) ? kLinearLutOffset : 0u;
+    f.lut = ((d.wrap >> 16) & 3u) << 8;  // kTexLinear: kLinearLutOffset, kTexSigned: kSignedLutOffset
     return f;
 }
 

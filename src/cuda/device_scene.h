@@ -20,6 +20,7 @@ public:
         prims_.upload(s.prims, "primitives");
         prim_tests_.upload(s.prim_tests, "primitive tests");
         normals_.upload(s.normals, "vertex normals");
+        tangents_.upload(s.tangents, "tangents");
         planes_.upload(s.planes, "planes");
         materials_.upload(s.materials, "materials");
         lights_.upload(s.lights, "lights");
@@ -42,6 +43,7 @@ public:
         view_.prims = prims_.get();
         view_.prim_tests = prim_tests_.get();
         view_.normals = normals_.get();
+        view_.tangents = tangents_.get();
         view_.planes = planes_.get();
         view_.materials = materials_.get();
         view_.lights = lights_.get();
@@ -67,6 +69,7 @@ private:
     DeviceBuffer<PrimGpu> prims_;
     DeviceBuffer<PrimTestGpu> prim_tests_;
     DeviceBuffer<f4> normals_;  // 3 per primitive, only for scenes with smooth triangles
+    DeviceBuffer<f4> tangents_;  // 3 per primitive, only for scenes with normal maps
     DeviceBuffer<PlaneGpu> planes_;
     DeviceBuffer<MaterialGpu> materials_;
     DeviceBuffer<LightGpu> lights_;

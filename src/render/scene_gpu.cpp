@@ -6,6 +6,7 @@
 #include "render/mip_chain.h"
 #include "render/srgb.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace srt {
@@ -118,15 +119,17 @@ static std::vector<uint32_t> compile_textures(const Scene& scene, CompiledScene&
         first.push_back(uint32_t(cs.textures.size()));
         const std::vector<Level>& levels = image_levels[t.image];
         const uint32_t bits = wrap(t.wrap_u) | (wrap(t.wrap_v) << 2) | (uint32_t(levels.size()) << kTexLevelShift) |
-                              (scene.images[t.image].linear ? kTexLinear : 0u);
+                              (scene.images[t.image].normal_map ? kTexSigned : scene.images[t.image].linear ? kTexLinear : 0u);
         for (const Level& l : levels) cs.textures.push_back({l.offset, l.width, l.height, bits});
     }
     // sRGB -> linear, exact to float (IEC 61966-2-1), for every byte value; then a data
-    // texture's byte / 255, the division rounded once, as on the device.
-    cs.srgb_lut.resize(2 * kLinearLutOffset);
+    // texture's byte / 255, the division rounded once, as on the device; then a normal
+    // map's (byte - 128) / 127, in [-1, 1] (0 clamped), 128 exactly 0.
+    cs.srgb_lut.resize(kSignedLutOffset + 256);
     for (int b = 0; b < 256; ++b) {
         cs.srgb_lut[size_t(b)] = float(srgb_to_linear(b / 255.0));
         cs.srgb_lut[kLinearLutOffset + size_t(b)] = float(b) / 255.0f;
+        cs.srgb_lut[kSignedLutOffset + size_t(b)] = std::max(-1.0f, float(b - 128) / 127.0f);
     }
     return first;
 }
@@ -215,6 +218,12 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel, const BvhBuil
                 cs.normals[3 * k + 2] = make_f4(tri.n2, 0.0f);
             }
             const Material& mat = scene.materials[tri.material];
+            if (mat.normal_mapped() && tri.has_tangent && tri.has_uv) {
+                if (cs.tangents.empty()) cs.tangents.assign(3 * bvh.order.size(), f4{0, 0, 0, 0});
+                cs.tangents[3 * k + 0] = make_f4(glm::vec3(tri.t0), tri.t0.w);
+                cs.tangents[3 * k + 1] = make_f4(glm::vec3(tri.t1), tri.t1.w);
+                cs.tangents[3 * k + 2] = make_f4(glm::vec3(tri.t2), tri.t2.w);
+            }
             if (mat.reads_uvs()) {
                 if (cs.uvs.empty()) cs.uvs.assign(2 * bvh.order.size(), f4{0, 0, 0, 0});
                 cs.uvs[2 * k + 0] = f4{tri.uv0.x, tri.uv0.y, tri.uv1.x, tri.uv1.y};
@@ -264,10 +273,12 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel, const BvhBuil
                                 make_f4(m.emission, m.emission_two_sided ? 1.0f : 0.0f), glossy,
                                 make_f4(m.absorption, m.ior),
                                 f4{tex_bits(m.metallic_texture), tex_bits(m.roughness_texture),
-                                   bits_float(uint32_t(m.metallic_channel) | (uint32_t(m.roughness_channel) << 2)), 0.0f}});
+                                   bits_float(uint32_t(m.metallic_channel) | (uint32_t(m.roughness_channel) << 2) |
+                                              (m.normal_mapped() ? (first_level[size_t(m.normal_texture)] + 1u) << kNormalMapShift : 0u)),
+                                   m.normal_scale}});
         cs.dielectrics = cs.dielectrics || m.is_dielectric();
         // Any roughness on glass (the lobes decide which is rough enough to matter), and
-        // the maps of metallic and roughness.
+        // the maps of metallic, roughness and normals.
         const bool extended = (m.is_dielectric() ? m.roughness > 0.0f : m.pbr) || m.has_maps();
         cs.extended_materials = cs.extended_materials || extended;
     }
@@ -294,6 +305,7 @@ SceneView CompiledScene::view() const {
     v.prims = prims.data();
     v.prim_tests = prim_tests.data();
     v.normals = normals.empty() ? nullptr : normals.data();
+    v.tangents = tangents.empty() ? nullptr : tangents.data();
     v.planes = planes.data();
     v.materials = materials.data();
     v.lights = lights.data();
@@ -326,7 +338,7 @@ SceneView CompiledScene::view() const {
 }
 
 size_t CompiledScene::device_bytes() const {
-    return nodes.size() * sizeof(BvhNode) + nodes4.size() * sizeof(Bvh4Node) + nodes8.size() * sizeof(Bvh8Node) + prims.size() * (sizeof(PrimGpu) + sizeof(PrimTestGpu)) + normals.size() * sizeof(f4) +
+    return nodes.size() * sizeof(BvhNode) + nodes4.size() * sizeof(Bvh4Node) + nodes8.size() * sizeof(Bvh8Node) + prims.size() * (sizeof(PrimGpu) + sizeof(PrimTestGpu)) + (normals.size() + tangents.size()) * sizeof(f4) +
            planes.size() * sizeof(PlaneGpu) + materials.size() * sizeof(MaterialGpu) +
            lights.size() * sizeof(LightGpu) + texture_bytes() + uvs.size() * sizeof(f4) +
            prim_alpha.size() * sizeof(uint32_t) + emitters.size() * sizeof(EmitterGpu) +

@@ -39,13 +39,14 @@ struct CompiledScene {
     std::vector<PrimGpu> prims;
     std::vector<PrimTestGpu> prim_tests;  // one per primitive, in the same order
     std::vector<f4> normals;  // 3 per primitive when any triangle is smooth, else empty
+    std::vector<f4> tangents;  // 3 per primitive when a triangle with tangents is normal-mapped, else empty
     std::vector<PlaneGpu> planes;
     std::vector<MaterialGpu> materials;
     std::vector<LightGpu> lights;
     // Textures (accel/texture.h), empty in a scene without them.
     std::vector<TextureGpu> textures;
     std::vector<uint32_t> texels;
-    std::vector<float> srgb_lut;      // 2 x 256 entries when there are textures (SceneView::srgb_lut)
+    std::vector<float> srgb_lut;      // 3 x 256 entries when there are textures (SceneView::srgb_lut)
     std::vector<f4> uvs;              // 2 per primitive when a textured or masked material is on a triangle
     std::vector<uint32_t> prim_alpha; // 1 per primitive when a triangle is masked
     // The path integrator's lights (SceneView, render/light_table.cpp): the emitters, the

@@ -41,10 +41,46 @@ struct Surface {
     bool front;         // the ray came from the side the surface faces (a triangle's counter-clockwise side, a sphere's outside)
 };
 
-// Both normals turned to face the incoming ray (winding does not matter), each on its own.
-SRT_HD_INLINE void face_ray(Surface& sf, const glm::vec3& d) {
-    if (glm::dot(sf.n, d) > 0.0f) sf.n = -sf.n;
-    if (glm::dot(sf.ns, d) > 0.0f) sf.ns = -sf.ns;
+// A shading normal that a normal map tilted, bent where it must be so that the mirror
+// direction of wo (unit, towards the viewer) about it lies above the surface whose normal
+// n faces wo: else the path integrator's specular lobes would send their rays under the
+// surface, and a normal-mapped metal would show black where its bumps turn away from the
+// eye. Where the reflection r falls below a small height q above the surface, it is
+// lifted to that height (its direction along the surface kept) and the normal becomes the
+// half vector of wo and the lifted reflection, the normal that reflects wo there. The
+// idea of Blender Cycles' ensure_valid_reflection, with its threshold q = min(0.9 cos,
+// 0.01), written here from that statement; nothing changes where the reflection is above
+// q, so the bend is continuous. Diffuse samples below the surface still end the path
+// (render/path_vertex.h path_scatter): light never leaks through.
+SRT_HD_INLINE glm::vec3 reflection_above(const glm::vec3& ns, const glm::vec3& n, const glm::vec3& wo) {
+    const float q = fminf(0.9f * glm::dot(n, wo), 0.01f);
+    const glm::vec3 r = 2.0f * glm::dot(ns, wo) * ns - wo;
+    const float rz = glm::dot(r, n);
+    if (rz >= q) return ns;
+    const glm::vec3 along = r - rz * n;
+    const float len2 = glm::dot(along, along);
+    if (!(len2 > 0.0f)) return n;  // r straight into the surface: no direction along it to keep
+    const glm::vec3 lifted = along * (sqrtf(1.0f - q * q) / sqrtf(len2)) + q * n;
+    return glm::normalize(wo + lifted);
+}
+
+// The shading normal a normal map gives: the map's value m (signed, accel/texture.h
+// kTexSigned) in the tangent frame of the shading normal ns (not yet facing the ray): the
+// tangent t (along +u) made orthogonal to ns, the bitangent cross(ns, t) times the
+// handedness (+v up the image), and normalize(t m.x scale + b m.y scale + ns m.z), as
+// glTF 2.0 defines it. A texel that tilts nothing (m.x = m.y = 0, a flat map's 128)
+// leaves ns as it is, bit for bit.
+SRT_HD_INLINE glm::vec3 mapped_normal(const glm::vec3& ns, const glm::vec3& t, float handedness, const glm::vec3& m,
+                                      float scale) {
+    if (m.x == 0.0f && m.y == 0.0f) return ns;
+    const glm::vec3 tp = t - glm::dot(t, ns) * ns;
+    const float len2 = glm::dot(tp, tp);
+    if (!(len2 > 0.0f)) return ns;  // the tangent along the normal: no frame
+    const glm::vec3 tu = tp * (1.0f / sqrtf(len2));
+    const glm::vec3 bu = glm::cross(ns, tu) * handedness;
+    const glm::vec3 n = tu * (m.x * scale) + bu * (m.y * scale) + ns * m.z;
+    const float n2 = glm::dot(n, n);
+    return n2 > 0.0f ? n * (1.0f / sqrtf(n2)) : ns;
 }
 
 SRT_HD_INLINE uint32_t meta_of(const SceneView& s, int32_t id) { return float_bits(load_f4(&s.prims[id].p0).w); }
@@ -133,14 +169,22 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
     // the image's size). The maps of metallic and roughness are read at the same
     // coordinates, only by kernels with the extended materials (accel/variant.h).
     const uint32_t tex = textures_of(kVariant) ? float_bits(load_f4(&s.materials[material].tex).x) : kNoTextureGpu;
-    uint32_t metal_tex = kNoTextureGpu, rough_tex = kNoTextureGpu, channels = 0u;
+    uint32_t metal_tex = kNoTextureGpu, rough_tex = kNoTextureGpu, normal_tex = kNoTextureGpu, channels = 0u;
+    float normal_scale = 1.0f;
     if constexpr (textures_of(kVariant) && materials_of(kVariant)) {
         const f4 maps = load_f4(&s.materials[material].maps);
         metal_tex = float_bits(maps.x);
         rough_tex = float_bits(maps.y);
         channels = float_bits(maps.z);
+        // A frame to tilt in: a triangle's tangents (the loaders give every normal-mapped one
+        // that has texture coordinates), or a plane's axes; not a sphere's.
+        if ((channels >> kNormalMapShift) != 0u && (pl != nullptr || (s.tangents != nullptr && !(inv_radius > 0.0f))))
+            normal_tex = (channels >> kNormalMapShift) - 1u;
+        normal_scale = maps.w;
     }
-    if (tex != kNoTextureGpu || metal_tex != kNoTextureGpu || rough_tex != kNoTextureGpu) {
+    const glm::vec3 ns_unmapped = sf.ns;
+    bool mapped = false;
+    if (tex != kNoTextureGpu || metal_tex != kNoTextureGpu || rough_tex != kNoTextureGpu || normal_tex != kNoTextureGpu) {
         glm::vec2 uv;
         float uv_per_length;
         if (pl != nullptr) {
@@ -172,8 +216,28 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
             if (rough_tex == metal_tex) sf.maps.y = channel(c, (channels >> 2) & 3u);
         }
         if (rough_tex != kNoTextureGpu && rough_tex != metal_tex) sf.maps.y = channel(sample(rough_tex), (channels >> 2) & 3u);
+        if (normal_tex != kNoTextureGpu) {
+            glm::vec3 t;
+            float handedness;
+            if (pl != nullptr) {  // u along the plane's u axis, the image's v down along n x u
+                t = xyz(load_f4(&pl->u));
+                handedness = -1.0f;
+            } else {
+                const f4* tan = &s.tangents[3 * uint32_t(id)];
+                const f4 a = load_f4(&tan[0]), b = load_f4(&tan[1]), c = load_f4(&tan[2]);
+                t = (1.0f - hp.u - hp.v) * xyz(a) + hp.u * xyz(b) + hp.v * xyz(c);
+                handedness = a.w < 0.0f ? -1.0f : 1.0f;
+            }
+            sf.ns = mapped_normal(sf.ns, t, handedness, sample(normal_tex), normal_scale);
+            mapped = sf.ns != ns_unmapped;  // a texel without tilt leaves the normal as a plain mesh's
+        }
     }
-    face_ray(sf, d);
+    // Both normals turned to face the incoming ray (winding does not matter): the
+    // geometric one on its own, the shading one as the normal it was mapped from turns
+    // (a bump seen from behind is the same bump), then bent where the map tilts it too far.
+    if (glm::dot(sf.n, d) > 0.0f) sf.n = -sf.n;
+    if (glm::dot(ns_unmapped, d) > 0.0f) sf.ns = -sf.ns;
+    if (mapped) sf.ns = reflection_above(sf.ns, sf.n, -d);
     return sf;
 }
 

@@ -65,7 +65,9 @@ int32_t gltf_texture(Scene& scene, const tinygltf::Model& m, const std::string& 
 
 // KHR_texture_transform on a texture reference: uv' = T(offset) R(rotation) S(scale) uv,
 // the extension's matrix (rotation counter-clockwise in uv space, v down).
-TexturePlacement placement(const std::string& path, const std::string& ptr, const tinygltf::TextureInfo& ti) {
+// (TextureInfo, or NormalTextureInfo: the same fields and a scale.)
+template <class Info>
+TexturePlacement placement(const std::string& path, const std::string& ptr, const Info& ti) {
     TexturePlacement pl;
     pl.texcoord = ti.texCoord;
     const auto it = ti.extensions.find("KHR_texture_transform");
@@ -192,10 +194,10 @@ void path_terms(const std::string& path, const std::string& mptr, const tinygltf
 // baseColorFactor -> colour (times the base colour texture); for Whitted, metallic m and
 // roughness r -> a mirror of weight m (1 - r)^2 tinted by the base colour, kd = 1 - that
 // weight. The rest (the BRDF, its metallic-roughness texture, emission, glass) as
-// path_terms says. The triangles carry one set of texture coordinates, laid as the base
-// colour texture is (or, without one, the metallic-roughness texture): a
-// metallic-roughness texture laid otherwise is read at those coordinates, and a note
-// says so.
+// path_terms says; the normal map as Material::normal_texture says. The triangles carry
+// one set of texture coordinates, laid as the base colour texture is (or, without one,
+// the metallic-roughness texture, else the normal map): a map laid otherwise is read at
+// those coordinates, and a note says so.
 Materials add_materials(Scene& scene, const tinygltf::Model& m, const std::string& path) {
     Materials out;
     out.ids.assign(m.materials.size(), 0);
@@ -230,6 +232,21 @@ Materials add_materials(Scene& scene, const tinygltf::Model& m, const std::strin
             else if (!same_placement(pl, out.placements[i]))
                 scene.notes.push_back(path + ": " + tptr + " is laid out otherwise than the baseColorTexture (texCoord or "
                                       "KHR_texture_transform); it is read where the base colour is");
+        }
+        const tinygltf::NormalTextureInfo& nt = m.materials[i].normalTexture;
+        if (nt.index >= 0) {
+            // A tangent-space normal map (scene.h Material::normal_texture): x and y times
+            // its scale, in the frame of the mesh's TANGENT, else of MikkTSpace's.
+            const std::string tptr = mptr + "/normalTexture";
+            const TexturePlacement pl = placement(path, tptr, nt);
+            if (pl.texcoord < 0) fail(path, tptr + "/texCoord", "must be >= 0");
+            if (!std::isfinite(nt.scale)) fail(path, tptr + "/scale", "must be a finite number");
+            mat.normal_texture = gltf_texture(scene, m, path, nt.index, TextureUse::Normal);
+            mat.normal_scale = float(nt.scale);
+            if (p.baseColorTexture.index < 0 && p.metallicRoughnessTexture.index < 0) out.placements[i] = pl;
+            else if (!same_placement(pl, out.placements[i]))
+                scene.notes.push_back(path + ": " + tptr + " is laid out otherwise than the material's other textures "
+                                      "(texCoord or KHR_texture_transform); it is read where they are");
         }
         read_pbr_as_whitted(scene, mat, /*kd_given=*/false);
         const std::string& mode = m.materials[i].alphaMode;

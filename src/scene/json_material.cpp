@@ -132,7 +132,8 @@ void read_metallic(const Node& m, const Node& mt, Material& mat, const Scene& sc
 }
 
 // "metallic_texture" and "roughness_texture": data textures whose channel multiplies
-// 'metallic' and 'roughness' under the path integrator.
+// 'metallic' and 'roughness' under the path integrator; "normal_texture", a tangent-space
+// normal map (glTF's normalTexture), its tilt times "normal_scale" (1 where not given).
 void read_maps(const Node& m, Material& mat, const std::string& name, Scene& scene) {
     const std::string what = "material '" + name + "' ";
     if (Node t = m.member("roughness_texture", what + "'roughness_texture'")) {
@@ -143,13 +144,22 @@ void read_maps(const Node& m, Material& mat, const std::string& name, Scene& sce
         if (!m.member("metallic", "metallic")) t.fail("'metallic_texture' needs 'metallic', which it multiplies");
         mat.metallic_texture = read_texture(t, TextureUse::Data, what + "'metallic_texture'", scene, &mat.metallic_channel);
     }
+    Node normal = m.member("normal_texture", what + "'normal_texture'");
+    if (normal) mat.normal_texture = read_texture(normal, TextureUse::Normal, what + "'normal_texture'", scene);
+    if (Node sc = m.member("normal_scale", what + "'normal_scale'")) {
+        if (!normal) sc.fail("'normal_scale' needs 'normal_texture', whose tilt it scales");
+        mat.normal_scale = sc.number();
+        // Past 10 a map's gentlest slope lies flat: a typo, not a bump.
+        if (!(mat.normal_scale >= -10.0f && mat.normal_scale <= 10.0f)) sc.fail("'normal_scale' must be in [-10, 10]");
+    }
 }
 
 }  // namespace
 
 Material read_json_material(const Node& m, const std::string& name, Scene& scene) {
     m.check_keys({"colour", "kd", "kr", "ka", "texture", "alpha", "emission", "emission_two_sided", "roughness", "glossy",
-                  "ior", "absorption", "kt", "metallic", "metallic_texture", "roughness_texture"},
+                  "ior", "absorption", "kt", "metallic", "metallic_texture", "roughness_texture", "normal_texture",
+                  "normal_scale"},
                  "material '" + name + "'");
     Material mat;
     mat.name = name;

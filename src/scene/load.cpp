@@ -1,5 +1,6 @@
 // load.cpp - picks a scene loader by file extension.
 #include "scene/load.h"
+#include "scene/tangents.h"
 #include "core/file_reason.h"
 
 #include "core/error.h"
@@ -28,7 +29,8 @@ std::string lower_extension(const std::string& path) {
 
 }  // namespace
 
-Scene load_scene(const std::string& path) {
+namespace {
+Scene load_by_extension(const std::string& path) {
     const std::string ext = lower_extension(path);
     if (ext == ".json") return load_json_scene(path);
     if (ext == ".obj") return load_obj_scene(path);
@@ -38,6 +40,21 @@ Scene load_scene(const std::string& path) {
     throw InputError(path, 0,
                      "unknown scene file extension '" + ext +
                          "' (expected .json, .obj, .ply, .gltf, .glb or .nff)");
+}
+}  // namespace
+
+// Whatever the format, normal-mapped triangles without tangents of their own get
+// MikkTSpace's; those without texture coordinates have nothing to read the map at.
+Scene load_scene(const std::string& path) {
+    Scene scene = load_by_extension(path);
+    generate_tangents(scene);
+    size_t unmapped = 0;
+    for (const Triangle& t : scene.triangles)
+        if (!t.has_uv && scene.materials[t.material].normal_mapped()) ++unmapped;
+    if (unmapped > 0)
+        scene.notes.push_back(path + ": " + std::to_string(unmapped) +
+                              " normal-mapped triangle(s) have no texture coordinates: their normal map is not used");
+    return scene;
 }
 
 namespace {

@@ -7,6 +7,7 @@
 // The mapping onto our model (docs/scene-format.md, "glTF 2.0"):
 //   meshes   triangles of every primitive of mode TRIANGLES (4; the default), placed by
 //            the node hierarchy of the default scene; NORMAL makes them smooth;
+//            TANGENT gives a normal map its frame (else scene/tangents.h makes it);
 //   camera   the first node with a perspective camera: from its origin along -z, up +y,
 //            yfov and aspectRatio (16:9 when absent) turned into our horizontal fov;
 //   lights   KHR_lights_punctual: point lights, directional lights, and spot lights as
@@ -132,6 +133,38 @@ size_t append_gltf(Scene& scene, const std::string& path, const glm::mat4& xform
                                  uv_it->first + " has " + std::to_string(uvs.count) + " entries, POSITION " + std::to_string(pos.count));
                     }
                 }
+                // The file's tangents, where a normal map will use them and the normals they
+                // go with are the file's (without NORMAL glTF ignores TANGENT).
+                View tan;
+                if (pm.normal_mapped() && smooth && uvs.data != nullptr) {
+                    const auto t_it = prim.attributes.find("TANGENT");
+                    if (t_it != prim.attributes.end()) {
+                        tan = accessor_view(path, m, t_it->second, TINYGLTF_TYPE_VEC4, {TINYGLTF_COMPONENT_TYPE_FLOAT});
+                        if (tan.count != pos.count)
+                            fail(path, "/accessors/" + std::to_string(t_it->second),
+                                 "TANGENT has " + std::to_string(tan.count) + " entries, POSITION " + std::to_string(pos.count));
+                        // Tangents far from perpendicular to their normals are not a frame the
+                        // map was baked in (WaterBottle's 2017 revision has z turned over at
+                        // 77% of its vertices): MikkTSpace's, as for a file without them.
+                        size_t skewed = 0;
+                        for (size_t k = 0; k < tan.count; ++k) {
+                            const glm::dvec3 n(read_float(nrm, k, 0), read_float(nrm, k, 1), read_float(nrm, k, 2));
+                            const glm::dvec3 t(read_float(tan, k, 0), read_float(tan, k, 1), read_float(tan, k, 2));
+                            const double c = std::fabs(glm::dot(n, t)) / (glm::length(n) * glm::length(t));
+                            skewed += !(c <= 0.1);
+                        }
+                        if (skewed * 100 > tan.count) {
+                            scene.notes.push_back(path + ": " + pptr + ": TANGENT is more than 5.7 degrees from perpendicular to "
+                                                  "NORMAL at " + std::to_string(skewed) + " of " + std::to_string(tan.count) +
+                                                  " vertices: MikkTSpace tangents are used instead");
+                            tan = View{};
+                        }
+                    }
+                }
+                // Tangents are directions: the linear part carries them; a mirroring one
+                // turns the handedness over, as it turns cross(n, t).
+                const glm::dmat3 tmat = glm::dmat3(glm::dmat4(xform)) * glm::dmat3(world);
+                const double handed = glm::determinant(tmat) < 0.0 ? -1.0 : 1.0;
                 EmitterGroup* emitter = nullptr;
                 if (emitters && pm.emits()) {
                     emitters->push_back(EmitterGroup{});
@@ -143,7 +176,9 @@ size_t append_gltf(Scene& scene, const std::string& path, const glm::mat4& xform
                     Point3* v[3] = {&tri.v0, &tri.v1, &tri.v2};
                     glm::vec3* nn[3] = {&tri.n0, &tri.n1, &tri.n2};
                     glm::vec2* tc[3] = {&tri.uv0, &tri.uv1, &tri.uv2};
+                    glm::vec4* tg[3] = {&tri.t0, &tri.t1, &tri.t2};
                     tri.has_uv = uvs.data != nullptr;
+                    tri.has_tangent = tan.data != nullptr;
                     bool ok = smooth;
                     for (int c = 0; c < 3; ++c) {
                         const size_t k = idx[t + size_t(c)];
@@ -162,6 +197,13 @@ size_t append_gltf(Scene& scene, const std::string& path, const glm::mat4& xform
                             ok = ok && len > 0.0 && std::isfinite(len);
                             *nn[c] = ok ? glm::vec3(n / len) : glm::vec3(0.0f);
                         }
+                        if (tri.has_tangent) {
+                            // One that is zero or not finite: MikkTSpace's frame for the triangle instead.
+                            const glm::dvec3 t = tmat * glm::dvec3(read_float(tan, k, 0), read_float(tan, k, 1), read_float(tan, k, 2));
+                            const double len = glm::length(t), w = read_float(tan, k, 3);
+                            tri.has_tangent = len > 0.0 && std::isfinite(len) && std::isfinite(w);
+                            if (tri.has_tangent) *tg[c] = glm::vec4(glm::vec3(t / len), float(w < 0.0 ? -handed : handed));
+                        }
                     }
                     const glm::dvec3 cr = glm::cross(tri.v1 - tri.v0, tri.v2 - tri.v0);
                     const double longest = std::max({glm::length(tri.v1 - tri.v0), glm::length(tri.v2 - tri.v0), glm::length(tri.v2 - tri.v1)});
@@ -171,6 +213,10 @@ size_t append_gltf(Scene& scene, const std::string& path, const glm::mat4& xform
                     }
                     tri.smooth = ok;
                     if (!ok) tri.n0 = tri.n1 = tri.n2 = glm::vec3(0.0f);
+                    if (!ok || !tri.has_tangent) {
+                        tri.has_tangent = false;
+                        tri.t0 = tri.t1 = tri.t2 = glm::vec4(0.0f);
+                    }
                     tri.material = mat_id;
                     if (emitter) emitter->add(tri.v0, tri.v1, tri.v2);
                     scene.triangles.push_back(tri);

@@ -1,6 +1,6 @@
-// load_mtl.cpp - a strict MTL reader (obj_mtl.h): newmtl, Kd, Ks + illum 3/5 (mirror), Ke
-// (emissive marker), map_Kd (colour texture) and map_d (alpha mask) with their options;
-// everything else in an MTL is ignored.
+// load_mtl.cpp - a strict MTL reader (obj_mtl.h): newmtl, Kd, Ks, Ke, illum, Ni, Ns, Tf,
+// the PBR extension's Pr and Pm, and the maps map_Kd (colour texture), map_d (alpha mask),
+// map_Pr, map_Pm and norm with their options; everything else in an MTL is ignored.
 #include "scene/obj_mtl.h"
 
 #include "core/error.h"
@@ -40,7 +40,8 @@ MtlMap parse_map(const std::vector<std::string>& t, const std::string& path, int
             if (opt == "-clamp") m.clamp = t[i] == "on";
             ++i;
         } else if (opt == "-bm" || opt == "-boost" || opt == "-texres") {
-            if (!number(i, v)) throw InputError(path, line, "'" + t[0] + " " + opt + "' expects a number");
+            if (!number(i, v) || !std::isfinite(v)) throw InputError(path, line, "'" + t[0] + " " + opt + "' expects a number");
+            if (opt == "-bm") m.bump = v;
             ++i;
         } else if (opt == "-mm") {
             if (!number(i, v) || !number(i + 1, v)) throw InputError(path, line, "'" + t[0] + " -mm' expects 2 numbers");
@@ -98,12 +99,13 @@ void read_mtl(const std::string& path, const std::string& obj_file, int obj_line
         }
         const bool used = kw == "Kd" || kw == "Ks" || kw == "Ke" || kw == "illum" || kw == "map_Kd" ||
                           kw == "map_d" || kw == "Ni" || kw == "Ns" || kw == "Tf" || kw == "Pr" || kw == "Pm" ||
-                          kw == "map_Pr" || kw == "map_Pm";
-        if (!used) return;  // d, Tr, Ka, other maps, bump, ...: no part in our model
+                          kw == "map_Pr" || kw == "map_Pm" || kw == "norm";
+        if (!used) return;  // d, Tr, Ka, other maps, bump (a height map), ...: no part in our model
         if (current < 0) throw InputError(path, line, "'" + kw + "' before any 'newmtl'");
         MtlEntry& e = lib.mtls[current];
-        if (kw == "map_Kd" || kw == "map_d" || kw == "map_Pr" || kw == "map_Pm") {
-            MtlMap& map = kw == "map_Kd" ? e.map_kd : kw == "map_d" ? e.map_d : kw == "map_Pr" ? e.map_pr : e.map_pm;
+        if (kw == "map_Kd" || kw == "map_d" || kw == "map_Pr" || kw == "map_Pm" || kw == "norm") {
+            MtlMap& map = kw == "map_Kd" ? e.map_kd : kw == "map_d" ? e.map_d : kw == "map_Pr" ? e.map_pr
+                        : kw == "map_Pm" ? e.map_pm : e.map_norm;
             map = parse_map(t, path, line);
         } else if (kw == "Kd") {
             e.mat.colour = parse_colour(t, path, line);
@@ -203,12 +205,19 @@ Material scene_material(Scene& scene, const MtlEntry& e) {
                                   "'s -o or -s differ from the texture coordinates' (" + laid.mtl + ":" +
                                   std::to_string(laid.line) + "); it is read at those"));
     }
+    if (!e.map_norm.file.empty()) {
+        m.normal_texture = texture(e.map_norm, TextureUse::Normal);
+        m.normal_scale = e.map_norm.bump;
+        if (!e.map_norm.same_placement(laid))
+            scene.notes.push_back(InputError::format(e.map_norm.mtl, e.map_norm.line, 0, "norm's -o or -s differ from the "
+                                  "texture coordinates' (" + laid.mtl + ":" + std::to_string(laid.line) + "); it is read at those"));
+    }
     if (m.pbr) read_pbr_as_whitted(scene, m, /*kd_given=*/false);
     return m;
 }
 
 const MtlMap& placed_map(const MtlEntry& e) {
-    for (const MtlMap* map : {&e.map_kd, &e.map_d, &e.map_pr, &e.map_pm})
+    for (const MtlMap* map : {&e.map_kd, &e.map_d, &e.map_pr, &e.map_pm, &e.map_norm})
         if (!map->file.empty()) return *map;
     return e.map_kd;
 }

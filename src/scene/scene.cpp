@@ -81,13 +81,14 @@ void validate(const Scene& s) {
                 "material " + std::to_string(i) + " has a non-finite value");
         require(m.kd >= 0.0f && m.kr.x >= 0.0f && m.kr.y >= 0.0f && m.kr.z >= 0.0f, s,
                 "material " + std::to_string(i) + " has a negative kd or kr");
-        for (int32_t t : {m.texture, m.alpha_texture, m.metallic_texture, m.roughness_texture})
+        for (int32_t t : {m.texture, m.alpha_texture, m.metallic_texture, m.roughness_texture, m.normal_texture})
             require(t == kNoTexture || (t >= 0 && size_t(t) < s.textures.size()), s,
                     "material " + std::to_string(i) + " names a texture out of range");
         require(m.metallic_channel <= 2 && m.roughness_channel <= 2, s,
                 "material " + std::to_string(i) + " reads a map's channel other than red, green or blue");
         require(std::isfinite(m.alpha_factor) && std::isfinite(m.alpha_cutoff), s,
                 "material " + std::to_string(i) + " has a non-finite alpha");
+        require(std::isfinite(m.normal_scale), s, "material " + std::to_string(i) + " has a non-finite normal scale");
     }
     for (size_t i = 0; i < s.textures.size(); ++i)
         require(s.textures[i].image < s.images.size(), s, "texture " + std::to_string(i) + " names an image out of range");
@@ -131,6 +132,12 @@ void validate(const Scene& s) {
         require(!t.has_uv || (std::isfinite(t.uv0.x) && std::isfinite(t.uv0.y) && std::isfinite(t.uv1.x) &&
                               std::isfinite(t.uv1.y) && std::isfinite(t.uv2.x) && std::isfinite(t.uv2.y)),
                 s, "triangle " + std::to_string(i) + " has non-finite texture coordinates");
+        // A tangent frame (scene/tangents.h): unit tangents, a handedness of +-1.
+        const auto tangent_ok = [](const glm::vec4& v) {
+            return std::fabs(glm::length(glm::vec3(v)) - 1.0f) < 1e-3f && (v.w == 1.0f || v.w == -1.0f);
+        };
+        require(!t.has_tangent || (tangent_ok(t.t0) && tangent_ok(t.t1) && tangent_ok(t.t2)), s,
+                "triangle " + std::to_string(i) + " has a tangent that is not unit length or a handedness other than +-1");
     }
     for (size_t i = 0; i < s.lights.size(); ++i) {
         const Light& l = s.lights[i];

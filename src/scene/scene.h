@@ -43,6 +43,10 @@ struct TextureImage {
     int width = 0, height = 0;
     bool file_alpha = false;       // the file has an alpha channel (a mask may share the image)
     bool linear = false;           // data, not colour: its bytes / 255 are its values
+    // A normal map (data): its bytes b decode to (b - 128) / 127, clamped to [-1, 1], so that
+    // 128 is exactly 0 and a flat map (128, 128, 255) is exactly (0, 0, 1). glTF writes
+    // b / 255 * 2 - 1, which no byte makes 0: a flat map would tilt every normal by 1/255.
+    bool normal_map = false;
     std::vector<uint32_t> texels;  // width * height, byte 0 = red
 };
 
@@ -113,9 +117,18 @@ struct Material {
     int32_t metallic_texture = kNoTexture;
     int32_t roughness_texture = kNoTexture;
     uint8_t metallic_channel = 2, roughness_channel = 1;
+    // The path integrator's normal map (glTF's normalTexture, MTL's norm): a tangent-space
+    // normal, its x and y times `normal_scale`, on mesh triangles with texture coordinates
+    // (their tangents: Triangle::t0..t2, else scene/tangents.h makes them) and on planes
+    // (their u axis). Spheres ignore it, as does Whitted's integrator (docs/scene-format.md).
+    int32_t normal_texture = kNoTexture;
+    float normal_scale = 1.0f;
     bool is_mirror() const { return kr.x > 0.0f || kr.y > 0.0f || kr.z > 0.0f; }
     bool textured() const { return texture != kNoTexture; }
-    bool has_maps() const { return metallic_texture != kNoTexture || roughness_texture != kNoTexture; }
+    bool has_maps() const {
+        return metallic_texture != kNoTexture || roughness_texture != kNoTexture || normal_texture != kNoTexture;
+    }
+    bool normal_mapped() const { return normal_texture != kNoTexture; }
     // Whether anything reads the surface's texture coordinates: a texture, a mask or a map.
     bool reads_uvs() const { return textured() || alpha_mask || has_maps(); }
     bool is_dielectric() const { return ior > 0.0f; }
@@ -157,6 +170,11 @@ struct Triangle {
     // a textured triangle reads the texture at (0, 0).
     bool has_uv = false;
     glm::vec2 uv0{0.0f}, uv1{0.0f}, uv2{0.0f};
+    // A normal map's tangent frame at the corners (glTF's TANGENT): xyz a unit tangent along
+    // +u, w = +-1 the handedness, the bitangent (+v up the image) being cross(n, xyz) w.
+    // Set by the loader from the file, or by generate_tangents (scene/tangents.h).
+    bool has_tangent = false;
+    glm::vec4 t0{0.0f}, t1{0.0f}, t2{0.0f};
 };
 
 enum class LightType : uint8_t { Point, Directional };

@@ -10,7 +10,13 @@ namespace srt {
 namespace {
 
 const char* suffix(TextureUse use) {
-    return use == TextureUse::Mask ? " (mask)" : use == TextureUse::Data ? " (data)" : "";
+    switch (use) {
+        case TextureUse::Mask: return " (mask)";
+        case TextureUse::Data: return " (data)";
+        case TextureUse::Normal: return " (normal)";
+        case TextureUse::Colour: break;
+    }
+    return "";
 }
 
 int32_t find_image(const Scene& scene, const std::string& key) {
@@ -38,9 +44,11 @@ int32_t add_image(Scene& scene, const std::string& name, DecodedImage&& d, Textu
         for (uint32_t& t : d.rgba) t = (t & 0x00ffffffu) | ((t & 0xffu) << 24);
     TextureImage img;
     // A colour image with alpha is its mask too; data is never shared with either.
-    img.name = alpha && use != TextureUse::Data ? name : name + suffix(use);
+    const bool data = use == TextureUse::Data || use == TextureUse::Normal;
+    img.name = alpha && !data ? name : name + suffix(use);
     img.file_alpha = alpha;
-    img.linear = use == TextureUse::Data;
+    img.linear = data;
+    img.normal_map = use == TextureUse::Normal;
     img.width = d.width;
     img.height = d.height;
     img.texels = std::move(d.rgba);

@@ -15,8 +15,9 @@ namespace srt {
 // Colour: the file's RGB (grey replicated) and its alpha. Mask (MTL map_d): alpha is the
 // file's alpha channel, or its grey level (red) when the file has none. Data (metallic,
 // roughness): the file's channels as values in [0, 1], not sRGB colour: an image of its
-// own even where the same file is a colour texture too.
-enum class TextureUse { Colour, Mask, Data };
+// own even where the same file is a colour texture too. Normal: data whose bytes decode
+// to [-1, 1] with 128 at 0 (TextureImage::normal_map).
+enum class TextureUse { Colour, Mask, Data, Normal };
 
 // The texture for the image file `path`, sampled with the wrap modes given; its index
 // in scene.textures. A missing file is not an error (scene files often travel without

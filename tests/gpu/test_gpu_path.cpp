@@ -40,8 +40,9 @@ RenderSettings path_settings(int w, int h, int depth, DeadRayMode mode, LaunchMo
 // Scenes that take each path kernel variant: plain triangles and spheres, glass with
 // absorption and a rough conductor, textures (bilinear and from mip chains), alpha
 // masks, spheres in double, mirrors, a thin lens, an environment map, glTF's BRDF with
-// maps of metallic and roughness (bilinear and from mip chains) and rough glass lit
-// through it; the Cornell boxes and Conference where the shared data is.
+// maps of metallic, roughness and normals (bilinear and from mip chains) and rough glass
+// lit through it, normal-mapped meshes; the Cornell boxes, Conference and WaterBottle
+// where the shared data is.
 std::vector<std::pair<std::string, Scene>> path_scenes() {
     std::vector<std::pair<std::string, Scene>> v;
     const std::string src = env_or("SRT_SOURCE_DIR", SRT_SOURCE_DIR);
@@ -62,6 +63,12 @@ std::vector<std::pair<std::string, Scene>> path_scenes() {
     Scene maps = load_scene(src + "/scenes/materials.json");
     maps.texture_filter = TextureFilter::Trilinear;
     v.emplace_back("materials.json, trilinear", std::move(maps));
+    // A normal-mapped mesh (MikkTSpace's tangents) and one with the file's, mirrored.
+    for (const char* f : {"normal-quad.gltf", "normal-quad-tangents.gltf"}) {
+        Scene quad = load_scene(src + "/tests/data/textures/" + f);
+        quad.camera.from = Point3(0.4, -0.3, 1.3);  // askew, so the bend (render/surface.h) has work
+        v.emplace_back(f, std::move(quad));
+    }
     const std::string data = env_or("SRT_SHARED_DATA", SRT_SHARED_DATA);
     for (const char* f : {"CornellBox-Original.obj", "CornellBox-Sphere.obj", "CornellBox-Water.obj"}) {
         const std::string p = data + "/scenes/cornell-box/" + f;
@@ -69,6 +76,12 @@ std::vector<std::pair<std::string, Scene>> path_scenes() {
     }
     const std::string conf = data + "/scenes/conference/conference.obj";
     if (std::filesystem::exists(conf)) v.emplace_back("conference", test::conference_benchmark_view(conf));
+    const std::string bottle = data + "/gltf/WaterBottle/WaterBottle.gltf";
+    if (std::filesystem::exists(bottle)) {
+        Scene s = load_scene(bottle);
+        s.environment = environment_from_file(src + "/assets/env/sky.hdr", 1.0f, 0.0f);
+        v.emplace_back("WaterBottle", std::move(s));
+    }
     return v;
 }
 

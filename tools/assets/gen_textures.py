@@ -7,6 +7,7 @@ python3-pil; run with /usr/bin/python3). Deterministic: the same bytes every run
   assets/textures/leaf.png     128x128 RGBA leaf, alpha 0 outside it (cut-out foliage)
   assets/textures/floor-mr.png 128x128 metallic-roughness map, glTF's layout (G rough,
                                B metal): metal tiles of four roughnesses, rough grout
+  assets/textures/floor-normal.png 128x128 normal map: the same tiles, bevelled
   assets/foliage.obj/.mtl      1200 leaf cards around three stems, map_Kd + map_d
   scenes/textured.json         the default scene with a texture on every surface
   scenes/foliage.json          the leaf cards in front of a tiled wall, on a tiled floor
@@ -16,7 +17,12 @@ python3-pil; run with /usr/bin/python3). Deterministic: the same bytes every run
                                mask-quad.gltf (the same in glTF: v down, alphaMode MASK),
                                orm.png (8x2: R 128, G 255, B 0 in the left half and 255
                                in the right), orm-quad.gltf (its metallicRoughnessTexture)
-                               and orm-quad.obj/.mtl (its map_Pm and map_Pr)
+                               and orm-quad.obj/.mtl (its map_Pm and map_Pr),
+                               normal-flat.png (4x4 of 128, 128, 255: no tilt) and
+                               normal-bump.png (16x16, a known tilt in x and y), on
+                               normal-quad.gltf (no TANGENT), normal-quad-tangents.gltf
+                               (TANGENT, mirrored by its node) and normal-quad.obj/.mtl
+                               (norm -bm 0.5)
   tests/data/bad/gltf_tex_*, obj_map_*, json_tex_*: malformed textured files for the
                                parser table (tests/test_parsers.cpp)
 """
@@ -83,6 +89,27 @@ def floor_mr():
             else:
                 px[x, y] = (255, rough[ty % 2][tx % 2], 255)
     im.save(os.path.join(A, "textures", "floor-mr.png"))
+
+
+def floor_normal():
+    # floor-mr.png's tiles bevelled: over the 4 texels inside each joint the tile's top
+    # slopes down to the grout (a tilt of 0.6 towards the joint), the grout and the tile's
+    # face flat. x tilts right, y up the image (glTF's convention), stored as 128 + 127 c.
+    im = Image.new("RGB", (128, 128))
+    px = im.load()
+    for y in range(128):
+        for x in range(128):
+            gx, gy = x % 32, y % 32
+            tx = ty = 0.0
+            if gx >= 3 and gy >= 3:
+                if gx < 7: tx = -0.6
+                elif gx >= 28: tx = 0.6
+                if gy < 7: ty = 0.6
+                elif gy >= 28: ty = -0.6
+            n = (tx, ty, 1.0)
+            length = math.sqrt(sum(c * c for c in n))
+            px[x, y] = tuple(int(round(128 + 127 * c / length)) for c in n)
+    im.save(os.path.join(A, "textures", "floor-normal.png"), optimize=True)
 
 
 def foliage():
@@ -192,6 +219,23 @@ def test_data():
     with open(os.path.join(T, "orm-quad.mtl"), "w") as o:
         o.write("newmtl orm\nKd 1 0.78 0.34\nPm 1\nPr 0.5\nmap_Pm -clamp on -imfchan b orm.png\n"
                 "map_Pr -clamp on -imfchan g orm.png\n")
+    Image.new("RGB", (4, 4), (128, 128, 255)).save(os.path.join(T, "normal-flat.png"))
+    nb = Image.new("RGB", (16, 16))
+    nb.putdata([normal_bump_texel(i, j) for j in range(16) for i in range(16)])
+    nb.save(os.path.join(T, "normal-bump.png"))
+    with open(os.path.join(T, "normal-quad.obj"), "w") as o:
+        o.write("# the quad with a normal map\nmtllib normal-quad.mtl\nusemtl bumpy\n" + quad)
+    with open(os.path.join(T, "normal-quad.mtl"), "w") as o:
+        o.write("newmtl bumpy\nKd 0.8 0.8 0.8\nnorm -bm 0.5 normal-bump.png\n")
+
+
+def normal_bump_texel(i, j):
+    """Texel (i, j) of normal-bump.png: a tangent-space normal tilted by 0.5 sin along x and
+    0.3 cos along y, each component c stored as 128 + 127 c (the signed decoding)."""
+    x = 0.5 * math.sin(2 * math.pi * (i + 0.5) / 16)
+    y = 0.3 * math.cos(2 * math.pi * (j + 0.5) / 16)
+    z = math.sqrt(1 - x * x - y * y)
+    return tuple(int(round(128 + 127 * c)) for c in (x, y, z))
 
 
 def gltf_quad(texture_uri, extra_material=None, sampler=None, uv=None, extra=None):
@@ -237,6 +281,24 @@ def gltf_data():
                                                              "metallicRoughnessTexture": {"index": 0},
                                                              "metallicFactor": 1, "roughnessFactor": 0.5}},
                          sampler={"wrapS": 33071, "wrapT": 33071}))
+    bumpy = {"pbrMetallicRoughness": {"baseColorFactor": [0.8, 0.8, 0.8, 1], "metallicFactor": 0, "roughnessFactor": 1},
+             "normalTexture": {"index": 0, "scale": 1.0}}
+    q = gltf_quad("normal-bump.png", bumpy)
+    write_json(os.path.join(T, "normal-quad.gltf"), q)
+    # The same with NORMAL and TANGENT (+z and +x: u right, the image's up +y), under a
+    # node that mirrors x: the handedness must turn over with it.
+    blob = base64.b64decode(q["buffers"][0]["uri"].split(",")[1])
+    extra = b"".join(struct.pack("<3f", 0, 0, 1) for _ in range(4)) + b"".join(struct.pack("<4f", 1, 0, 0, 1) for _ in range(4))
+    blob += b"\0" * ((4 - len(blob) % 4) % 4)
+    off = len(blob)
+    blob += extra
+    q["buffers"][0] = {"byteLength": len(blob), "uri": "data:application/octet-stream;base64," + base64.b64encode(blob).decode()}
+    q["bufferViews"] += [{"buffer": 0, "byteOffset": off, "byteLength": 48}, {"buffer": 0, "byteOffset": off + 48, "byteLength": 64}]
+    q["accessors"] += [{"bufferView": 3, "componentType": 5126, "count": 4, "type": "VEC3"},
+                       {"bufferView": 4, "componentType": 5126, "count": 4, "type": "VEC4"}]
+    q["meshes"][0]["primitives"][0]["attributes"].update({"NORMAL": 3, "TANGENT": 4})
+    q["nodes"][0]["scale"] = [-1, 1, 1]
+    write_json(os.path.join(T, "normal-quad-tangents.gltf"), q)
     # RGBA: the mask's alpha, the grid's colours.
     g = Image.open(os.path.join(T, "grid.png")).convert("RGBA")
     m = Image.open(os.path.join(T, "mask.png")).resize((4, 4), Image.NEAREST)
@@ -285,6 +347,7 @@ def gltf_data():
 if __name__ == "__main__":
     tiles()
     floor_mr()
+    floor_normal()
     marble()
     leaf()
     foliage()
