@@ -9,6 +9,7 @@
 #include "scene/scene.h"
 #include "support/oracle.h"
 #include "support/process.h"
+#include "support/texture_reference.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -330,18 +331,23 @@ TEST(Gltf, PunctualLightsWinOverEmitters) {
     for (const Light& l : s.lights) EXPECT_FALSE(l.from_emission);
 }
 
-// An emissiveTexture is not read: a note says the emission is emissiveFactor's alone.
-TEST(Gltf, EmissiveTextureIsANote) {
+// An emissiveTexture multiplies emissiveFactor: the material keeps the factor, and the
+// texture (colour, sRGB) is its emission texture.
+TEST(Gltf, EmissiveTextureMultipliesTheFactor) {
     TempDir dir;
     json g = quad_gltf(true);
     g["materials"][0]["emissiveFactor"] = {1, 1, 1};
     g["materials"][0]["emissiveTexture"] = {{"index", 0}};
+    g["textures"] = {{{"source", 0}}};
+    g["images"] = {{{"uri", "grid.png"}}};
+    std::filesystem::copy_file(texref::kTex + "grid.png", dir / "grid.png");
     write_text(dir / "q.gltf", g.dump());
     const Scene s = load_scene(dir / "q.gltf");
-    EXPECT_EQ(s.materials[s.triangles[0].material].emission, glm::vec3(1.0f));
-    bool noted = false;
-    for (const std::string& n : s.notes) noted = noted || n.find("1 material(s) with an emissiveTexture, which is not supported") != std::string::npos;
-    EXPECT_TRUE(noted);
+    const Material& m = s.materials[s.triangles[0].material];
+    EXPECT_EQ(m.emission, glm::vec3(1.0f));
+    ASSERT_NE(m.emission_texture, kNoTexture);
+    EXPECT_FALSE(s.images[s.textures[size_t(m.emission_texture)].image].linear);  // colour: sRGB
+    for (const std::string& n : s.notes) EXPECT_EQ(n.find("emissiveTexture"), std::string::npos) << n;
 }
 
 // What the Whitted model reads of a material does not depend on the extensions and

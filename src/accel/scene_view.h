@@ -23,7 +23,8 @@ struct alignas(16) MaterialGpu {
     f4 kr;      // xyz = mirror reflectance, w = ka (ambient weight)
     f4 tex;     // x = bit-cast colour texture (kNoTextureGpu: none), y = bit-cast alpha
                 // texture, z = alpha cutoff, w = alpha factor (accel/texture.h)
-    f4 emission;  // xyz = emitted radiance, w = 1: from both sides (scene.h Material)
+    f4 emission;  // xyz = emitted radiance; w = bit-cast: bit 0 set: from both sides (scene.h Material),
+                  // bits 1-31: the emission texture + 1 (0: none; render/lights.h emission_texture_at)
     f4 glossy;    // xyz = glossy lobe reflectance (where kr is 0), w = roughness; a dielectric's:
                   // x = NFF's kt, the Whitted weight of its refracted ray (0: Fresnel's), w =
                   // roughness; glTF's BRDF (z = kGltfMarker): x = metallic, y = the dielectric's
@@ -34,6 +35,7 @@ struct alignas(16) MaterialGpu {
                   // and the normal map + 1 in bits 4-31 (0: none); w = the normal map's scale
 };
 constexpr uint32_t kNormalMapShift = 4;
+constexpr uint32_t kEmissionTwoSided = 1u, kEmissionTextureShift = 1;
 static_assert(sizeof(MaterialGpu) == 112, "MaterialGpu must be 112 bytes");
 constexpr float kGltfMarker = -1.0f;  // in MaterialGpu::glossy.z: glTF's BRDF (a reflectance is never negative)
 

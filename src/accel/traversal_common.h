@@ -56,6 +56,15 @@ SRT_HD_INLINE glm::vec2 triangle_uv(const SceneView& s, uint32_t k, float u, flo
     return glm::vec2(w * a.x + u * a.z + v * b.x, w * a.y + u * a.w + v * b.y);
 }
 
+// What a material's emission texture (MaterialGpu::emission.w, kEmissionTextureShift)
+// multiplies its emission by at texture coordinates uv: the image's level 0, bilinear,
+// wherever it is read (a light sample has no ray cone to pick a level with, and the
+// estimators MIS combines must see the same emission); 1 without a texture.
+SRT_HD_INLINE glm::vec3 emission_texture_at(const SceneView& s, uint32_t material, const glm::vec2& uv) {
+    const uint32_t t = float_bits(load_f4(&s.materials[material].emission).w) >> kEmissionTextureShift;
+    return t == 0u ? glm::vec3(1.0f) : sample_colour(s.textures, s.texels, s.srgb_lut, t - 1u, uv);
+}
+
 // Whether triangle k is there at barycentrics `bary`: its material's alpha (factor times
 // the alpha texture, bilinear) reaches the cutoff, or it has no mask. A masked-out hit is
 // no hit, for every kind of ray, because traversal asks this before taking it.

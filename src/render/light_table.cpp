@@ -7,6 +7,7 @@
 // surface itself is sampled instead, and Whitted's light list is left as it was.
 #include "render/scene_gpu.h"
 
+#include "render/lights.h"
 #include "render/sampling.h"
 
 #include <algorithm>
@@ -19,6 +20,26 @@ namespace srt {
 namespace {
 
 double luminance_d(const glm::vec3& c) { return 0.2126 * c.x + 0.7152 * c.y + 0.0722 * c.z; }
+
+// The luminance a primitive with an emission texture sends on average over its surface:
+// the emission times the texture at 8 x 8 stratified points, uniform in area, read as
+// light samples read it (accel/traversal_common.h emission_texture_at). An estimate: any
+// positive power keeps light sampling unbiased, and one of 0 (a primitive whose texture
+// is black where the points fall) leaves it to the BSDF's samples, which MIS then weighs
+// fully.
+double textured_luminance(const SceneView& v, const EmitterGpu& e, uint32_t prim, uint32_t material, const glm::vec3& emission) {
+    constexpr int kSide = 8;
+    double sum = 0.0;
+    for (int j = 0; j < kSide; ++j)
+        for (int i = 0; i < kSide; ++i) {
+            glm::vec3 p, n;
+            glm::vec2 b(0.0f);
+            emitter_point(e, (float(i) + 0.5f) / kSide, (float(j) + 0.5f) / kSide, p, n, b);
+            const bool sphere = float_bits(e.e2.w) == kEmitterSphere;
+            sum += luminance_d(emission * emission_texture_at(v, material, sphere ? sphere_uv(n) : triangle_uv(v, prim, b.x, b.y)));
+        }
+    return sum / (kSide * kSide);
+}
 
 }  // namespace
 
@@ -67,6 +88,7 @@ void compile_light_table(const Scene& scene, CompiledScene& cs) {
         // The emitters in the scene's order (by original id), not the BVH's, so that the
         // light a sample picks does not depend on the tree, its layout or its spatial
         // splits; a primitive stored once a reference (a split cut it) is one emitter.
+        const SceneView view = cs.view();  // the textures and coordinates, for textured emitters
         std::vector<std::pair<uint32_t, uint32_t>> copies;  // (original id, position) of each emissive copy
         for (size_t i = 0; i < cs.prims.size(); ++i) {
             const PrimGpu& p = cs.prims[i];
@@ -96,10 +118,13 @@ void compile_light_table(const Scene& scene, CompiledScene& cs) {
             }
             if (!(area > 0.0)) continue;
             e.radiance = f4{m.emission.x, m.emission.y, m.emission.z, m.emission_two_sided ? 1.0f : 0.0f};
+            const double lum = m.emission_texture == kNoTexture
+                                   ? luminance_d(m.emission)
+                                   : textured_luminance(view, e, i, meta & kPrimMaterialMask, m.emission);
             for (size_t j = c; j < next; ++j) cs.prim_emitter[copies[j].second] = uint32_t(cs.emitters.size());
             cs.emitters.push_back(e);
             // Radiance L from area A into a hemisphere: pi A L (each side that emits).
-            power.push_back(luminance_d(m.emission) * M_PI * area * (m.emission_two_sided ? 2.0 : 1.0));
+            power.push_back(lum * M_PI * area * (m.emission_two_sided ? 2.0 : 1.0));
         }
         if (cs.emitters.empty()) cs.prim_emitter.clear();
     }

@@ -11,6 +11,7 @@
 
 #include "accel/prim_hits.h"
 #include "accel/scene_view.h"
+#include "accel/traversal_common.h"
 #include "core/hd.h"
 #include "render/environment.h"
 #include "render/sampling.h"
@@ -37,8 +38,10 @@ SRT_HD_INLINE uint32_t light_slots(const SceneView& s) {
 // The light slot that the uniform number u in [0, 1) picks: the last k with cdf[k] <= u.
 SRT_HD_INLINE uint32_t pick_light(const SceneView& s, float u) { return cdf_bucket(s.light_cdf, light_slots(s), u); }
 
-// An emitter's point for (u1, u2) and its outward (front) unit normal.
-SRT_HD_INLINE void emitter_point(const EmitterGpu& e, float u1, float u2, glm::vec3& p, glm::vec3& n) {
+// An emitter's point for (u1, u2), its outward (front) unit normal, and where its
+// emission texture is read there: a triangle's barycentrics of v1 and v2 (`b`; a sphere's
+// texture reads at its normal).
+SRT_HD_INLINE void emitter_point(const EmitterGpu& e, float u1, float u2, glm::vec3& p, glm::vec3& n, glm::vec2& b) {
     const glm::vec3 p0(e.p0.x, e.p0.y, e.p0.z);
     if (float_bits(e.e2.w) == kEmitterSphere) {
         n = sample_uniform_sphere(u1, u2);
@@ -46,10 +49,11 @@ SRT_HD_INLINE void emitter_point(const EmitterGpu& e, float u1, float u2, glm::v
         return;
     }
     const glm::vec3 e1(e.e1.x, e.e1.y, e.e1.z), e2(e.e2.x, e.e2.y, e.e2.z);
-    const glm::vec2 b = sample_triangle(u1, u2);
+    b = sample_triangle(u1, u2);
     p = p0 + e1 * b.x + e2 * b.y;
     n = glm::normalize(glm::cross(e1, e2));
 }
+
 
 // Solid-angle density of sampling emitter k's point seen from `o` at distance `dist` along
 // `wi`, where its normal is `n`: pick probability x (1 / area) x dist^2 / |cos| at the light.
@@ -72,7 +76,9 @@ SRT_HD_INLINE glm::vec3 emitter_radiance(const EmitterGpu& e, const glm::vec3& w
 }
 
 // A light sample for the shading point o from three uniform numbers: u0 picks the light,
-// (u1, u2) the point on it.
+// (u1, u2) the point on it. kExtended: whether emitters may have emission textures (the
+// extended materials' kernels, accel/variant.h kMaterials).
+template <bool kExtended = true>
 SRT_HD_INLINE LightSample sample_light(const SceneView& s, const glm::vec3& o, float u0, float u1, float u2) {
     LightSample ls;
     if (s.light_cdf == nullptr) return ls;
@@ -111,13 +117,23 @@ SRT_HD_INLINE LightSample sample_light(const SceneView& s, const glm::vec3& o, f
     }
     const uint32_t e = k - s.light_count;
     glm::vec3 p, n;
-    emitter_point(s.emitters[e], u1, u2, p, n);
+    glm::vec2 b(0.0f);
+    emitter_point(s.emitters[e], u1, u2, p, n, b);
     const glm::vec3 d = p - o;
     const float d2 = glm::dot(d, d);
     if (!(d2 > 0.0f)) return ls;
     ls.dist = sqrtf(d2);
     ls.wi = d * (1.0f / ls.dist);
     ls.radiance = emitter_radiance(s.emitters[e], ls.wi, n);
+    if constexpr (kExtended) {
+        if (s.textures != nullptr) {
+            const uint32_t prim = float_bits(s.emitters[e].p0.w);
+            const uint32_t material = float_bits(load_f4(&s.prims[prim].p0).w) & kPrimMaterialMask;
+            const bool sphere = float_bits(s.emitters[e].e2.w) == kEmitterSphere;
+            if (float_bits(load_f4(&s.materials[material].emission).w) >> kEmissionTextureShift)
+                ls.radiance = ls.radiance * emission_texture_at(s, material, sphere ? sphere_uv(n) : triangle_uv(s, prim, b.x, b.y));
+        }
+    }
     ls.pdf = emitter_pdf(s, e, ls.wi, ls.dist, n);
     ls.valid = ls.pdf > 0.0f && (ls.radiance.x > 0.0f || ls.radiance.y > 0.0f || ls.radiance.z > 0.0f);
     return ls;

@@ -72,7 +72,7 @@ SRT_HD_INLINE glm::vec3 path_arrive(const SceneView& s, const Surface& sf, int32
     if (medium.w > 0.0f && !sf.front)  // it travelled inside this dielectric: Beer-Lambert
         st.throughput = st.throughput * beer_lambert(medium, t);
     const f4 e = load_f4(&s.materials[sf.material].emission);
-    if (!(e.x > 0.0f || e.y > 0.0f || e.z > 0.0f) || !(sf.front || e.w != 0.0f)) return glm::vec3(0.0f);
+    if (!(e.x > 0.0f || e.y > 0.0f || e.z > 0.0f) || !(sf.front || (float_bits(e.w) & kEmissionTwoSided))) return glm::vec3(0.0f);
     float mis = 1.0f;
     if constexpr (kStrategy == PathStrategy::LightOnly)
         if (st.prev_pdf > 0.0f) return glm::vec3(0.0f);  // the light sample counted it
@@ -84,7 +84,9 @@ SRT_HD_INLINE glm::vec3 path_arrive(const SceneView& s, const Surface& sf, int32
             mis = power_heuristic(st.prev_pdf, emitter_pdf(s, k, d, t, sf.n));
         }
     }
-    return st.throughput * glm::vec3(e.x, e.y, e.z) * mis;
+    glm::vec3 le(e.x, e.y, e.z);
+    if constexpr (materials_of(kVariant)) le = le * sf.emission;  // its texture (render/surface.h)
+    return st.throughput * le * mis;
 }
 
 // What a path's ray that leaves the scene along d brings back, per unit throughput: the sky
@@ -118,7 +120,7 @@ SRT_HD_INLINE LightQuery path_light(const SceneView& s, const Surface& sf, const
     LightQuery q;
     if (!has_density<kExtended>(b)) return q;
     const glm::vec3 o = offset_origin(sf);
-    const LightSample ls = sample_light(s, o, u.x, u.y, u.z);
+    const LightSample ls = sample_light<kExtended>(s, o, u.x, u.y, u.z);
     if (!ls.valid) return q;
     // A light behind the surface is seen only through a rough dielectric, by a shadow ray
     // that leaves from the far side of the hit point's error bound.

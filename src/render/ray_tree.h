@@ -23,6 +23,7 @@
 
 #include "core/hd.h"
 #include "render/bsdf.h"
+#include "render/frame.h"
 #include "render/sampling.h"
 #include "render/surface.h"
 

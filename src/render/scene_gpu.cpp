@@ -270,7 +270,9 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel, const BvhBuil
                                             : make_f4(m.glossy, m.roughness);
         cs.materials.push_back({make_f4(m.colour, kd), make_f4(kr, ka),
                                 f4{tex_bits(m.texture), tex_bits(m.alpha_texture), m.alpha_cutoff, m.alpha_factor},
-                                make_f4(m.emission, m.emission_two_sided ? 1.0f : 0.0f), glossy,
+                                make_f4(m.emission, bits_float((m.emission_two_sided ? kEmissionTwoSided : 0u) |
+                                                               (m.emission_texture != kNoTexture ? (first_level[size_t(m.emission_texture)] + 1u) << kEmissionTextureShift : 0u))),
+                                glossy,
                                 make_f4(m.absorption, m.ior),
                                 f4{tex_bits(m.metallic_texture), tex_bits(m.roughness_texture),
                                    bits_float(uint32_t(m.metallic_channel) | (uint32_t(m.roughness_channel) << 2) |
@@ -278,7 +280,7 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel, const BvhBuil
                                    m.normal_scale}});
         cs.dielectrics = cs.dielectrics || m.is_dielectric();
         // Any roughness on glass (the lobes decide which is rough enough to matter), and
-        // the maps of metallic, roughness and normals.
+        // the maps of metallic, roughness, normals and emission.
         const bool extended = (m.is_dielectric() ? m.roughness > 0.0f : m.pbr) || m.has_maps();
         cs.extended_materials = cs.extended_materials || extended;
     }

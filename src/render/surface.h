@@ -32,6 +32,7 @@ struct Surface {
                        // direction (the interpolated vertex normal on smooth triangles, else n)
     glm::vec3 colour;  // after the checker and the texture
     glm::vec2 maps;    // what the metallic and roughness maps multiply the factors by (1: no map)
+    glm::vec3 emission;  // what the emission texture multiplies the emission by (1: none)
     float cone_width;  // the ray cone's width at the hit (signed: negative past a focus)
     float curvature;   // 1/r of a sphere seen from outside, -1/r from inside; 0 if flat
     float kd;
@@ -153,6 +154,7 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
     const f4 mr = load_f4(&s.materials[material].kr);
     sf.colour = xyz(mc);
     sf.maps = glm::vec2(1.0f);
+    sf.emission = glm::vec3(1.0f);
     sf.kd = mc.w;
     sf.kr = xyz(mr);
     sf.ka = mr.w;
@@ -170,6 +172,7 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
     // coordinates, only by kernels with the extended materials (accel/variant.h).
     const uint32_t tex = textures_of(kVariant) ? float_bits(load_f4(&s.materials[material].tex).x) : kNoTextureGpu;
     uint32_t metal_tex = kNoTextureGpu, rough_tex = kNoTextureGpu, normal_tex = kNoTextureGpu, channels = 0u;
+    bool emission_tex = false;
     float normal_scale = 1.0f;
     if constexpr (textures_of(kVariant) && materials_of(kVariant)) {
         const f4 maps = load_f4(&s.materials[material].maps);
@@ -181,10 +184,12 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
         if ((channels >> kNormalMapShift) != 0u && (pl != nullptr || (s.tangents != nullptr && !(inv_radius > 0.0f))))
             normal_tex = (channels >> kNormalMapShift) - 1u;
         normal_scale = maps.w;
+        emission_tex = (float_bits(load_f4(&s.materials[material].emission).w) >> kEmissionTextureShift) != 0u;
     }
     const glm::vec3 ns_unmapped = sf.ns;
     bool mapped = false;
-    if (tex != kNoTextureGpu || metal_tex != kNoTextureGpu || rough_tex != kNoTextureGpu || normal_tex != kNoTextureGpu) {
+    if (tex != kNoTextureGpu || metal_tex != kNoTextureGpu || rough_tex != kNoTextureGpu || normal_tex != kNoTextureGpu ||
+        emission_tex) {
         glm::vec2 uv;
         float uv_per_length;
         if (pl != nullptr) {
@@ -216,6 +221,7 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
             if (rough_tex == metal_tex) sf.maps.y = channel(c, (channels >> 2) & 3u);
         }
         if (rough_tex != kNoTextureGpu && rough_tex != metal_tex) sf.maps.y = channel(sample(rough_tex), (channels >> 2) & 3u);
+        if (emission_tex) sf.emission = emission_texture_at(s, material, uv);
         if (normal_tex != kNoTextureGpu) {
             glm::vec3 t;
             float handedness;

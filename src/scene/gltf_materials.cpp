@@ -194,10 +194,10 @@ void path_terms(const std::string& path, const std::string& mptr, const tinygltf
 // baseColorFactor -> colour (times the base colour texture); for Whitted, metallic m and
 // roughness r -> a mirror of weight m (1 - r)^2 tinted by the base colour, kd = 1 - that
 // weight. The rest (the BRDF, its metallic-roughness texture, emission, glass) as
-// path_terms says; the normal map as Material::normal_texture says. The triangles carry
-// one set of texture coordinates, laid as the base colour texture is (or, without one,
-// the metallic-roughness texture, else the normal map): a map laid otherwise is read at
-// those coordinates, and a note says so.
+// path_terms says; the normal and emissive textures as Material::normal_texture and
+// emission_texture say. The triangles carry one set of texture coordinates, laid as the
+// first of the base colour, metallic-roughness, normal and emissive textures is: another
+// laid otherwise is read at those coordinates, and a note says so.
 Materials add_materials(Scene& scene, const tinygltf::Model& m, const std::string& path) {
     Materials out;
     out.ids.assign(m.materials.size(), 0);
@@ -214,39 +214,46 @@ Materials add_materials(Scene& scene, const tinygltf::Model& m, const std::strin
         mat.metallic = float(metal);
         mat.roughness = float(rough);
         path_terms(path, mptr, m.materials[i], mat);
-        if (m.materials[i].emissiveTexture.index >= 0) ++out.emissive_textured;
+        // The triangles carry one set of coordinates: the first texture's placement (in
+        // the order below) lays them; another laid otherwise is read there, with a note.
+        bool placed = false;
+        const auto lay = [&](const TexturePlacement& pl, const std::string& tptr) {
+            if (pl.texcoord < 0) fail(path, tptr + "/texCoord", "must be >= 0");
+            if (!placed) out.placements[i] = pl;
+            else if (!same_placement(pl, out.placements[i]))
+                scene.notes.push_back(path + ": " + tptr + " is laid out otherwise than the material's first texture "
+                                      "(texCoord or KHR_texture_transform); it is read where that one is");
+            placed = true;
+        };
         if (p.baseColorTexture.index >= 0) {
+            const std::string tptr = mptr + "/pbrMetallicRoughness/baseColorTexture";
+            lay(placement(path, tptr, p.baseColorTexture), tptr);
             mat.texture = gltf_texture(scene, m, path, p.baseColorTexture.index, TextureUse::Colour);
-            out.placements[i] = placement(path, mptr + "/pbrMetallicRoughness/baseColorTexture", p.baseColorTexture);
-            if (out.placements[i].texcoord < 0) fail(path, mptr + "/pbrMetallicRoughness/baseColorTexture/texCoord", "must be >= 0");
         }
         if (p.metallicRoughnessTexture.index >= 0) {
             // One data texture: blue the metal, green the roughness (the specification's).
             const std::string tptr = mptr + "/pbrMetallicRoughness/metallicRoughnessTexture";
-            const TexturePlacement pl = placement(path, tptr, p.metallicRoughnessTexture);
-            if (pl.texcoord < 0) fail(path, tptr + "/texCoord", "must be >= 0");
+            lay(placement(path, tptr, p.metallicRoughnessTexture), tptr);
             mat.metallic_texture = mat.roughness_texture = gltf_texture(scene, m, path, p.metallicRoughnessTexture.index, TextureUse::Data);
             mat.metallic_channel = 2;
             mat.roughness_channel = 1;
-            if (!mat.textured()) out.placements[i] = pl;
-            else if (!same_placement(pl, out.placements[i]))
-                scene.notes.push_back(path + ": " + tptr + " is laid out otherwise than the baseColorTexture (texCoord or "
-                                      "KHR_texture_transform); it is read where the base colour is");
         }
         const tinygltf::NormalTextureInfo& nt = m.materials[i].normalTexture;
         if (nt.index >= 0) {
             // A tangent-space normal map (scene.h Material::normal_texture): x and y times
             // its scale, in the frame of the mesh's TANGENT, else of MikkTSpace's.
             const std::string tptr = mptr + "/normalTexture";
-            const TexturePlacement pl = placement(path, tptr, nt);
-            if (pl.texcoord < 0) fail(path, tptr + "/texCoord", "must be >= 0");
+            lay(placement(path, tptr, nt), tptr);
             if (!std::isfinite(nt.scale)) fail(path, tptr + "/scale", "must be a finite number");
             mat.normal_texture = gltf_texture(scene, m, path, nt.index, TextureUse::Normal);
             mat.normal_scale = float(nt.scale);
-            if (p.baseColorTexture.index < 0 && p.metallicRoughnessTexture.index < 0) out.placements[i] = pl;
-            else if (!same_placement(pl, out.placements[i]))
-                scene.notes.push_back(path + ": " + tptr + " is laid out otherwise than the material's other textures "
-                                      "(texCoord or KHR_texture_transform); it is read where they are");
+        }
+        const tinygltf::TextureInfo& et = m.materials[i].emissiveTexture;
+        if (et.index >= 0) {
+            // Times emissiveFactor (scene.h Material::emission_texture): a textured area light.
+            const std::string tptr = mptr + "/emissiveTexture";
+            lay(placement(path, tptr, et), tptr);
+            mat.emission_texture = gltf_texture(scene, m, path, et.index, TextureUse::Colour);
         }
         read_pbr_as_whitted(scene, mat, /*kd_given=*/false);
         const std::string& mode = m.materials[i].alphaMode;

@@ -63,14 +63,12 @@ struct TexturePlacement {
 };
 
 // The file's materials added to `scene` (gltf_materials.cpp): ids[i] is material i's
-// index in the scene, placements[i] how its base colour texture lies on the triangles;
-// `blended` counts materials with alphaMode BLEND (rendered opaque), `emissive_textured`
-// those with an emissiveTexture (not used: their emission is emissiveFactor's).
+// index in the scene, placements[i] how its first texture lies on the triangles;
+// `blended` counts materials with alphaMode BLEND (rendered opaque).
 struct Materials {
     std::vector<uint32_t> ids;
     std::vector<TexturePlacement> placements;
     size_t blended = 0;
-    size_t emissive_textured = 0;
 };
 Materials add_materials(Scene& scene, const tinygltf::Model& m, const std::string& path);
 

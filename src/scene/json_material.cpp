@@ -133,7 +133,8 @@ void read_metallic(const Node& m, const Node& mt, Material& mat, const Scene& sc
 
 // "metallic_texture" and "roughness_texture": data textures whose channel multiplies
 // 'metallic' and 'roughness' under the path integrator; "normal_texture", a tangent-space
-// normal map (glTF's normalTexture), its tilt times "normal_scale" (1 where not given).
+// normal map (glTF's normalTexture), its tilt times "normal_scale" (1 where not given);
+// "emission_texture", a colour texture that multiplies 'emission' (glTF's emissiveTexture).
 void read_maps(const Node& m, Material& mat, const std::string& name, Scene& scene) {
     const std::string what = "material '" + name + "' ";
     if (Node t = m.member("roughness_texture", what + "'roughness_texture'")) {
@@ -143,6 +144,10 @@ void read_maps(const Node& m, Material& mat, const std::string& name, Scene& sce
     if (Node t = m.member("metallic_texture", what + "'metallic_texture'")) {
         if (!m.member("metallic", "metallic")) t.fail("'metallic_texture' needs 'metallic', which it multiplies");
         mat.metallic_texture = read_texture(t, TextureUse::Data, what + "'metallic_texture'", scene, &mat.metallic_channel);
+    }
+    if (Node t = m.member("emission_texture", what + "'emission_texture'")) {
+        if (!m.member("emission", "emission")) t.fail("'emission_texture' needs 'emission', which it multiplies");
+        mat.emission_texture = read_texture(t, TextureUse::Colour, what + "'emission_texture'", scene);
     }
     Node normal = m.member("normal_texture", what + "'normal_texture'");
     if (normal) mat.normal_texture = read_texture(normal, TextureUse::Normal, what + "'normal_texture'", scene);
@@ -159,7 +164,7 @@ void read_maps(const Node& m, Material& mat, const std::string& name, Scene& sce
 Material read_json_material(const Node& m, const std::string& name, Scene& scene) {
     m.check_keys({"colour", "kd", "kr", "ka", "texture", "alpha", "emission", "emission_two_sided", "roughness", "glossy",
                   "ior", "absorption", "kt", "metallic", "metallic_texture", "roughness_texture", "normal_texture",
-                  "normal_scale"},
+                  "normal_scale", "emission_texture"},
                  "material '" + name + "'");
     Material mat;
     mat.name = name;

@@ -312,9 +312,6 @@ size_t append_gltf(Scene& scene, const std::string& path, const glm::mat4& xform
         scene.add_light_note(path + ": " + std::to_string(lights.size()) + " KHR_lights_punctual light(s), scaled so the brightest channel is 1");
     }
     if (mats.blended) scene.notes.push_back(path + ": " + std::to_string(mats.blended) + " material(s) with alphaMode BLEND rendered opaque");
-    if (mats.emissive_textured)
-        scene.notes.push_back(path + ": " + std::to_string(mats.emissive_textured) +
-                              " material(s) with an emissiveTexture, which is not supported: their emission is emissiveFactor alone");
     if (spot_note) scene.add_light_note(path + ": spot lights are rendered as point lights (no cone)");
     if (skipped_modes) scene.notes.push_back(path + ": skipped " + std::to_string(skipped_modes) + " primitive(s) that are not triangles");
     if (degenerate) scene.notes.push_back(path + ": dropped " + std::to_string(degenerate) + " degenerate triangle(s)");

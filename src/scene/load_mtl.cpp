@@ -1,6 +1,6 @@
 // load_mtl.cpp - a strict MTL reader (obj_mtl.h): newmtl, Kd, Ks, Ke, illum, Ni, Ns, Tf,
 // the PBR extension's Pr and Pm, and the maps map_Kd (colour texture), map_d (alpha mask),
-// map_Pr, map_Pm and norm with their options; everything else in an MTL is ignored.
+// map_Pr, map_Pm, norm and map_Ke with their options; everything else in an MTL is ignored.
 #include "scene/obj_mtl.h"
 
 #include "core/error.h"
@@ -99,13 +99,13 @@ void read_mtl(const std::string& path, const std::string& obj_file, int obj_line
         }
         const bool used = kw == "Kd" || kw == "Ks" || kw == "Ke" || kw == "illum" || kw == "map_Kd" ||
                           kw == "map_d" || kw == "Ni" || kw == "Ns" || kw == "Tf" || kw == "Pr" || kw == "Pm" ||
-                          kw == "map_Pr" || kw == "map_Pm" || kw == "norm";
+                          kw == "map_Pr" || kw == "map_Pm" || kw == "norm" || kw == "map_Ke";
         if (!used) return;  // d, Tr, Ka, other maps, bump (a height map), ...: no part in our model
         if (current < 0) throw InputError(path, line, "'" + kw + "' before any 'newmtl'");
         MtlEntry& e = lib.mtls[current];
-        if (kw == "map_Kd" || kw == "map_d" || kw == "map_Pr" || kw == "map_Pm" || kw == "norm") {
+        if (kw == "map_Kd" || kw == "map_d" || kw == "map_Pr" || kw == "map_Pm" || kw == "norm" || kw == "map_Ke") {
             MtlMap& map = kw == "map_Kd" ? e.map_kd : kw == "map_d" ? e.map_d : kw == "map_Pr" ? e.map_pr
-                        : kw == "map_Pm" ? e.map_pm : e.map_norm;
+                        : kw == "map_Pm" ? e.map_pm : kw == "norm" ? e.map_norm : e.map_ke;
             map = parse_map(t, path, line);
         } else if (kw == "Kd") {
             e.mat.colour = parse_colour(t, path, line);
@@ -212,12 +212,18 @@ Material scene_material(Scene& scene, const MtlEntry& e) {
             scene.notes.push_back(InputError::format(e.map_norm.mtl, e.map_norm.line, 0, "norm's -o or -s differ from the "
                                   "texture coordinates' (" + laid.mtl + ":" + std::to_string(laid.line) + "); it is read at those"));
     }
+    if (!e.map_ke.file.empty()) {
+        m.emission_texture = texture(e.map_ke, TextureUse::Colour);
+        if (!e.map_ke.same_placement(laid))
+            scene.notes.push_back(InputError::format(e.map_ke.mtl, e.map_ke.line, 0, "map_Ke's -o or -s differ from the "
+                                  "texture coordinates' (" + laid.mtl + ":" + std::to_string(laid.line) + "); it is read at those"));
+    }
     if (m.pbr) read_pbr_as_whitted(scene, m, /*kd_given=*/false);
     return m;
 }
 
 const MtlMap& placed_map(const MtlEntry& e) {
-    for (const MtlMap* map : {&e.map_kd, &e.map_d, &e.map_pr, &e.map_pm, &e.map_norm})
+    for (const MtlMap* map : {&e.map_kd, &e.map_d, &e.map_pr, &e.map_pm, &e.map_norm, &e.map_ke})
         if (!map->file.empty()) return *map;
     return e.map_kd;
 }

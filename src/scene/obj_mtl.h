@@ -27,7 +27,7 @@ struct MtlMap {
 
 struct MtlEntry {
     Material mat;
-    MtlMap map_kd, map_d, map_pr, map_pm, map_norm;
+    MtlMap map_kd, map_d, map_pr, map_pm, map_norm, map_ke;
     glm::vec3 ks{0.0f};
     glm::vec3 ke{0.0f};
     glm::vec3 tf{1.0f};     // transmission filter: the colour left after one unit of length inside
@@ -59,15 +59,15 @@ void read_mtl(const std::string& path, const std::string& obj_file, int obj_line
 // elsewhere glTF's metallic-roughness BRDF over Kd. map_Pr and map_Pm multiply Pr and Pm
 // (1 where the number is not given), read from the channel -imfchan names (else red,
 // which grey replicates); they make a material glTF's BRDF too. norm is a tangent-space
-// normal map (as glTF's normalTexture; -bm its scale), for the path integrator; bump and
-// map_Bump, height maps, are not read.
+// normal map (as glTF's normalTexture; -bm its scale), and map_Ke a colour texture that
+// multiplies Ke, for the path integrator; bump and map_Bump, height maps, are not read.
 // The triangles carry one set of texture coordinates, map_Kd's -o and -s applied (else
-// map_d's, map_Pr's, map_Pm's, norm's): another map with other -o or -s is read there, and
-// a note says so.
+// map_d's, map_Pr's, map_Pm's, norm's, map_Ke's): another map with other -o or -s is read
+// there, and a note says so.
 Material scene_material(Scene& scene, const MtlEntry& e);
 
 // The map whose -o and -s lay the texture coordinates: map_Kd's, else map_d's, map_Pr's,
-// map_Pm's, norm's.
+// map_Pm's, norm's, map_Ke's.
 const MtlMap& placed_map(const MtlEntry& e);
 
 // A material's texture coordinates after its map's -s and -o, which apply to OBJ's

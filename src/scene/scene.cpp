@@ -81,7 +81,7 @@ void validate(const Scene& s) {
                 "material " + std::to_string(i) + " has a non-finite value");
         require(m.kd >= 0.0f && m.kr.x >= 0.0f && m.kr.y >= 0.0f && m.kr.z >= 0.0f, s,
                 "material " + std::to_string(i) + " has a negative kd or kr");
-        for (int32_t t : {m.texture, m.alpha_texture, m.metallic_texture, m.roughness_texture, m.normal_texture})
+        for (int32_t t : {m.texture, m.alpha_texture, m.metallic_texture, m.roughness_texture, m.normal_texture, m.emission_texture})
             require(t == kNoTexture || (t >= 0 && size_t(t) < s.textures.size()), s,
                     "material " + std::to_string(i) + " names a texture out of range");
         require(m.metallic_channel <= 2 && m.roughness_channel <= 2, s,

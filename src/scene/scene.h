@@ -95,6 +95,11 @@ struct Material {
     // off, which the path integrator samples as an area light; the roughness of the kr
     // lobe; and glass, which both integrators trace.
     glm::vec3 emission{0.0f, 0.0f, 0.0f};  // radiance leaving the surface
+    // A colour texture the emission is multiplied by (glTF's emissiveTexture, MTL's map_Ke),
+    // on mesh triangles and spheres: the path integrator's textured area light, read at
+    // level 0 (accel/traversal_common.h emission_texture_at), its power from the texture over each
+    // primitive (render/light_table.cpp).
+    int32_t emission_texture = kNoTexture;
     bool emission_two_sided = false;       // else only from its front: a triangle's counter-clockwise side, a sphere's outside
     glm::vec3 glossy{0.0f, 0.0f, 0.0f};    // the path integrator's specular lobe where given (MTL illum 2's Ks, glTF's F0), else kr's
     float roughness = 0.0f;                // of the kr (or glossy) lobe: GGX alpha = roughness^2; 0 = a perfect mirror
@@ -126,7 +131,8 @@ struct Material {
     bool is_mirror() const { return kr.x > 0.0f || kr.y > 0.0f || kr.z > 0.0f; }
     bool textured() const { return texture != kNoTexture; }
     bool has_maps() const {
-        return metallic_texture != kNoTexture || roughness_texture != kNoTexture || normal_texture != kNoTexture;
+        return metallic_texture != kNoTexture || roughness_texture != kNoTexture || normal_texture != kNoTexture ||
+               emission_texture != kNoTexture;
     }
     bool normal_mapped() const { return normal_texture != kNoTexture; }
     // Whether anything reads the surface's texture coordinates: a texture, a mask or a map.
