@@ -5,7 +5,7 @@
 # picture before it goes into docs/.
 WB=$PWD/.data/gltf/WaterBottle/WaterBottle.gltf
 ENV=$PWD/.data/env/royal_esplanade_1k.hdr
-CAM="--camera-from 1.2,0.45,3.3 --camera-at 0,0,0 --camera-up 0,1,0 --fov 32"
+CAM="--camera-from 1.2,0.45,3.3 --camera-at 0,-0.03,0 --camera-up 0,1,0 --fov 50"
 n=${GLTF_FRAMES:-20}
 bench gltf "$WB" --env "$ENV" $CAM --integrator path --modes all --depths 8 --frames $n > /dev/null
 if [ -f "$R/gltf.txt" ]; then
