@@ -255,6 +255,59 @@ TEST(NormalMaps, KnownBumpAgainstDoubleReference) {
     EXPECT_LT(worst, 2e-6);
 }
 
+// A transformed normal map (KHR_texture_transform: turned 30 degrees, scaled 2 by 0.5,
+// moved) tilts along its own axes as they lie on the surface: the reference, in double,
+// reads the map at the transformed coordinates and builds the frame from the surface's
+// derivatives along them, dp/du' and -dp/dv' (a texel's y runs up the image), each made
+// unit. The identity's frame tilts otherwise, so the comparison can fail.
+TEST(NormalMaps, TransformedMapTiltsAlongItsOwnAxes) {
+    const double r = 0.5235987755982988, su = 2.0, sv = 0.5, ou = 0.3, ov = -0.1;
+    Scene scene = load_scene(texref::kTex + "normal-quad.gltf");
+    scene.render_origin = Point3(0.0);
+    Material& m = scene.materials.back();
+    ASSERT_TRUE(m.normal_mapped());
+    Texture t = scene.textures[size_t(m.normal_texture)];
+    t.transform = UvTransform::of(glm::dvec2(ou, ov), r, glm::dvec2(su, sv));
+    scene.textures.push_back(t);
+    m.normal_texture = int32_t(scene.textures.size() - 1);
+    const CompiledScene cs = compile_scene(scene);
+    const SceneView v = cs.view();
+    const TextureImage& img = scene.images[t.image];
+    // uv' = A uv + o, A = R S with R = (c, s; -s, c) by rows. On the quad x = 2u - 1 and
+    // y = 1 - 2v, so dp/du' = (2 a.x, -2 a.y) and dp/dv' = (2 b.x, -2 b.y), a and b the
+    // columns of A's inverse.
+    const double c = std::cos(r), sn = std::sin(r);
+    const glm::dmat2 a_mat(glm::dvec2(c * su, -sn * su), glm::dvec2(sn * sv, c * sv));  // column-major
+    const glm::dmat2 inv = glm::inverse(a_mat);
+    const glm::dvec3 tu = glm::normalize(glm::dvec3(2.0 * inv[0].x, -2.0 * inv[0].y, 0.0));
+    const glm::dvec3 tv = glm::normalize(-glm::dvec3(2.0 * inv[1].x, -2.0 * inv[1].y, 0.0));
+    // Rays straight down: the map tilts less than 45 degrees, so no view's reflection
+    // falls below the surface and the normal is never bent (NormalMaps.BentNormals...).
+    const glm::vec3 d(0.0f, 0.0f, -1.0f);
+    double worst = 0.0, worst_plain = 0.0;
+    for (int j = 0; j < 19; ++j)
+        for (int i = 0; i < 19; ++i) {
+            const glm::vec3 o(-0.95f + 1.9f * float(i) / 18.0f, -0.95f + 1.9f * float(j) / 18.0f, 1.0f);
+            const Hit h = intersect_closest(v, o, d, 3.0e38f);
+            ASSERT_GE(h.id, 0);
+            const Surface sf = surface_at<kMapped>(v, o, d, h.t, h.id);
+            const glm::dvec3 p = glm::dvec3(o) + double(h.t) * glm::dvec3(d);
+            const glm::dvec2 uv((p.x + 1.0) / 2.0, (1.0 - p.y) / 2.0);
+            const glm::dvec2 moved = a_mat * uv + glm::dvec2(ou, ov);
+            const glm::dvec3 mv = map_value(img, moved.x, moved.y);
+            const glm::dvec3 want = glm::normalize(mv.x * tu + mv.y * tv + mv.z * glm::dvec3(0, 0, 1));
+            const glm::dvec3 plain = glm::normalize(glm::dvec3(mv.x, mv.y, mv.z));  // the triangles' own frame
+            for (int k = 0; k < 3; ++k) {
+                worst = std::max(worst, std::fabs(double(sf.ns[k]) - want[k]));
+                worst_plain = std::max(worst_plain, std::fabs(double(sf.ns[k]) - plain[k]));
+            }
+        }
+    std::printf("[normal maps] transformed map: worst %.3g against its own axes, %.3g against the triangles'\n", worst,
+                worst_plain);
+    EXPECT_LT(worst, 2e-6);
+    EXPECT_GT(worst_plain, 0.05);
+}
+
 // A flat map (128, 128, 255) tilts nothing: the image is the plain mesh's, bit for bit, in
 // every mode; the bump makes another image, so the comparison can fail.
 TEST(NormalMaps, FlatMapRendersThePlainMeshBitForBit) {

@@ -134,6 +134,8 @@ const BadCase kBadCases[] = {
     {"json_mat_normal_scale_alone.json", "bad/json_mat_normal_scale_alone.json:3:68: 'normal_scale' needs 'normal_texture', whose tilt it scales"},
     {"json_mat_normal_scale_range.json", "bad/json_mat_normal_scale_range.json:3:90: 'normal_scale' must be in [-10, 10]"},
     {"json_mat_emission_texture_alone.json", "bad/json_mat_emission_texture_alone.json:3:72: 'emission_texture' needs 'emission', which it multiplies"},
+    {"json_tex_scale_shape.json", "bad/json_tex_scale_shape.json:3:93: material 'm' 'texture' 'scale' must be an array of 2 numbers"},
+    {"json_tex_rotation_string.json", "bad/json_tex_rotation_string.json:3:96: material 'm' 'texture' 'rotation' must be a number, not a string"},
     {"json_mat_map_channel.json", "bad/json_mat_map_channel.json:3:107: material 'm' 'roughness_texture' 'channel' must be \"r\", \"g\" or \"b\", not 'a'"},
     {"json_mat_metallic_kr.json", "bad/json_mat_metallic_kr.json:3:48: 'metallic' (glTF's BRDF) and 'kr' are two models of one surface: give one"},
     {"json_mat_glossy_range.json", "bad/json_mat_glossy_range.json:3:35: 'glossy' must be in [0, 1]"},

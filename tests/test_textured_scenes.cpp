@@ -51,14 +51,17 @@ void frame_quad(Scene& s) {
 }
 
 // Every pixel of a head-on quad against the reference, within one 8-bit step.
-void expect_quad_matches_reference(const Scene& s, const TextureImage& img, Wrap wu, Wrap wv, double u0, double u1,
-                                   double v0, double v1, const char* what) {
+// `at` gives the texture's coordinates at the quad's own (a, b) in [0, 1]^2, a to the
+// right and b down.
+template <class At>
+void expect_quad_matches(const Scene& s, const TextureImage& img, Wrap wu, Wrap wv, At at, const char* what) {
     constexpr int W = 44, H = 44;  // a texel centre of grid.png every 11 pixels
     const Image out = render_cpu(s, frame_settings(W, H));
     int worst = 0, bad = 0;
     for (int y = 0; y < H; ++y)
         for (int x = 0; x < W; ++x) {
-            const double u = u0 + (u1 - u0) * (x + 0.5) / W, v = v0 + (v1 - v0) * (y + 0.5) / H;
+            const glm::dvec2 uv = at((x + 0.5) / W, (y + 0.5) / H);
+            const double u = uv.x, v = uv.y;
             const RefSample r = sample_ref(img, wu, wv, u, v);
             for (int c = 0; c < 3; ++c) {
                 const int d = std::abs(int(out.pixel(x, y)[c]) - srgb8_ref(r.rgb[c]));
@@ -74,6 +77,23 @@ void expect_quad_matches_reference(const Scene& s, const TextureImage& img, Wrap
     EXPECT_EQ(bad, 0) << what << ": worst " << worst;
 }
 
+// The quad's coordinates from (u0, v0) at its top-left corner to (u1, v1) at its
+// bottom-right.
+void expect_quad_matches_reference(const Scene& s, const TextureImage& img, Wrap wu, Wrap wv, double u0, double u1,
+                                   double v0, double v1, const char* what) {
+    expect_quad_matches(
+        s, img, wu, wv, [&](double a, double b) { return glm::dvec2(u0 + (u1 - u0) * a, v0 + (v1 - v0) * b); }, what);
+}
+
+
+// tests/data/textures/quad.gltf with its baseColorTexture entry replaced by `entry`.
+std::string quad_gltf_with(const std::string& entry) {
+    std::string g = read_text(kTex + "quad.gltf");
+    const size_t at = g.find("\"baseColorTexture\"");
+    EXPECT_NE(at, std::string::npos) << g;
+    if (at != std::string::npos) g.replace(at, g.find('}', at) + 1 - at, entry);
+    return g;
+}
 
 }  // namespace
 
@@ -289,18 +309,85 @@ TEST(GltfRules, UsedExtensionIsANote) {
 // KHR_texture_transform on the base colour texture: scale 2 and offset (0.25, -0.5) move
 // the quad's coordinates from [0, 1]^2 to [0.25, 2.25] x [-0.5, 1.5] (repeat).
 TEST(GltfRules, TextureTransform) {
-    std::string g = read_text(kTex + "quad.gltf");
-    const size_t at = g.find("\"baseColorTexture\"");
-    ASSERT_NE(at, std::string::npos) << g;
-    g.replace(at, g.find('}', at) + 1 - at,
-              "\"baseColorTexture\": {\"index\": 0, \"extensions\": {\"KHR_texture_transform\": "
-              "{\"scale\": [2, 2], \"offset\": [0.25, -0.5]}}}");
+    const std::string g = quad_gltf_with("\"baseColorTexture\": {\"index\": 0, \"extensions\": {\"KHR_texture_transform\": "
+                                         "{\"scale\": [2, 2], \"offset\": [0.25, -0.5]}}}");
     GridDir dir;
     std::ofstream(dir.path + "/transform.gltf") << g;
     Scene s = load_scene(dir.path + "/transform.gltf");
     frame_quad(s);
     expect_quad_matches_reference(s, s.images.at(0), Wrap::Repeat, Wrap::Repeat, 0.25, 2.25, -0.5, 1.5,
                                   "glTF KHR_texture_transform");
+}
+
+// KHR_texture_transform's rotation, as the extension's matrix has it: uv' = T R S uv
+// with R = (cos r, sin r; -sin r, cos r) by rows, written out here in double. A quarter
+// turn and an eighth with unequal scales, so that every entry of the matrix counts.
+TEST(GltfRules, TextureTransformRotates) {
+    for (const double r : {1.5707963267948966, 0.7853981633974483}) {
+        char ext[256];
+        std::snprintf(ext, sizeof ext,
+                      "\"baseColorTexture\": {\"index\": 0, \"extensions\": {\"KHR_texture_transform\": "
+                      "{\"rotation\": %.17g, \"scale\": [1.5, 0.75], \"offset\": [0.1, 0.2]}}}", r);
+        const std::string g = quad_gltf_with(ext);
+        GridDir dir;
+        std::ofstream(dir.path + "/rotated.gltf") << g;
+        Scene s = load_scene(dir.path + "/rotated.gltf");
+        frame_quad(s);
+        const double c = std::cos(r), sn = std::sin(r);
+        expect_quad_matches(
+            s, s.images.at(0), Wrap::Repeat, Wrap::Repeat,
+            [&](double a, double b) {
+                const double x = 1.5 * a, y = 0.75 * b;  // S, then R, then T
+                return glm::dvec2(c * x + sn * y + 0.1, -sn * x + c * y + 0.2);
+            },
+            r > 1.0 ? "glTF rotation pi/2" : "glTF rotation pi/4");
+    }
+}
+
+// Each texture of a material lies as its own KHR_texture_transform says: a base colour
+// tiled twice beside a metallic-roughness texture turned a quarter, no note, and the
+// base colour where its transform puts it.
+TEST(GltfRules, EachTextureKeepsItsTransform) {
+    const std::string g = quad_gltf_with(
+        "\"baseColorTexture\": {\"index\": 0, \"extensions\": {\"KHR_texture_transform\": {\"scale\": [2, 2]}}}, "
+        "\"metallicRoughnessTexture\": {\"index\": 0, \"extensions\": {\"KHR_texture_transform\": "
+        "{\"rotation\": 1.5707963267948966}}}, \"metallicFactor\": 0");
+    GridDir dir;
+    std::ofstream(dir.path + "/two.gltf") << g;
+    Scene s = load_scene(dir.path + "/two.gltf");
+    for (const std::string& n : s.notes) EXPECT_EQ(n.find("TEXCOORD"), std::string::npos) << n;
+    const Material& m = s.materials.back();
+    ASSERT_GE(m.texture, 0);
+    ASSERT_GE(m.metallic_texture, 0);
+    ASSERT_NE(m.texture, m.metallic_texture);
+    const UvTransform& colour = s.textures[size_t(m.texture)].transform;
+    const UvTransform& data = s.textures[size_t(m.metallic_texture)].transform;
+    EXPECT_EQ(colour.linear, glm::dmat2(2.0));
+    EXPECT_NEAR(data.linear[0][1], -1.0, 1e-15);  // column 0, row 1: -sin r
+    EXPECT_NEAR(data.linear[1][0], 1.0, 1e-15);
+    frame_quad(s);
+    expect_quad_matches_reference(s, s.images.at(0), Wrap::Repeat, Wrap::Repeat, 0.0, 2.0, 0.0, 2.0,
+                                  "glTF base colour beside a turned map");
+}
+
+// JSON's texture object takes KHR_texture_transform's offset, rotation (degrees here)
+// and scale.
+TEST(JsonTextures, OffsetRotationScale) {
+    GridDir dir;
+    std::ofstream(dir.path + "/quad.json")
+        << "{\"camera\": {\"from\": [0, 0, 1], \"at\": [0, 0, 0]},\n \"materials\": {\"g\": {\"colour\": [1, 1, 1], \"texture\": {\"file\": \"grid.png\", "
+           "\"offset\": [0.25, 0], \"rotation\": 90, \"scale\": [1, 2]}}},\n"
+           " \"objects\": [\n"
+           "  {\"type\": \"triangle\", \"v0\": [-1, 1, 0], \"v1\": [1, 1, 0], \"v2\": [1, -1, 0], \"material\": \"g\","
+           " \"uv\": [[0, 0], [1, 0], [1, 1]]},\n"
+           "  {\"type\": \"triangle\", \"v0\": [-1, 1, 0], \"v1\": [1, -1, 0], \"v2\": [-1, -1, 0], \"material\": \"g\","
+           " \"uv\": [[0, 0], [1, 1], [0, 1]]}]}\n";
+    Scene s = load_scene(dir.path + "/quad.json");
+    frame_quad(s);
+    expect_quad_matches(
+        s, s.images.at(0), Wrap::Repeat, Wrap::Repeat,
+        [](double a, double b) { return glm::dvec2(2.0 * b + 0.25, -a); },  // R(90) S(1, 2): (2b, -a)
+        "JSON offset, rotation, scale");
 }
 
 // MTL map options: -s scales and -o offsets OBJ's (u, v), whose v is up: with -s 2 2 and

@@ -121,6 +121,9 @@ struct SceneView {
     const uint32_t* texels = nullptr;  // RGBA8, sRGB colour, linear alpha
     const float* srgb_lut = nullptr;   // 3 x 256 entries: sRGB byte -> linear float, byte / 255 (kTexLinear),
                                        // (byte - 128) / 127 (kTexSigned)
+    // Per texture entry, where it lies on the coordinates (TexTransformGpu); null where no
+    // texture of the scene is transformed, so that others read the coordinates as they are.
+    const TexTransformGpu* tex_transforms = nullptr;
     const f4* uvs = nullptr;           // 2 per primitive (BVH order): (u0 v0 u1 v1), (u2 v2 - -)
     // Per primitive (BVH order): the material whose alpha mask traversal tests on a hit,
     // or kNoMaskGpu. Set only in a scene with a masked material (alpha_masks).

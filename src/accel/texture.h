@@ -43,6 +43,22 @@ struct alignas(16) TextureGpu {
 };
 static_assert(sizeof(TextureGpu) == 16, "TextureGpu must be 16 bytes");
 
+// Where a texture lies on the triangles' coordinates (scene.h UvTransform): one per
+// TextureGpu entry, every level of a texture alike, in a scene where some texture is
+// transformed (SceneView::tex_transforms); 48 bytes.
+//   - uv' = (m.x m.y; m.z m.w) uv + (o.x, o.y);
+//   - o.z = sqrt |det|: how much wider a footprint is in the texture's coordinates than in
+//     the triangles', for its mip level;
+//   - a normal map's own axes in the tangent frame of the triangles' coordinates, (axes.x,
+//     axes.z) its tangent and (axes.y, axes.w) its bitangent: the inverse's columns, each
+//     made unit (their v turned over: a bitangent points up the image, against v), so
+//     that a rotation turns the bumps with the image and a tiling does not flatten them
+//     (a normal map holds directions, not slopes).
+struct alignas(16) TexTransformGpu {
+    f4 m, o, axes;
+};
+static_assert(sizeof(TexTransformGpu) == 48, "TexTransformGpu must be 48 bytes");
+
 constexpr uint32_t kWrapRepeat = 0, kWrapMirror = 1, kWrapClamp = 2;
 constexpr uint32_t kTexLevelShift = 8;
 constexpr uint32_t kTexLinear = 1u << 16;

@@ -56,13 +56,28 @@ SRT_HD_INLINE glm::vec2 triangle_uv(const SceneView& s, uint32_t k, float u, flo
     return glm::vec2(w * a.x + u * a.z + v * b.x, w * a.y + u * a.w + v * b.y);
 }
 
-// What a material's emission texture (MaterialGpu::emission.w, kEmissionTextureShift)
-// multiplies its emission by at texture coordinates uv: the image's level 0, bilinear,
-// wherever it is read (a light sample has no ray cone to pick a level with, and the
-// estimators MIS combines must see the same emission); 1 without a texture.
+// Texture entry tex's coordinates at the triangles' (or a plane's, a sphere's) uv: as they
+// are, or moved as the texture lies (TexTransformGpu), with fmas, the same bits on both
+// sides; the identity's are uv's own.
+SRT_HD_INLINE glm::vec2 texture_uv(const SceneView& s, uint32_t tex, const glm::vec2& uv) {
+    if (s.tex_transforms == nullptr) return uv;
+    const f4 m = load_f4(&s.tex_transforms[tex].m), o = load_f4(&s.tex_transforms[tex].o);
+    return glm::vec2(fma1(m.x, uv.x, fma1(m.y, uv.y, o.x)), fma1(m.z, uv.x, fma1(m.w, uv.y, o.y)));
+}
+
+// The emission texture (MaterialGpu::emission.w, kEmissionTextureShift) of a material,
+// plus one; 0 without one.
+SRT_HD_INLINE uint32_t emission_texture_of(const SceneView& s, uint32_t material) {
+    return float_bits(load_f4(&s.materials[material].emission).w) >> kEmissionTextureShift;
+}
+
+// What a material's emission texture multiplies its emission by at texture coordinates
+// uv: the image's level 0, bilinear, wherever it is read (a light sample has no ray cone
+// to pick a level with, and the estimators MIS combines must see the same emission); 1
+// without a texture.
 SRT_HD_INLINE glm::vec3 emission_texture_at(const SceneView& s, uint32_t material, const glm::vec2& uv) {
-    const uint32_t t = float_bits(load_f4(&s.materials[material].emission).w) >> kEmissionTextureShift;
-    return t == 0u ? glm::vec3(1.0f) : sample_colour(s.textures, s.texels, s.srgb_lut, t - 1u, uv);
+    const uint32_t t = emission_texture_of(s, material);
+    return t == 0u ? glm::vec3(1.0f) : sample_colour(s.textures, s.texels, s.srgb_lut, t - 1u, texture_uv(s, t - 1u, uv));
 }
 
 // Whether triangle k is there at barycentrics `bary`: its material's alpha (factor times
@@ -75,7 +90,8 @@ SRT_HD_INLINE bool alpha_opaque(const SceneView& s, uint32_t k, const glm::vec2&
     const f4 mt = load_f4(&s.materials[m].tex);
     float alpha = mt.w;
     const uint32_t tex = float_bits(mt.y);
-    if (tex != kNoTextureGpu) alpha = alpha * sample_alpha(s.textures, s.texels, tex, triangle_uv(s, k, bary.x, bary.y));
+    if (tex != kNoTextureGpu)
+        alpha = alpha * sample_alpha(s.textures, s.texels, tex, texture_uv(s, tex, triangle_uv(s, k, bary.x, bary.y)));
     return alpha >= mt.z;
 }
 

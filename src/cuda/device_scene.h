@@ -27,6 +27,7 @@ public:
         texels_.upload(s.texels, "texture images");
         textures_.upload(s.textures, "textures");
         srgb_lut_.upload(s.srgb_lut, "sRGB table");
+        tex_transforms_.upload(s.tex_transforms, "texture transforms");
         uvs_.upload(s.uvs, "texture coordinates");
         prim_alpha_.upload(s.prim_alpha, "alpha masks");
         emitters_.upload(s.emitters, "emitters");
@@ -50,6 +51,7 @@ public:
         view_.texels = texels_.get();
         view_.textures = textures_.get();
         view_.srgb_lut = srgb_lut_.get();
+        view_.tex_transforms = tex_transforms_.get();
         view_.uvs = uvs_.get();
         view_.prim_alpha = prim_alpha_.get();
         view_.emitters = emitters_.get();
@@ -76,6 +78,7 @@ private:
     DeviceBuffer<uint32_t> texels_;  // the texture arrays, only for scenes with textures
     DeviceBuffer<TextureGpu> textures_;
     DeviceBuffer<float> srgb_lut_;
+    DeviceBuffer<TexTransformGpu> tex_transforms_;  // only where a texture is transformed
     DeviceBuffer<f4> uvs_;
     DeviceBuffer<uint32_t> prim_alpha_;
     DeviceBuffer<EmitterGpu> emitters_;  // the path integrator's light table, only where there are lights to sample

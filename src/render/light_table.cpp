@@ -23,11 +23,11 @@ double luminance_d(const glm::vec3& c) { return 0.2126 * c.x + 0.7152 * c.y + 0.
 
 // The luminance a primitive with an emission texture sends on average over its surface:
 // the emission times the texture at 8 x 8 stratified points, uniform in area, read as
-// light samples read it (accel/traversal_common.h emission_texture_at). An estimate: any
+// light samples read it (render/lights.h emitter_texture). An estimate: any
 // positive power keeps light sampling unbiased, and one of 0 (a primitive whose texture
 // is black where the points fall) leaves it to the BSDF's samples, which MIS then weighs
 // fully.
-double textured_luminance(const SceneView& v, const EmitterGpu& e, uint32_t prim, uint32_t material, const glm::vec3& emission) {
+double textured_luminance(const SceneView& v, const EmitterGpu& e, const glm::vec3& emission) {
     constexpr int kSide = 8;
     double sum = 0.0;
     for (int j = 0; j < kSide; ++j)
@@ -35,8 +35,7 @@ double textured_luminance(const SceneView& v, const EmitterGpu& e, uint32_t prim
             glm::vec3 p, n;
             glm::vec2 b(0.0f);
             emitter_point(e, (float(i) + 0.5f) / kSide, (float(j) + 0.5f) / kSide, p, n, b);
-            const bool sphere = float_bits(e.e2.w) == kEmitterSphere;
-            sum += luminance_d(emission * emission_texture_at(v, material, sphere ? sphere_uv(n) : triangle_uv(v, prim, b.x, b.y)));
+            sum += luminance_d(emission * emitter_texture(v, e, n, b));
         }
     return sum / (kSide * kSide);
 }
@@ -118,9 +117,8 @@ void compile_light_table(const Scene& scene, CompiledScene& cs) {
             }
             if (!(area > 0.0)) continue;
             e.radiance = f4{m.emission.x, m.emission.y, m.emission.z, m.emission_two_sided ? 1.0f : 0.0f};
-            const double lum = m.emission_texture == kNoTexture
-                                   ? luminance_d(m.emission)
-                                   : textured_luminance(view, e, i, meta & kPrimMaterialMask, m.emission);
+            const double lum =
+                m.emission_texture == kNoTexture ? luminance_d(m.emission) : textured_luminance(view, e, m.emission);
             for (size_t j = c; j < next; ++j) cs.prim_emitter[copies[j].second] = uint32_t(cs.emitters.size());
             cs.emitters.push_back(e);
             // Radiance L from area A into a hemisphere: pi A L (each side that emits).

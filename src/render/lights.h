@@ -54,6 +54,16 @@ SRT_HD_INLINE void emitter_point(const EmitterGpu& e, float u1, float u2, glm::v
     n = glm::normalize(glm::cross(e1, e2));
 }
 
+// What emitter e's emission texture multiplies its emission by at a point emitter_point
+// gave (normal n, barycentrics b): a sphere's texture is read at its normal, a
+// triangle's at its coordinates; 1 without a texture. Light samples and the light
+// table's power read it alike.
+SRT_HD_INLINE glm::vec3 emitter_texture(const SceneView& s, const EmitterGpu& e, const glm::vec3& n, const glm::vec2& b) {
+    const uint32_t prim = float_bits(e.p0.w);
+    const uint32_t material = float_bits(load_f4(&s.prims[prim].p0).w) & kPrimMaterialMask;
+    if (emission_texture_of(s, material) == 0u) return glm::vec3(1.0f);
+    return emission_texture_at(s, material, float_bits(e.e2.w) == kEmitterSphere ? sphere_uv(n) : triangle_uv(s, prim, b.x, b.y));
+}
 
 // Solid-angle density of sampling emitter k's point seen from `o` at distance `dist` along
 // `wi`, where its normal is `n`: pick probability x (1 / area) x dist^2 / |cos| at the light.
@@ -126,13 +136,7 @@ SRT_HD_INLINE LightSample sample_light(const SceneView& s, const glm::vec3& o, f
     ls.wi = d * (1.0f / ls.dist);
     ls.radiance = emitter_radiance(s.emitters[e], ls.wi, n);
     if constexpr (kExtended) {
-        if (s.textures != nullptr) {
-            const uint32_t prim = float_bits(s.emitters[e].p0.w);
-            const uint32_t material = float_bits(load_f4(&s.prims[prim].p0).w) & kPrimMaterialMask;
-            const bool sphere = float_bits(s.emitters[e].e2.w) == kEmitterSphere;
-            if (float_bits(load_f4(&s.materials[material].emission).w) >> kEmissionTextureShift)
-                ls.radiance = ls.radiance * emission_texture_at(s, material, sphere ? sphere_uv(n) : triangle_uv(s, prim, b.x, b.y));
-        }
+        if (s.textures != nullptr) ls.radiance = ls.radiance * emitter_texture(s, s.emitters[e], n, b);
     }
     ls.pdf = emitter_pdf(s, e, ls.wi, ls.dist, n);
     ls.valid = ls.pdf > 0.0f && (ls.radiance.x > 0.0f || ls.radiance.y > 0.0f || ls.radiance.z > 0.0f);

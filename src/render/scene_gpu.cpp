@@ -88,6 +88,28 @@ bool parse_accel(const std::string& s, AccelLayout& out) {
     return true;
 }
 
+// A texture's placement as the device reads it (accel/texture.h TexTransformGpu), from
+// the double matrix: the identity's numbers are exact, so its coordinates stay the same bits.
+static TexTransformGpu tex_transform_gpu(const UvTransform& t) {
+    const glm::dmat2& a = t.linear;  // column-major: a[column][row]
+    TexTransformGpu g;
+    g.m = f4{float(a[0][0]), float(a[1][0]), float(a[0][1]), float(a[1][1])};
+    const double det = glm::determinant(a);
+    g.o = f4{float(t.offset.x), float(t.offset.y), float(std::sqrt(std::fabs(det))), 0.0f};
+    // The inverse's columns, each unit; a singular matrix (every point of a triangle reads
+    // one texel, so the map tilts nothing there) keeps the triangles' axes.
+    glm::dvec2 u(1.0, 0.0), v(0.0, 1.0);
+    if (det != 0.0 && std::isfinite(det)) {
+        const glm::dmat2 inv = glm::inverse(a);
+        u = glm::normalize(inv[0]);
+        v = glm::normalize(inv[1]);
+    }
+    // A texel's y runs up the image, against v (glTF's and MikkTSpace's bitangent): the
+    // axes in the frame (tangent, bitangent) are the unit columns with their v turned over.
+    g.axes = f4{float(u.x), float(-v.x), float(-u.y), float(v.y)};
+    return g;
+}
+
 // The scene's images one after another in `texels`, each followed by its mip chain
 // (unless the scene filters bilinearly); each texture is one TextureGpu per level of its
 // image. Returns each Scene texture's first entry.
@@ -115,12 +137,17 @@ static std::vector<uint32_t> compile_textures(const Scene& scene, CompiledScene&
         for (const MipLevel& l : chain) add(l.width, l.height, l.texels);
     }
     const auto wrap = [](Wrap w) { return w == Wrap::Clamp ? kWrapClamp : w == Wrap::MirroredRepeat ? kWrapMirror : kWrapRepeat; };
+    const bool transformed =
+        std::any_of(scene.textures.begin(), scene.textures.end(), [](const Texture& t) { return !t.transform.identity(); });
     for (const Texture& t : scene.textures) {
         first.push_back(uint32_t(cs.textures.size()));
         const std::vector<Level>& levels = image_levels[t.image];
         const uint32_t bits = wrap(t.wrap_u) | (wrap(t.wrap_v) << 2) | (uint32_t(levels.size()) << kTexLevelShift) |
                               (scene.images[t.image].normal_map ? kTexSigned : scene.images[t.image].linear ? kTexLinear : 0u);
-        for (const Level& l : levels) cs.textures.push_back({l.offset, l.width, l.height, bits});
+        for (const Level& l : levels) {
+            cs.textures.push_back({l.offset, l.width, l.height, bits});
+            if (transformed) cs.tex_transforms.push_back(tex_transform_gpu(t.transform));
+        }
     }
     // sRGB -> linear, exact to float (IEC 61966-2-1), for every byte value; then a data
     // texture's byte / 255, the division rounded once, as on the device; then a normal
@@ -314,6 +341,7 @@ SceneView CompiledScene::view() const {
     v.textures = textures.empty() ? nullptr : textures.data();
     v.texels = texels.empty() ? nullptr : texels.data();
     v.srgb_lut = srgb_lut.empty() ? nullptr : srgb_lut.data();
+    v.tex_transforms = tex_transforms.empty() ? nullptr : tex_transforms.data();
     v.uvs = uvs.empty() ? nullptr : uvs.data();
     v.prim_alpha = prim_alpha.empty() ? nullptr : prim_alpha.data();
     v.emitters = emitters.empty() ? nullptr : emitters.data();
@@ -349,7 +377,8 @@ size_t CompiledScene::device_bytes() const {
 }
 
 size_t CompiledScene::texture_bytes() const {
-    return texels.size() * sizeof(uint32_t) + textures.size() * sizeof(TextureGpu) + srgb_lut.size() * sizeof(float);
+    return texels.size() * sizeof(uint32_t) + textures.size() * sizeof(TextureGpu) + srgb_lut.size() * sizeof(float) +
+           tex_transforms.size() * sizeof(TexTransformGpu);
 }
 
 }  // namespace srt

@@ -47,6 +47,7 @@ struct CompiledScene {
     std::vector<TextureGpu> textures;
     std::vector<uint32_t> texels;
     std::vector<float> srgb_lut;      // 3 x 256 entries when there are textures (SceneView::srgb_lut)
+    std::vector<TexTransformGpu> tex_transforms;  // 1 per entry of `textures` when one is transformed, else empty
     std::vector<f4> uvs;              // 2 per primitive when a textured or masked material is on a triangle
     std::vector<uint32_t> prim_alpha; // 1 per primitive when a triangle is masked
     // The path integrator's lights (SceneView, render/light_table.cpp): the emitters, the

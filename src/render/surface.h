@@ -84,6 +84,15 @@ SRT_HD_INLINE glm::vec3 mapped_normal(const glm::vec3& ns, const glm::vec3& t, f
     return n2 > 0.0f ? n * (1.0f / sqrtf(n2)) : ns;
 }
 
+// A normal map's texel m in the tangent frame of the coordinates it is read at: (x, y)
+// turned onto them as texture entry tex lies (TexTransformGpu::axes); m itself where no
+// texture is transformed, and the identity's numbers give m's bits.
+SRT_HD_INLINE glm::vec3 normal_texel_in_frame(const SceneView& s, uint32_t tex, const glm::vec3& m) {
+    if (s.tex_transforms == nullptr) return m;
+    const f4 a = load_f4(&s.tex_transforms[tex].axes);
+    return glm::vec3(fma1(a.x, m.x, a.y * m.y), fma1(a.z, m.x, a.w * m.y), m.z);
+}
+
 SRT_HD_INLINE uint32_t meta_of(const SceneView& s, int32_t id) { return float_bits(load_f4(&s.prims[id].p0).w); }
 
 // A plane hit's coordinates along the plane's own axes u and v = n x u, from its anchor
@@ -204,15 +213,18 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
             uv = triangle_uv(s, uint32_t(id), hp.u, hp.v);
             uv_per_length = load_f4(&s.uvs[2 * uint32_t(id) + 1]).z;
         }
+        // Each texture at its own coordinates (texture_uv), where it is transformed a
+        // footprint wider by its scale.
         const auto sample = [&](uint32_t t) {
             const TextureGpu t0 = load_texture(&s.textures[t]);
             float lod = 0.0f;  // no mip chain: level 0
             if (ray_cones_of(kVariant) && tex_levels(t0) > 1) {
                 const float cos_theta = fmaxf(fabsf(glm::dot(hp.n, d)), 1e-4f);
-                const float texels = fabsf(sf.cone_width) * uv_per_length * sqrtf(float(t0.width) * float(t0.height)) / cos_theta;
+                float texels = fabsf(sf.cone_width) * uv_per_length * sqrtf(float(t0.width) * float(t0.height)) / cos_theta;
+                if (s.tex_transforms != nullptr) texels = texels * load_f4(&s.tex_transforms[t].o).z;
                 lod = log2_portable(texels);
             }
-            return sample_colour_lod(s.textures, s.texels, s.srgb_lut, t, uv, lod);
+            return sample_colour_lod(s.textures, s.texels, s.srgb_lut, t, texture_uv(s, t, uv), lod);
         };
         if (tex != kNoTextureGpu) sf.colour = sf.colour * sample(tex);
         if (metal_tex != kNoTextureGpu) {  // glTF's one texture for both: read once
@@ -234,7 +246,7 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
                 t = (1.0f - hp.u - hp.v) * xyz(a) + hp.u * xyz(b) + hp.v * xyz(c);
                 handedness = a.w < 0.0f ? -1.0f : 1.0f;
             }
-            sf.ns = mapped_normal(sf.ns, t, handedness, sample(normal_tex), normal_scale);
+            sf.ns = mapped_normal(sf.ns, t, handedness, normal_texel_in_frame(s, normal_tex, sample(normal_tex)), normal_scale);
             mapped = sf.ns != ns_unmapped;  // a texel without tilt leaves the normal as a plain mesh's
         }
     }

@@ -27,8 +27,9 @@ Wrap wrap_mode(const std::string& path, const std::string& ptr, int mode) {
 
 // The scene texture for the glTF's texture `index`: its image decoded (from a buffer
 // view, a data URI or a file next to the glTF) with its sampler's wrap modes, as colour or
-// as data. An image file that is missing leaves a note and returns kNoTexture, as for OBJ.
-int32_t gltf_texture(Scene& scene, const tinygltf::Model& m, const std::string& path, int index, TextureUse use) {
+// as data, laid as `transform` says. An image file that is missing leaves a note and returns kNoTexture, as for OBJ.
+int32_t gltf_texture(Scene& scene, const tinygltf::Model& m, const std::string& path, int index, TextureUse use,
+                     const UvTransform& transform) {
     const std::string tptr = "/textures/" + std::to_string(index);
     if (index < 0 || size_t(index) >= m.textures.size()) fail(path, tptr, "no such texture");
     const tinygltf::Texture& t = m.textures[size_t(index)];
@@ -60,7 +61,7 @@ int32_t gltf_texture(Scene& scene, const tinygltf::Model& m, const std::string& 
     }
     std::string name = path + ": " + iptr;
     if (!img.uri.empty() && img.uri.rfind("data:", 0) != 0) name += " ('" + img.uri + "')";
-    return texture_from_bytes(scene, bytes, size, name, use, wu, wv);
+    return texture_from_bytes(scene, bytes, size, name, use, wu, wv, transform);
 }
 
 // KHR_texture_transform on a texture reference: uv' = T(offset) R(rotation) S(scale) uv,
@@ -92,16 +93,8 @@ TexturePlacement placement(const std::string& path, const std::string& ptr, cons
         pl.texcoord = x.Get("texCoord").GetNumberAsInt();
     }
     if (!std::isfinite(offset.x + offset.y + scale.x + scale.y + rotation)) fail(path, eptr, "has a non-finite number");
-    const double c = std::cos(rotation), sn = std::sin(rotation);
-    // Column-major: T * R * S with R = [[c, s], [-s, c]] (rows), as the extension gives it.
-    pl.matrix = glm::dmat3(glm::dvec3(c * scale.x, -sn * scale.x, 0.0), glm::dvec3(sn * scale.y, c * scale.y, 0.0),
-                           glm::dvec3(offset.x, offset.y, 1.0));
-    pl.transformed = true;
+    pl.transform = UvTransform::of(offset, rotation, scale);
     return pl;
-}
-
-bool same_placement(const TexturePlacement& a, const TexturePlacement& b) {
-    return a.texcoord == b.texcoord && a.transformed == b.transformed && (!a.transformed || a.matrix == b.matrix);
 }
 
 // A material extension's object, or nullptr when the material does not have it.
@@ -195,13 +188,13 @@ void path_terms(const std::string& path, const std::string& mptr, const tinygltf
 // roughness r -> a mirror of weight m (1 - r)^2 tinted by the base colour, kd = 1 - that
 // weight. The rest (the BRDF, its metallic-roughness texture, emission, glass) as
 // path_terms says; the normal and emissive textures as Material::normal_texture and
-// emission_texture say. The triangles carry one set of texture coordinates, laid as the
-// first of the base colour, metallic-roughness, normal and emissive textures is: another
-// laid otherwise is read at those coordinates, and a note says so.
+// emission_texture say. Each texture carries its own KHR_texture_transform. The triangles
+// carry one TEXCOORD set, the first texture's (base colour, metallic-roughness, normal,
+// emissive): another texture that names another set is read at those, with a note.
 Materials add_materials(Scene& scene, const tinygltf::Model& m, const std::string& path) {
     Materials out;
     out.ids.assign(m.materials.size(), 0);
-    out.placements.assign(m.materials.size(), TexturePlacement{});
+    out.texcoords.assign(m.materials.size(), 0);
     for (size_t i = 0; i < m.materials.size(); ++i) {
         const std::string mptr = "/materials/" + std::to_string(i);
         const tinygltf::PbrMetallicRoughness& p = m.materials[i].pbrMetallicRoughness;
@@ -214,27 +207,31 @@ Materials add_materials(Scene& scene, const tinygltf::Model& m, const std::strin
         mat.metallic = float(metal);
         mat.roughness = float(rough);
         path_terms(path, mptr, m.materials[i], mat);
-        // The triangles carry one set of coordinates: the first texture's placement (in
-        // the order below) lays them; another laid otherwise is read there, with a note.
+        // The triangles carry one TEXCOORD set: the first texture's (in the order below);
+        // another that names another set is read at it, with a note. Each texture keeps
+        // its own transform.
         bool placed = false;
         const auto lay = [&](const TexturePlacement& pl, const std::string& tptr) {
             if (pl.texcoord < 0) fail(path, tptr + "/texCoord", "must be >= 0");
-            if (!placed) out.placements[i] = pl;
-            else if (!same_placement(pl, out.placements[i]))
-                scene.notes.push_back(path + ": " + tptr + " is laid out otherwise than the material's first texture "
-                                      "(texCoord or KHR_texture_transform); it is read where that one is");
+            if (!placed) out.texcoords[i] = pl.texcoord;
+            else if (pl.texcoord != out.texcoords[i])
+                scene.notes.push_back(path + ": " + tptr + " reads TEXCOORD_" + std::to_string(pl.texcoord) +
+                                      ", the material's first texture TEXCOORD_" + std::to_string(out.texcoords[i]) +
+                                      "; stencilrt carries one set, and reads it there");
             placed = true;
+            return pl.transform;
         };
         if (p.baseColorTexture.index >= 0) {
             const std::string tptr = mptr + "/pbrMetallicRoughness/baseColorTexture";
-            lay(placement(path, tptr, p.baseColorTexture), tptr);
-            mat.texture = gltf_texture(scene, m, path, p.baseColorTexture.index, TextureUse::Colour);
+            const UvTransform xf = lay(placement(path, tptr, p.baseColorTexture), tptr);
+            mat.texture = gltf_texture(scene, m, path, p.baseColorTexture.index, TextureUse::Colour, xf);
         }
         if (p.metallicRoughnessTexture.index >= 0) {
             // One data texture: blue the metal, green the roughness (the specification's).
             const std::string tptr = mptr + "/pbrMetallicRoughness/metallicRoughnessTexture";
-            lay(placement(path, tptr, p.metallicRoughnessTexture), tptr);
-            mat.metallic_texture = mat.roughness_texture = gltf_texture(scene, m, path, p.metallicRoughnessTexture.index, TextureUse::Data);
+            const UvTransform xf = lay(placement(path, tptr, p.metallicRoughnessTexture), tptr);
+            mat.metallic_texture = mat.roughness_texture =
+                gltf_texture(scene, m, path, p.metallicRoughnessTexture.index, TextureUse::Data, xf);
             mat.metallic_channel = 2;
             mat.roughness_channel = 1;
         }
@@ -243,17 +240,17 @@ Materials add_materials(Scene& scene, const tinygltf::Model& m, const std::strin
             // A tangent-space normal map (scene.h Material::normal_texture): x and y times
             // its scale, in the frame of the mesh's TANGENT, else of MikkTSpace's.
             const std::string tptr = mptr + "/normalTexture";
-            lay(placement(path, tptr, nt), tptr);
+            const UvTransform xf = lay(placement(path, tptr, nt), tptr);
             if (!std::isfinite(nt.scale)) fail(path, tptr + "/scale", "must be a finite number");
-            mat.normal_texture = gltf_texture(scene, m, path, nt.index, TextureUse::Normal);
+            mat.normal_texture = gltf_texture(scene, m, path, nt.index, TextureUse::Normal, xf);
             mat.normal_scale = float(nt.scale);
         }
         const tinygltf::TextureInfo& et = m.materials[i].emissiveTexture;
         if (et.index >= 0) {
             // Times emissiveFactor (scene.h Material::emission_texture): a textured area light.
             const std::string tptr = mptr + "/emissiveTexture";
-            lay(placement(path, tptr, et), tptr);
-            mat.emission_texture = gltf_texture(scene, m, path, et.index, TextureUse::Colour);
+            const UvTransform xf = lay(placement(path, tptr, et), tptr);
+            mat.emission_texture = gltf_texture(scene, m, path, et.index, TextureUse::Colour, xf);
         }
         read_pbr_as_whitted(scene, mat, /*kd_given=*/false);
         const std::string& mode = m.materials[i].alphaMode;

@@ -50,24 +50,20 @@ float read_float(const View& v, size_t i, int c);
 float read_texcoord(const View& v, size_t i, int c);  // float, or normalized u8 / u16
 uint32_t read_index(const View& v, size_t i);         // u8, u16 or u32
 
-// How a material's base colour texture is laid on: its TEXCOORD set and
-// KHR_texture_transform (offset, rotation, scale), applied to the triangles' coordinates.
+// How a texture reference is laid on: its TEXCOORD set, and KHR_texture_transform
+// (offset, rotation, scale), which the texture itself carries (scene.h Texture).
 struct TexturePlacement {
     int texcoord = 0;
-    bool transformed = false;
-    glm::dmat3 matrix{1.0};
-    glm::vec2 apply(const glm::vec2& uv) const {
-        if (!transformed) return uv;
-        return glm::vec2(matrix * glm::dvec3(uv.x, uv.y, 1.0));
-    }
+    UvTransform transform;
 };
 
 // The file's materials added to `scene` (gltf_materials.cpp): ids[i] is material i's
-// index in the scene, placements[i] how its first texture lies on the triangles;
+// index in the scene, texcoords[i] the TEXCOORD set its triangles carry (its first
+// texture's);
 // `blended` counts materials with alphaMode BLEND (rendered opaque).
 struct Materials {
     std::vector<uint32_t> ids;
-    std::vector<TexturePlacement> placements;
+    std::vector<int> texcoords;
     size_t blended = 0;
 };
 Materials add_materials(Scene& scene, const tinygltf::Model& m, const std::string& path);

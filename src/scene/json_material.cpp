@@ -13,15 +13,18 @@ namespace {
 using namespace json_doc;
 
 // "texture": "file.png" or {"file": "file.png", "wrap": "repeat" | "mirrored-repeat" |
-// "clamp" | [u mode, v mode]}; a data texture's object may name its "channel" ("r", "g"
-// or "b"; red where it does not). A missing file is a note (texture_from_file).
+// "clamp" | [u mode, v mode], "offset": [u, v], "rotation": degrees, "scale": [u, v]}
+// (the last three KHR_texture_transform's); a data texture's object may name its
+// "channel" ("r", "g" or "b"; red where it does not). A missing file is a note
+// (texture_from_file).
 int32_t read_texture(const Node& n, TextureUse use, const std::string& what, Scene& scene, uint8_t* channel = nullptr) {
     Node file = n;
     Wrap wrap[2] = {Wrap::Repeat, Wrap::Repeat};
+    UvTransform transform;
     if (channel) *channel = 0;
     if (n.v->is_object()) {
-        if (channel) n.check_keys({"file", "wrap", "channel"}, what);
-        else n.check_keys({"file", "wrap"}, what);
+        if (channel) n.check_keys({"file", "wrap", "offset", "rotation", "scale", "channel"}, what);
+        else n.check_keys({"file", "wrap", "offset", "rotation", "scale"}, what);
         file = n.require("file", what);
         if (Node c = channel ? n.member("channel", what + " 'channel'") : Node{}) {
             const std::string v = c.str();
@@ -44,10 +47,20 @@ int32_t read_texture(const Node& n, TextureUse use, const std::string& what, Sce
                 wrap[0] = wrap[1] = mode(w);
             }
         }
+        const auto pair = [&](const char* key, glm::dvec2 dflt) {
+            Node x = n.member(key, what + " '" + key + "'");
+            if (!x) return dflt;
+            if (!x.v->is_array() || x.v->size() != 2) x.fail(x.what + " must be an array of 2 numbers");
+            return glm::dvec2(x.double_of((*x.v)[0], x.what + "[0]"), x.double_of((*x.v)[1], x.what + "[1]"));
+        };
+        const glm::dvec2 offset = pair("offset", glm::dvec2(0.0)), scale = pair("scale", glm::dvec2(1.0));
+        double degrees = 0.0;
+        if (Node r = n.member("rotation", what + " 'rotation'")) degrees = r.number_double();
+        transform = UvTransform::of(offset, glm::radians(degrees), scale);
     }
     const std::string path = resolve_path(n.doc->file, file.str());
     try {
-        return texture_from_file(scene, path, use, wrap[0], wrap[1], n.doc->file, file.line());
+        return texture_from_file(scene, path, use, wrap[0], wrap[1], n.doc->file, file.line(), transform);
     } catch (const InputError& e) {
         file.fail(e.what());  // the scene's line, then the image's own complaint
     }

@@ -113,17 +113,17 @@ size_t append_gltf(Scene& scene, const std::string& path, const glm::mat4& xform
                 }
                 if (idx.size() % 3 != 0) fail(path, pptr, std::to_string(idx.size()) + " indices are not whole triangles");
                 uint32_t mat_id = material.value_or(0u);
-                const TexturePlacement* place = nullptr;
+                int texcoord = 0;
                 if (!material && prim.material >= 0) {
                     if (size_t(prim.material) >= m.materials.size()) fail(path, pptr + "/material", "no such material");
                     mat_id = mats.ids[size_t(prim.material)];
-                    place = &mats.placements[size_t(prim.material)];
+                    texcoord = mats.texcoords[size_t(prim.material)];
                 }
                 // Texture coordinates, read where a texture or a mask will use them.
                 View uvs;
                 const Material& pm = scene.materials[mat_id];
                 if (pm.reads_uvs()) {
-                    const auto uv_it = prim.attributes.find("TEXCOORD_" + std::to_string(place ? place->texcoord : 0));
+                    const auto uv_it = prim.attributes.find("TEXCOORD_" + std::to_string(texcoord));
                     if (uv_it != prim.attributes.end()) {
                         uvs = accessor_view(path, m, uv_it->second, TINYGLTF_TYPE_VEC2,
                                             {TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE,
@@ -186,10 +186,7 @@ size_t append_gltf(Scene& scene, const std::string& path, const glm::mat4& xform
                         if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z))
                             fail(path, "/accessors/" + std::to_string(pos_it->second), "position " + std::to_string(k) + " is not finite");
                         *v[c] = Point3(glm::dmat4(xform) * world * glm::dvec4(p, 1.0));
-                        if (tri.has_uv) {
-                            const glm::vec2 uv(read_texcoord(uvs, k, 0), read_texcoord(uvs, k, 1));
-                            *tc[c] = place ? place->apply(uv) : uv;
-                        }
+                        if (tri.has_uv) *tc[c] = glm::vec2(read_texcoord(uvs, k, 0), read_texcoord(uvs, k, 1));
                         if (smooth) {
                             const glm::dvec3 n = glm::dmat3(glm::transpose(glm::inverse(glm::dmat3(glm::dmat4(xform))))) * nmat *
                                                  glm::dvec3(read_float(nrm, k, 0), read_float(nrm, k, 1), read_float(nrm, k, 2));

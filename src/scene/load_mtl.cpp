@@ -186,55 +186,38 @@ Material scene_material(Scene& scene, const MtlEntry& e) {
     }
     const auto texture = [&](const MtlMap& map, TextureUse use) {
         const Wrap w = map.clamp ? Wrap::Clamp : Wrap::Repeat;
-        return texture_from_file(scene, map.file, use, w, w, map.mtl, map.line);
+        return texture_from_file(scene, map.file, use, w, w, map.mtl, map.line, map.transform());
     };
     if (!e.map_kd.file.empty()) m.texture = texture(e.map_kd, TextureUse::Colour);
     if (!e.map_d.file.empty()) {
         m.alpha_texture = texture(e.map_d, TextureUse::Mask);
         m.alpha_mask = m.alpha_texture != kNoTexture;
     }
-    const MtlMap& laid = placed_map(e);
     for (const MtlMap* map : {&e.map_pr, &e.map_pm}) {
         if (map->file.empty()) continue;
         const bool rough = map == &e.map_pr;
         if (!rough && !m.pbr) continue;  // glass is not metal
         (rough ? m.roughness_texture : m.metallic_texture) = texture(*map, TextureUse::Data);
         (rough ? m.roughness_channel : m.metallic_channel) = uint8_t(map->channel >= 0 ? map->channel : 0);
-        if (!map->same_placement(laid))
-            scene.notes.push_back(InputError::format(map->mtl, map->line, 0, std::string(rough ? "map_Pr" : "map_Pm") +
-                                  "'s -o or -s differ from the texture coordinates' (" + laid.mtl + ":" +
-                                  std::to_string(laid.line) + "); it is read at those"));
     }
     if (!e.map_norm.file.empty()) {
         m.normal_texture = texture(e.map_norm, TextureUse::Normal);
         m.normal_scale = e.map_norm.bump;
-        if (!e.map_norm.same_placement(laid))
-            scene.notes.push_back(InputError::format(e.map_norm.mtl, e.map_norm.line, 0, "norm's -o or -s differ from the "
-                                  "texture coordinates' (" + laid.mtl + ":" + std::to_string(laid.line) + "); it is read at those"));
     }
     if (!e.map_ke.file.empty()) {
         m.emission_texture = texture(e.map_ke, TextureUse::Colour);
-        if (!e.map_ke.same_placement(laid))
-            scene.notes.push_back(InputError::format(e.map_ke.mtl, e.map_ke.line, 0, "map_Ke's -o or -s differ from the "
-                                  "texture coordinates' (" + laid.mtl + ":" + std::to_string(laid.line) + "); it is read at those"));
     }
     if (m.pbr) read_pbr_as_whitted(scene, m, /*kd_given=*/false);
     return m;
 }
 
-const MtlMap& placed_map(const MtlEntry& e) {
-    for (const MtlMap* map : {&e.map_kd, &e.map_d, &e.map_pr, &e.map_pm, &e.map_norm, &e.map_ke})
-        if (!map->file.empty()) return *map;
-    return e.map_kd;
-}
-
-glm::vec2 map_uv(const MtlEntry* e, const glm::vec2& uv) {
-    if (!e) return uv;
-    const MtlMap& map = placed_map(*e);
-    if (map.scale == glm::vec2(1.0f) && map.offset == glm::vec2(0.0f)) return uv;
-    const glm::vec2 obj(uv.x, 1.0f - uv.y);
-    const glm::vec2 moved = obj * map.scale + map.offset;
-    return glm::vec2(moved.x, 1.0f - moved.y);
+UvTransform MtlMap::transform() const {
+    // -s and -o move OBJ's (u, v), v up; the triangles carry (u, 1 - v): there,
+    // u' = s.x u + o.x and v' = 1 - (s.y (1 - v) + o.y) = s.y v + 1 - s.y - o.y.
+    UvTransform t;
+    t.linear = glm::dmat2(glm::dvec2(scale.x, 0.0), glm::dvec2(0.0, scale.y));
+    t.offset = glm::dvec2(offset.x, 1.0 - double(scale.y) - double(offset.y));
+    return t;
 }
 
 

@@ -236,11 +236,10 @@ size_t append_mesh(Scene& scene, const ObjMesh& mesh, const std::string& path,
             tri.material = static_cast<uint32_t>(scene_mtl[mi]);
         }
         if (mesh.tri_has_uv[i]) {
-            const MtlEntry* e = (!material_override && mi >= 0) ? &mesh.lib.mtls[size_t(mi)] : nullptr;
             tri.has_uv = true;
-            tri.uv0 = map_uv(e, mesh.corner_uvs[3 * i + 0]);
-            tri.uv1 = map_uv(e, mesh.corner_uvs[3 * i + 1]);
-            tri.uv2 = map_uv(e, mesh.corner_uvs[3 * i + 2]);
+            tri.uv0 = mesh.corner_uvs[3 * i + 0];
+            tri.uv1 = mesh.corner_uvs[3 * i + 1];
+            tri.uv2 = mesh.corner_uvs[3 * i + 2];
         }
         if (groups) (*groups)[group].add(a, b, c);
         if (mesh.tri_smooth[i]) {

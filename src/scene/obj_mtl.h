@@ -22,7 +22,7 @@ struct MtlMap {
     glm::vec2 offset{0.0f}, scale{1.0f};  // -o and -s: uv' = uv * scale + offset
     int channel = -1;                     // -imfchan r, g or b: 0, 1, 2; -1: not given (m, l, z: red)
     float bump = 1.0f;                    // -bm: a normal map's (norm's) scale
-    bool same_placement(const MtlMap& o) const { return offset == o.offset && scale == o.scale; }
+    UvTransform transform() const;  // -o and -s on the triangles' coordinates (v down)
 };
 
 struct MtlEntry {
@@ -61,17 +61,7 @@ void read_mtl(const std::string& path, const std::string& obj_file, int obj_line
 // which grey replicates); they make a material glTF's BRDF too. norm is a tangent-space
 // normal map (as glTF's normalTexture; -bm its scale), and map_Ke a colour texture that
 // multiplies Ke, for the path integrator; bump and map_Bump, height maps, are not read.
-// The triangles carry one set of texture coordinates, map_Kd's -o and -s applied (else
-// map_d's, map_Pr's, map_Pm's, norm's, map_Ke's): another map with other -o or -s is read
-// there, and a note says so.
+// Each map is read at the triangles' coordinates moved by its own -o and -s.
 Material scene_material(Scene& scene, const MtlEntry& e);
-
-// The map whose -o and -s lay the texture coordinates: map_Kd's, else map_d's, map_Pr's,
-// map_Pm's, norm's, map_Ke's.
-const MtlMap& placed_map(const MtlEntry& e);
-
-// A material's texture coordinates after its map's -s and -o, which apply to OBJ's
-// (u, v) with v up.
-glm::vec2 map_uv(const MtlEntry* e, const glm::vec2& uv);
 
 }  // namespace srt::obj

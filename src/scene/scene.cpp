@@ -8,6 +8,16 @@
 
 namespace srt {
 
+UvTransform UvTransform::of(const glm::dvec2& offset, double rotation, const glm::dvec2& scale) {
+    UvTransform t;
+    if (rotation == 0.0 && scale == glm::dvec2(1.0) && offset == glm::dvec2(0.0)) return t;
+    const double c = std::cos(rotation), s = std::sin(rotation);
+    // Column-major: R * S with R = [[c, s], [-s, c]] (rows), as the extension gives it.
+    t.linear = glm::dmat2(glm::dvec2(c * scale.x, -s * scale.x), glm::dvec2(s * scale.y, c * scale.y));
+    t.offset = offset;
+    return t;
+}
+
 Bounds3 finite_bounds(const Scene& s) {
     Bounds3 b;
     for (const Sphere& sp : s.spheres) {

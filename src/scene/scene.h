@@ -53,10 +53,24 @@ struct TextureImage {
 // How texture coordinates outside [0, 1] map onto the image (glTF's sampler wrap modes).
 enum class Wrap : uint8_t { Repeat, MirroredRepeat, Clamp };
 
-// An image and how it is sampled: bilinearly, in linear light (accel/texture.h).
+// Where a texture lies on the triangles' coordinates: uv' = linear * uv + offset (glTF's
+// KHR_texture_transform, MTL's -o and -s). The identity leaves uv as it is, bit for bit.
+struct UvTransform {
+    glm::dmat2 linear{1.0};
+    glm::dvec2 offset{0.0};
+    bool identity() const { return linear == glm::dmat2(1.0) && offset == glm::dvec2(0.0); }
+    bool operator==(const UvTransform& o) const { return linear == o.linear && offset == o.offset; }
+    // KHR_texture_transform's: uv' = T(offset) R(rotation) S(scale) uv, the rotation in
+    // radians, counter-clockwise in uv space (v down), as the extension has it.
+    static UvTransform of(const glm::dvec2& offset, double rotation, const glm::dvec2& scale);
+};
+
+// An image, where it lies and how it is sampled: bilinearly, in linear light
+// (accel/texture.h). Textures of one image laid differently share its texels.
 struct Texture {
     uint32_t image = 0;  // into Scene::images
     Wrap wrap_u = Wrap::Repeat, wrap_v = Wrap::Repeat;
+    UvTransform transform;
 };
 
 constexpr int32_t kNoTexture = -1;

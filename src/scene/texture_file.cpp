@@ -56,19 +56,20 @@ int32_t add_image(Scene& scene, const std::string& name, DecodedImage&& d, Textu
     return int32_t(scene.images.size() - 1);
 }
 
-int32_t texture_of(Scene& scene, int32_t image, Wrap wrap_u, Wrap wrap_v) {
+int32_t texture_of(Scene& scene, int32_t image, Wrap wrap_u, Wrap wrap_v, const UvTransform& transform) {
     for (size_t i = 0; i < scene.textures.size(); ++i) {
         const Texture& t = scene.textures[i];
-        if (t.image == uint32_t(image) && t.wrap_u == wrap_u && t.wrap_v == wrap_v) return int32_t(i);
+        if (t.image == uint32_t(image) && t.wrap_u == wrap_u && t.wrap_v == wrap_v && t.transform == transform)
+            return int32_t(i);
     }
-    scene.textures.push_back(Texture{uint32_t(image), wrap_u, wrap_v});
+    scene.textures.push_back(Texture{uint32_t(image), wrap_u, wrap_v, transform});
     return int32_t(scene.textures.size() - 1);
 }
 
 }  // namespace
 
 int32_t texture_from_file(Scene& scene, const std::string& path, TextureUse use, Wrap wrap_u, Wrap wrap_v,
-                          const std::string& ref_file, int ref_line) {
+                          const std::string& ref_file, int ref_line, const UvTransform& transform) {
     int32_t image = find_image(scene, path, use);
     if (image < 0) {
         std::error_code ec;
@@ -82,14 +83,14 @@ int32_t texture_from_file(Scene& scene, const std::string& path, TextureUse use,
         }
         image = add_image(scene, path, decode_image_file(path), use);
     }
-    return texture_of(scene, image, wrap_u, wrap_v);
+    return texture_of(scene, image, wrap_u, wrap_v, transform);
 }
 
 int32_t texture_from_bytes(Scene& scene, const unsigned char* data, size_t size, const std::string& name,
-                           TextureUse use, Wrap wrap_u, Wrap wrap_v) {
+                           TextureUse use, Wrap wrap_u, Wrap wrap_v, const UvTransform& transform) {
     int32_t image = find_image(scene, name, use);
     if (image < 0) image = add_image(scene, name, decode_image(data, size, name), use);
-    return texture_of(scene, image, wrap_u, wrap_v);
+    return texture_of(scene, image, wrap_u, wrap_v, transform);
 }
 
 }  // namespace srt

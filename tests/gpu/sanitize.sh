@@ -18,7 +18,8 @@
 # ("pathtail", SRT_PACK_LANES=0), and the path integrator's kernels drawing from the
 # scrambled samplers ("sobol", "zsobol", render/sampler.h), and the environment map under
 # both integrators ("env", "envwhitted": scenes/environment.json), and glTF's BRDF and rough
-# glass ("materials": scenes/materials.json). The path modes (megakernel, regenerate) and the stencil's path tail
+# glass ("materials": scenes/materials.json), and a mesh's normal map, emission texture and
+# texture transforms ("maps"). The path modes (megakernel, regenerate) and the stencil's path tail
 # (every case here is small enough for it to take over after bounce 0) are in every tool's
 # cases. Cases run one at a time
 # (SAN_JOBS): with 12 concurrent
@@ -59,6 +60,10 @@ one() {  # tool mode launch size
   [ "${5:-}" = env ] && args="--integrator path $SRC/scenes/environment.json" && log="$out/$1-$2-$3-$4-env.log"
   # "materials": glTF's BRDF and rough glass, lit through the glass (scenes/materials.json).
   [ "${5:-}" = materials ] && args="--integrator path $SRC/scenes/materials.json" && log="$out/$1-$2-$3-$4-materials.log"
+  # "maps": a mesh with a normal map, a textured emission and a base colour, each laid by
+  # its own KHR_texture_transform, under the sky (tests/data/textures/maps-quad.gltf).
+  [ "${5:-}" = maps ] && args="--integrator path --env $SRC/assets/env/sky.hdr $SRC/tests/data/textures/maps-quad.gltf" &&
+    log="$out/$1-$2-$3-$4-maps.log"
   [ "${5:-}" = envwhitted ] && args="--integrator whitted $SRC/scenes/environment.json" && depth=3 &&
     log="$out/$1-$2-$3-$4-envwhitted.log"
   # "sobol", "zsobol": the path integrator's kernels drawing from the scrambled samplers.
@@ -87,7 +92,7 @@ for tool in memcheck racecheck synccheck initcheck; do
     for launch in graph stream; do
       [ "$tool" = racecheck ] && [ "$launch" = graph ] && continue
       for size in 67x33 33x17; do
-        for kind in path glass kill killpath sobol zsobol env envwhitted materials; do echo "$tool $mode $launch $size $kind"; done
+        for kind in path glass kill killpath sobol zsobol env envwhitted materials maps; do echo "$tool $mode $launch $size $kind"; done
         [ "$mode" = stencil ] && for kind in pathpack pathtail; do echo "$tool $mode $launch $size $kind"; done
       done
     done

@@ -53,6 +53,13 @@ std::vector<std::pair<std::string, Scene>> scenes() {
         Scene s = load_scene(src + "/scenes/textured.json");
         s.texture_filter = TextureFilter::Trilinear;
         v.emplace_back("textured.json, trilinear", std::move(s));
+        // Each texture turned and scaled its own way (scene.h UvTransform), its levels
+        // picked by a footprint the scale widens.
+        Scene t = load_scene(src + "/scenes/textured.json");
+        t.texture_filter = TextureFilter::Trilinear;
+        for (size_t i = 0; i < t.textures.size(); ++i)
+            t.textures[i].transform = UvTransform::of(glm::dvec2(0.3, 0.1 * double(i)), 0.4 * double(i) + 0.3, glm::dvec2(0.7, 1.6));
+        v.emplace_back("textured.json, transformed", std::move(t));
     }
     // Glass under Whitted: ray trees (render/ray_tree.h), some deeper than the bounce loop.
     for (const char* f : {"scenes/whitted-glass.json", "tests/data/glass/water.json", "tests/data/glass/tir.json",

@@ -69,6 +69,19 @@ std::vector<std::pair<std::string, Scene>> path_scenes() {
         quad.camera.from = Point3(0.4, -0.3, 1.3);  // askew, so the bend (render/surface.h) has work
         v.emplace_back(f, std::move(quad));
     }
+    // Textures laid by their own KHR_texture_transform: a base colour, a normal map and an
+    // emission texture, under the sky; and materials.json with each texture turned and
+    // scaled its own way, from mip levels whose footprint the scale widens.
+    Scene laid = load_scene(src + "/tests/data/textures/maps-quad.gltf");
+    laid.camera.from = Point3(0.4, -0.3, 1.3);
+    laid.environment = environment_from_file(src + "/assets/env/sky.hdr", 1.0f, 0.0f);
+    v.emplace_back("maps-quad.gltf under the sky", std::move(laid));
+    Scene turned = load_scene(src + "/scenes/materials.json");
+    turned.texture_filter = TextureFilter::Trilinear;
+    for (size_t i = 0; i < turned.textures.size(); ++i)
+        turned.textures[i].transform =
+            UvTransform::of(glm::dvec2(0.1 * double(i), -0.2), 0.3 * double(i) + 0.2, glm::dvec2(1.5, 0.8));
+    v.emplace_back("materials.json, transformed", std::move(turned));
     const std::string data = env_or("SRT_SHARED_DATA", SRT_SHARED_DATA);
     for (const char* f : {"CornellBox-Original.obj", "CornellBox-Sphere.obj", "CornellBox-Water.obj"}) {
         const std::string p = data + "/scenes/cornell-box/" + f;
