@@ -370,6 +370,22 @@ TEST(GltfRules, EachTextureKeepsItsTransform) {
                                   "glTF base colour beside a turned map");
 }
 
+// The triangles carry one TEXCOORD set, the material's first texture's: a texture that
+// names another set is read at that one, and a note names both.
+TEST(GltfRules, AnotherTexcoordSetIsANote) {
+    const std::string g = quad_gltf_with(
+        "\"baseColorTexture\": {\"index\": 0}, \"metallicRoughnessTexture\": {\"index\": 0, \"texCoord\": 1}");
+    GridDir dir;
+    std::ofstream(dir.path + "/sets.gltf") << g;
+    const Scene s = load_scene(dir.path + "/sets.gltf");
+    int noted = 0;
+    for (const std::string& n : s.notes)
+        noted += n.find("metallicRoughnessTexture reads TEXCOORD_1, the material's first texture TEXCOORD_0") !=
+                 std::string::npos;
+    EXPECT_EQ(noted, 1);
+    for (const Triangle& t : s.triangles) EXPECT_TRUE(t.has_uv);
+}
+
 // JSON's texture object takes KHR_texture_transform's offset, rotation (degrees here)
 // and scale.
 TEST(JsonTextures, OffsetRotationScale) {
