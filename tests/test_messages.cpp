@@ -122,7 +122,8 @@ TEST(Messages, NoDriverIsSaidPlainly) {
 }
 
 // Which GPUs run the build's machine code and which compile the PTX at first use (and are
-// told so): the default build's sm_80 and sm_90 against each generation since Turing.
+// told so): the portable build's sm_80 and sm_90 against each generation since Turing,
+// and a build on a machine without a GPU, which holds PTX alone ("none").
 TEST(Messages, MachineCodeRunsWithinItsMajorVersion) {
     const std::string sass = "80,90";
     EXPECT_FALSE(srt::holds_machine_code_for(sass, 7, 5));  // Turing: PTX
@@ -135,6 +136,8 @@ TEST(Messages, MachineCodeRunsWithinItsMajorVersion) {
     EXPECT_FALSE(srt::holds_machine_code_for("86", 8, 0));  // sm_86 code does not run on 8.0
     EXPECT_TRUE(srt::holds_machine_code_for("75,86", 8, 9));
     EXPECT_FALSE(srt::holds_machine_code_for("", 9, 0));
+    EXPECT_FALSE(srt::holds_machine_code_for("none", 9, 0));
+    EXPECT_FALSE(srt::holds_machine_code_for("none", 7, 5));
 }
 
 }  // namespace

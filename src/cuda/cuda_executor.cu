@@ -57,22 +57,26 @@ int cuda_device_count() {
 }
 
 namespace {
-// SRT_CUDA_SASS lists the architectures this build holds machine code for ("80,90"; empty
-// where CMake could not tell). A GPU of major version X runs sm_XY's code for any Y up to
-// its own minor; any other GPU runs the PTX, which its driver compiles the first time a
-// kernel file's module loads (about a minute for the largest) and keeps in its cache.
-// Said once a process, so that a slow first frame is not a mystery.
+// SRT_CUDA_SASS lists the architectures this build holds machine code for ("80,90";
+// "none" for PTX alone, a build on a machine without a GPU; empty where CMake could not
+// tell). A GPU of major version X runs sm_XY's code for any Y up to its own minor; any
+// other GPU runs the PTX, which its driver compiles the first time a kernel file's module
+// loads (about a minute for the largest) and keeps in its cache. Said once a process, so
+// that a slow first frame is not a mystery.
 void note_if_compiled_at_first_use(const cudaDeviceProp& p) {
     static bool said = false;
     const std::string sass = SRT_CUDA_SASS;
     if (said || sass.empty() || holds_machine_code_for(sass, p.major, p.minor)) return;
     said = true;
-    std::string held = "sm_" + sass;
-    for (size_t at = held.find(','); at != std::string::npos; at = held.find(',', at + 2)) held.replace(at, 1, ", sm_");
+    std::string held = "PTX alone: it was built where no GPU was found";
+    if (sass != "none") {
+        held = "it has sm_" + sass;
+        for (size_t at = held.find(','); at != std::string::npos; at = held.find(',', at + 2)) held.replace(at, 1, ", sm_");
+    }
     std::fprintf(stderr,
-                 "notice: this stencilrt holds no machine code for %s (sm_%d%d; it has %s): the driver compiles its "
-                 "kernels from PTX the first time each is used, once, into its cache. Build with "
-                 "-DCMAKE_CUDA_ARCHITECTURES=%d%d to skip that.\n",
+                 "notice: this stencilrt holds no machine code for %s (sm_%d%d; %s): the driver compiles its "
+                 "kernels from PTX the first time each is used, once, into its cache. Build it on this machine "
+                 "(make render finds its GPU) or with -DCMAKE_CUDA_ARCHITECTURES=%d%d to skip that.\n",
                  p.name, p.major, p.minor, held.c_str(), p.major, p.minor);
 }
 }  // namespace
