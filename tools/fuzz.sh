@@ -58,8 +58,11 @@ done
 for p in "${pids[@]}"; do wait "$p"; done
 pids=()
 for t in $targets; do
-    "$cxx" "${common[@]}" -fsanitize=fuzzer -I"$root/tests/fuzz" \
-        "$root/tests/fuzz/fuzz_$t.cpp" "${objs[@]}" -ltinygltf -lpng -ljpeg $(pkg-config --libs OpenEXR) -lpthread -o "$out/fuzz_$t" &
+    # The OBJ target compares the reader with its serial reference (tests/support).
+    extra=()
+    [ "$t" = obj ] && extra=("$root/tests/support/obj_serial.cpp")
+    "$cxx" "${common[@]}" -fsanitize=fuzzer -I"$root/tests/fuzz" -I"$root/tests" \
+        "$root/tests/fuzz/fuzz_$t.cpp" "${extra[@]}" "${objs[@]}" -ltinygltf -lpng -ljpeg $(pkg-config --libs OpenEXR) -lpthread -o "$out/fuzz_$t" &
     pids+=($!)
     while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
 done

@@ -7,7 +7,7 @@ PKGS=(
   cmake ninja-build g++ pkg-config git
   # libraries (third_party/README.md)
   libglm-dev libjpeg-dev nlohmann-json3-dev libcli11-dev libgtest-dev libopenexr-dev libpng-dev libtinygltf-dev
-  librandom123-dev libboost-dev
+  librandom123-dev libboost-dev libfast-float-dev
   # viewer: GLFW, OpenGL, GLAD generator, Dear ImGui
   libglfw3-dev libgl-dev python3-glad libimgui-dev
   # tests: POV-Ray (image oracle), Xvfb + Mesa (viewer), clang (fuzzing), matplotlib (bench plot)

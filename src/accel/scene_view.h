@@ -24,7 +24,7 @@ struct alignas(16) MaterialGpu {
     f4 tex;     // x = bit-cast colour texture (kNoTextureGpu: none), y = bit-cast alpha
                 // texture, z = alpha cutoff, w = alpha factor (accel/texture.h)
     f4 emission;  // xyz = emitted radiance; w = bit-cast: bit 0 set: from both sides (scene.h Material),
-                  // bits 1-31: the emission texture + 1 (0: none; render/lights.h emission_texture_at)
+                  // bits 1-31: the emission texture + 1 (0: none; accel/traversal_common.h emission_texture_of)
     f4 glossy;    // xyz = glossy lobe reflectance (where kr is 0), w = roughness; a dielectric's:
                   // x = NFF's kt, the Whitted weight of its refracted ray (0: Fresnel's), w =
                   // roughness; glTF's BRDF (z = kGltfMarker): x = metallic, y = the dielectric's

@@ -71,13 +71,13 @@ SRT_HD_INLINE uint32_t emission_texture_of(const SceneView& s, uint32_t material
     return float_bits(load_f4(&s.materials[material].emission).w) >> kEmissionTextureShift;
 }
 
-// What a material's emission texture multiplies its emission by at texture coordinates
-// uv: the image's level 0, bilinear, wherever it is read (a light sample has no ray cone
-// to pick a level with, and the estimators MIS combines must see the same emission); 1
-// without a texture.
-SRT_HD_INLINE glm::vec3 emission_texture_at(const SceneView& s, uint32_t material, const glm::vec2& uv) {
-    const uint32_t t = emission_texture_of(s, material);
-    return t == 0u ? glm::vec3(1.0f) : sample_colour(s.textures, s.texels, s.srgb_lut, t - 1u, texture_uv(s, t - 1u, uv));
+// What emission texture `tex` (emission_texture_of's, not 0: the caller has tested it)
+// multiplies its material's emission by at texture coordinates uv: the image's level 0,
+// bilinear, wherever it is read (a light sample has no ray cone to pick a level with, and
+// the estimators MIS combines must see the same emission).
+SRT_HD_INLINE glm::vec3 emission_texture_at(const SceneView& s, uint32_t tex_plus_one, const glm::vec2& uv) {
+    const uint32_t t = tex_plus_one - 1u;
+    return sample_colour(s.textures, s.texels, s.srgb_lut, t, texture_uv(s, t, uv));
 }
 
 // Whether triangle k is there at barycentrics `bary`: its material's alpha (factor times

@@ -58,10 +58,15 @@ SRT_HD_INLINE int bvh_width(const SceneView& s) { return s.nodes8 ? 8 : s.nodes4
 
 // Calls fn(std::integral_constant<int, W>{}) for the scene's width W, so that code
 // compiled per width runs the one in use.
-// Also for the scene's spheres: with SceneView::precise_spheres, W carries
-// kPreciseSpheres, and the code compiled for it computes those spheres' hit points and
-// near-surface tests in double. The other scenes run code without it (measured on the
-// H100: that code in every kernel cost the default scene's and Conference's frames 3-10%).
+// Also for the scene's spheres: with SceneView::precise_spheres (a sphere small for its
+// distance from the origin, accel/bvh.h sphere_needs_double), W carries kPreciseSpheres,
+// and the code compiled for it computes those spheres' hit points and near-surface tests
+// in double. The other scenes run code without it (measured on the H100: that code in
+// every kernel cost the default scene's and Conference's frames 3-10%). Such scenes are
+// rare (a scene moved far from its origin), so they run the code of every surface bit
+// too, as a ray tree's does, rather than variants of their own: the same images, since
+// that code finds nothing to do where there are no textures and reads the same colours
+// where there are (below), for a third fewer variants to build.
 // Likewise for what surfaces carry: a scene with alpha masks, or with textures whose mip
 // chains its rays' cones pick from (kRayCones), runs the code of all three texture bits
 // (kTextures, kRayCones, kAlphaMasks), which finds nothing to do where there is nothing
@@ -72,9 +77,9 @@ SRT_HD_INLINE int bvh_width(const SceneView& s) { return s.nodes8 ? 8 : s.nodes4
 // path integrator runs them on the code of all three (a cone over an image without a
 // mip chain picks level 0, as the bilinear code does: the same colours), which moved
 // its frames by -11% to +4% by mode. Each variant of every kernel costs `make render`
-// build time: 18 variants of each Whitted kernel, 12 of each path kernel, and on the GPU
-// 3 more of each for the extended materials (with_path_variant; docs/performance.md,
-// "Textures" and "The build").
+// build time: 12 variants of each Whitted kernel, 6 of each path kernel, and on the GPU
+// 3 more of each for the extended materials and spheres in double (with_path_variant;
+// docs/performance.md, "Textures" and "The build").
 constexpr int kSurfaceBits = kTextures | kRayCones | kAlphaMasks;
 template <int kFlags, class Fn>
 SRT_HD_INLINE decltype(auto) with_width_flags(const SceneView& s, Fn&& fn) {
@@ -94,7 +99,8 @@ SRT_HD_INLINE decltype(auto) with_surface_flags(const SceneView& s, Fn&& fn) {
 }
 template <int kFlags, class Fn>
 SRT_HD_INLINE decltype(auto) with_scene_flags(const SceneView& s, Fn&& fn) {
-    return s.precise_spheres ? with_surface_flags<kFlags | kPreciseSpheres>(s, fn) : with_surface_flags<kFlags>(s, fn);
+    if (s.precise_spheres) return with_width_flags<kFlags | kPreciseSpheres | kSurfaceBits>(s, fn);
+    return with_surface_flags<kFlags>(s, fn);
 }
 template <class Fn>
 SRT_HD_INLINE decltype(auto) with_bvh_width(const SceneView& s, Fn&& fn) {
@@ -108,7 +114,8 @@ constexpr int kEveryPathBit = kPathTracing | kMaterials | kPreciseSpheres | kSur
 // rough glass or maps of metallic and roughness (SceneView::extended_materials) runs the
 // code of every bit, one variant per width for build time, as a ray tree's does; so does
 // its wavefront's intersect (with_path_intersect_variant), which must find the hits the
-// path kernels find (spheres in double, or not, alike).
+// path kernels find (spheres in double, or not, alike). So does a scene with spheres in
+// double, rare enough (above) that the lobes' cost in its frames buys 3 variants fewer.
 // kLeanLobes: whether the other scenes run code without those lobes (kMaterials), as the
 // GPU's kernels do; the CPU's executor compiles the lobes into all its path variants
 // instead (a branch never taken costs a CPU next to nothing, and each variant costs build
@@ -116,7 +123,7 @@ constexpr int kEveryPathBit = kPathTracing | kMaterials | kPreciseSpheres | kSur
 // way: the lobes' code finds nothing to do in a scene without them.
 template <bool kLeanLobes = false, class Fn>
 SRT_HD_INLINE decltype(auto) with_path_variant(const SceneView& s, Fn&& fn) {
-    if (s.extended_materials) return with_width_flags<kEveryPathBit>(s, fn);
+    if (s.extended_materials || s.precise_spheres) return with_width_flags<kEveryPathBit>(s, fn);
     if constexpr (kLeanLobes) return with_scene_flags<kPathTracing>(s, fn);
     else return with_scene_flags<kPathTracing | kMaterials>(s, fn);
 }

@@ -61,8 +61,9 @@ SRT_HD_INLINE void emitter_point(const EmitterGpu& e, float u1, float u2, glm::v
 SRT_HD_INLINE glm::vec3 emitter_texture(const SceneView& s, const EmitterGpu& e, const glm::vec3& n, const glm::vec2& b) {
     const uint32_t prim = float_bits(e.p0.w);
     const uint32_t material = float_bits(load_f4(&s.prims[prim].p0).w) & kPrimMaterialMask;
-    if (emission_texture_of(s, material) == 0u) return glm::vec3(1.0f);
-    return emission_texture_at(s, material, float_bits(e.e2.w) == kEmitterSphere ? sphere_uv(n) : triangle_uv(s, prim, b.x, b.y));
+    const uint32_t tex = emission_texture_of(s, material);
+    if (tex == 0u) return glm::vec3(1.0f);
+    return emission_texture_at(s, tex, float_bits(e.e2.w) == kEmitterSphere ? sphere_uv(n) : triangle_uv(s, prim, b.x, b.y));
 }
 
 // Solid-angle density of sampling emitter k's point seen from `o` at distance `dist` along

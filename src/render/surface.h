@@ -181,7 +181,7 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
     // coordinates, only by kernels with the extended materials (accel/variant.h).
     const uint32_t tex = textures_of(kVariant) ? float_bits(load_f4(&s.materials[material].tex).x) : kNoTextureGpu;
     uint32_t metal_tex = kNoTextureGpu, rough_tex = kNoTextureGpu, normal_tex = kNoTextureGpu, channels = 0u;
-    bool emission_tex = false;
+    uint32_t emission_tex = 0u;  // emission_texture_of: the texture + 1, 0 for none
     float normal_scale = 1.0f;
     if constexpr (textures_of(kVariant) && materials_of(kVariant)) {
         const f4 maps = load_f4(&s.materials[material].maps);
@@ -193,12 +193,12 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
         if ((channels >> kNormalMapShift) != 0u && (pl != nullptr || (s.tangents != nullptr && !(inv_radius > 0.0f))))
             normal_tex = (channels >> kNormalMapShift) - 1u;
         normal_scale = maps.w;
-        emission_tex = (float_bits(load_f4(&s.materials[material].emission).w) >> kEmissionTextureShift) != 0u;
+        emission_tex = emission_texture_of(s, material);
     }
     const glm::vec3 ns_unmapped = sf.ns;
     bool mapped = false;
     if (tex != kNoTextureGpu || metal_tex != kNoTextureGpu || rough_tex != kNoTextureGpu || normal_tex != kNoTextureGpu ||
-        emission_tex) {
+        emission_tex != 0u) {
         glm::vec2 uv;
         float uv_per_length;
         if (pl != nullptr) {
@@ -233,7 +233,7 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
             if (rough_tex == metal_tex) sf.maps.y = channel(c, (channels >> 2) & 3u);
         }
         if (rough_tex != kNoTextureGpu && rough_tex != metal_tex) sf.maps.y = channel(sample(rough_tex), (channels >> 2) & 3u);
-        if (emission_tex) sf.emission = emission_texture_at(s, material, uv);
+        if (emission_tex != 0u) sf.emission = emission_texture_at(s, emission_tex, uv);
         if (normal_tex != kNoTextureGpu) {
             glm::vec3 t;
             float handedness;
