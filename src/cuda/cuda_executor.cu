@@ -61,8 +61,9 @@ namespace {
 // "none" for PTX alone, a build on a machine without a GPU; empty where CMake could not
 // tell). A GPU of major version X runs sm_XY's code for any Y up to its own minor; any
 // other GPU runs the PTX, which its driver compiles the first time a kernel file's module
-// loads (about a minute for the largest) and keeps in its cache. Said once a process, so
-// that a slow first frame is not a mystery.
+// loads and keeps in its cache (a PTX-only build's first frame on an H200: 5 minutes;
+// docs/performance.md, "The build"). Said once a process, so that a slow first frame is
+// not a mystery.
 void note_if_compiled_at_first_use(const cudaDeviceProp& p) {
     static bool said = false;
     const std::string sass = SRT_CUDA_SASS;
