@@ -7,7 +7,7 @@
 // word from the 32 lanes' votes as __ballot_sync would (render/stencil.h).
 #include "render/executor.h"
 #include "render/pipeline.h"
-#include "render/parallel.h"
+#include "core/parallel.h"
 #include "render/stages.h"
 #include "render/stencil.h"
 

@@ -15,7 +15,7 @@
 #include "scene/obj_parse.h"
 
 #include "core/error.h"
-#include "render/parallel.h"
+#include "core/parallel.h"
 #include "scene/obj_text.h"
 
 #include <fast_float/fast_float.h>
@@ -45,21 +45,6 @@ bool parse_number(std::string_view tok, double& out) {
 }
 
 namespace {
-
-// parse_long (obj_text.h) on a view.
-bool parse_index(std::string_view tok, long long& out) {
-    if (tok.empty()) return false;
-    size_t i = (tok[0] == '-' || tok[0] == '+') ? 1 : 0;
-    if (i == tok.size()) return false;
-    long long v = 0;
-    for (; i < tok.size(); ++i) {
-        if (tok[i] < '0' || tok[i] > '9') return false;
-        if (v > 1000000000000LL) return false;  // far beyond any real index: reject, no overflow
-        v = v * 10 + (tok[i] - '0');
-    }
-    out = tok[0] == '-' ? -v : v;
-    return true;
-}
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
 
@@ -196,7 +181,7 @@ void read_piece(std::string_view text, Piece& p) {
             // Each index as resolve_index reads it; the corner read so far is kept when a
             // later part of it is malformed (its range is checked before that error).
             auto index = [&](std::string_view tok, const char* what, long long& out) {
-                if (!parse_index(tok, out)) {
+                if (!parse_long(tok, out)) {
                     fail(std::string("malformed ") + what + " index '" + str(tok) + "'");
                     return false;
                 }

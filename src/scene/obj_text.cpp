@@ -82,7 +82,7 @@ bool parse_float(const std::string& tok, float& out) {
     return true;
 }
 
-bool parse_long(const std::string& tok, long long& out) {
+bool parse_long(std::string_view tok, long long& out) {
     if (tok.empty()) return false;
     size_t i = (tok[0] == '-' || tok[0] == '+') ? 1 : 0;
     if (i == tok.size()) return false;

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace srt::obj {
@@ -26,7 +27,7 @@ void tokenise(const std::string& text, size_t begin, size_t end, std::vector<std
 // "1.5x" and "" are all errors).
 bool parse_double(const std::string& tok, double& out);
 bool parse_float(const std::string& tok, float& out);
-bool parse_long(const std::string& tok, long long& out);
+bool parse_long(std::string_view tok, long long& out);
 
 // Reads "Kd r [g b]" style colours: one value means grey. Throws InputError(file, line).
 glm::vec3 parse_colour(const std::vector<std::string>& t, const std::string& file, int line);
