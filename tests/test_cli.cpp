@@ -177,3 +177,22 @@ TEST(EditDistance, ClosestWithinTheLimitOrNothing) {
     EXPECT_EQ(srt::closest("paint", subcommands, 2), "");
     EXPECT_EQ(srt::closest("x", {}, 2), "");
 }
+
+// --bvh-build: the builder the bvh line names, and why; a wrong value refused.
+TEST(Cli, BvhBuildNamesTheBuilderAndWhy) {
+    TempDir out;
+    const std::string png = out / "x.png";
+    const Result ploc = run({"render", "--backend", "cpu", "-W", "16", "-H", "8", "--bvh-build", "ploc", "-o", png});
+    ASSERT_EQ(ploc.exit_code, 0) << ploc.err;
+    EXPECT_TRUE(has(ploc.out, "bvh      ploc (host) (--bvh-build ploc)")) << ploc.out;
+    const Result sah = run({"render", "--backend", "cpu", "-W", "16", "-H", "8", "--bvh-build", "sah", "-o", png});
+    ASSERT_EQ(sah.exit_code, 0) << sah.err;
+    EXPECT_TRUE(has(sah.out, "bvh      sah (--bvh-build sah)")) << sah.out;
+    // A render of 16x8 pixels repays no SAH build: auto takes PLOC, and says why.
+    const Result chosen = run({"render", "--backend", "cpu", "-W", "16", "-H", "8", "-o", png});
+    ASSERT_EQ(chosen.exit_code, 0) << chosen.err;
+    EXPECT_TRUE(has(chosen.out, "bvh      ploc (host) (auto: ")) << chosen.out;
+    const Result bad = run({"render", "--bvh-build", "lbvh"});
+    EXPECT_EQ(bad.exit_code, 2);
+    EXPECT_TRUE(has(bad.err, "--bvh-build")) << bad.err;
+}

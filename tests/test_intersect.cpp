@@ -234,22 +234,25 @@ bool brute_any(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float
 
 // Random rays through the scene's bounds: half from outside aimed at random points
 // inside, half from random points inside in random directions.
-void check_layout_against_brute_force(const Scene& scene, AccelLayout accel, int rays, uint32_t seed,
-                                      int min_hits);
+void check_layout_against_brute_force(const Scene& scene, AccelLayout accel, const BvhBuildOptions& build, int rays,
+                                      uint32_t seed, int min_hits);
 
 constexpr AccelLayout kLayouts[] = {AccelLayout::Bvh2, AccelLayout::Bvh4, AccelLayout::Bvh8};
+// Both builders (accel/bvh.h BvhBuilder): the SAH's tree and PLOC's, on the host.
+const BvhBuildOptions kBuilders[] = {BvhBuildOptions{}, BvhBuildOptions{false, BvhBuilder::Ploc, nullptr}};
 
-// Every layout (accel/bvh.h, bvh4.h, bvh8.h), each against brute force.
+// Every layout (accel/bvh.h, bvh4.h, bvh8.h) of both builders' trees, each against brute force.
 void check_against_brute_force(const Scene& scene, int rays, uint32_t seed, int min_hits = -1) {
-    for (AccelLayout a : kLayouts) {
-        SCOPED_TRACE(to_string(a));
-        check_layout_against_brute_force(scene, a, rays, seed, min_hits);
-    }
+    for (const BvhBuildOptions& b : kBuilders)
+        for (AccelLayout a : kLayouts) {
+            SCOPED_TRACE(std::string(to_string(a)) + (b.builder == BvhBuilder::Ploc ? " ploc" : " sah"));
+            check_layout_against_brute_force(scene, a, b, rays, seed, min_hits);
+        }
 }
 
-void check_layout_against_brute_force(const Scene& scene, AccelLayout accel, int rays, uint32_t seed,
-                                      int min_hits) {
-    const CompiledScene cs = compile_scene(scene, accel);
+void check_layout_against_brute_force(const Scene& scene, AccelLayout accel, const BvhBuildOptions& build, int rays,
+                                      uint32_t seed, int min_hits) {
+    const CompiledScene cs = compile_scene(scene, accel, build);
     ASSERT_EQ(cs.nodes4.empty(), accel != AccelLayout::Bvh4 || cs.nodes.empty());
     ASSERT_EQ(cs.nodes8.empty(), accel != AccelLayout::Bvh8 || cs.nodes.empty());
     const SceneView s = cs.view();
@@ -468,8 +471,9 @@ TEST(Bvh, TiesGoToTheLowestIdInBothLayouts) {
             }
     const glm::vec3 d = unit(glm::vec3(0.013f, 0.021f, -1.0f));
     std::vector<uint32_t> first_keys;  // the original ids the first layout hit
+    for (const BvhBuildOptions& b : kBuilders)
     for (AccelLayout a : kLayouts) {
-        const CompiledScene cs = compile_scene(s, a);
+        const CompiledScene cs = compile_scene(s, a, b);
         const SceneView v = cs.view();
         std::vector<uint32_t> keys;
         int ties = 0;

@@ -57,7 +57,16 @@ void expect_schema(const json& d, size_t frames) {
     expect_fields(d["scene"], {{"name", Str}, {"path", Str}, {"hash", Str}, {"spheres", Int}, {"planes", Int},
                                {"triangles", Int}, {"lights", Int}, {"textures", Int},
                                {"texture_images", Int}, {"texture_bytes", Int}, {"texture_filter", Str}, {"masked_triangles", Int}, {"load_ms", Num}, {"compile_ms", Num},
-                               {"bvh_build_ms", Num}, {"bvh_nodes", Int}, {"upload_ms", Num}, {"accel", Obj}}, "scene");
+                               {"bvh_build_ms", Num}, {"bvh_builder", Str}, {"bvh_nodes", Int}, {"upload_ms", Num},
+                               {"stages_ms", Obj}, {"accel", Obj}}, "scene");
+    // The load's stages: at least the compile (with its BVH build) and the upload, each a time.
+    for (const char* stage : {"build", "upload"}) {
+        ASSERT_TRUE(d["scene"]["stages_ms"].contains(stage)) << stage;
+        EXPECT_GE(d["scene"]["stages_ms"][stage].get<double>(), 0.0) << stage;
+    }
+    EXPECT_EQ(d["scene"]["bvh_builder"].get<std::string>().rfind("ploc", 0) == 0 ||
+                  d["scene"]["bvh_builder"].get<std::string>().rfind("sah", 0) == 0,
+              true) << d["scene"]["bvh_builder"];
     expect_fields(d["scene"]["accel"], {{"layout", Str}, {"nodes", Int}, {"node_bytes", Int}, {"leaves", Int},
                                         {"avg_leaf_prims", Num}, {"references", Int}, {"spatial_splits", Int},
                                         {"bytes_per_prim", Num}, {"max_depth", Int},

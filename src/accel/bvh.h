@@ -32,6 +32,7 @@
 #include <glm/glm.hpp>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace srt {
@@ -112,10 +113,23 @@ struct BuildPrim {
     glm::vec3 v0{0.0f}, v1{0.0f}, v2{0.0f};
 };
 
+class PlocDevice;
+
+// Which builder makes the tree (--bvh-build).
+enum class BvhBuilder {
+    Sah,   // binned SAH, with spatial splits where they pay (bvh_build.cpp): the better tree
+    Ploc,  // locally-ordered clustering (accel/ploc.h): the quick build, on the GPU where there is one
+};
+
 struct BvhBuildOptions {
     // Spatial splits (accel/spatial_split.h): a primitive may be referenced from more
     // than one leaf, where that lowers the SAH cost. Off: every primitive in one leaf.
+    // The SAH builder's only.
     bool spatial_splits = true;
+    BvhBuilder builder = BvhBuilder::Sah;
+    // Where PLOC clusters: a device (the GPU), or the host's cores where null. Either
+    // makes the same tree.
+    PlocDevice* device = nullptr;
 };
 
 struct BvhBuildStats {
@@ -128,6 +142,8 @@ struct BvhBuildStats {
     uint32_t spatial_splits = 0;  // nodes split by a plane that cut references in two
     double sah_cost = 0.0;
     double build_ms = 0.0;
+    std::string builder = "sah";  // which made it: "sah", "ploc (GPU name)", "ploc (host)"
+    std::string steps;            // the builder's steps and their times, for --stats
 };
 
 // The flattened BVH. `order[k]` is the input index of the k-th primitive reference in
@@ -138,8 +154,27 @@ struct Bvh {
     BvhBuildStats stats;
 };
 
-// Binned SAH build (32 bins per axis, leaves of at most kMaxLeafPrims references).
+// The tree of options.builder: binned SAH (32 bins per axis, leaves of at most
+// kMaxLeafPrims references), or PLOC (accel/ploc.h).
 Bvh build_bvh(const std::vector<BuildPrim>& prims, const BvhBuildOptions& options = {});
+// PLOC's tree, clustered on `device` or, where null, on the host's cores.
+Bvh build_bvh_ploc(const std::vector<BuildPrim>& prims, PlocDevice* device);
+
+// Sets a node's child slot (0 left, 1 right): its box and link (accel/bvh.h's layout).
+SRT_HD_INLINE void set_bvh_child(BvhNode& n, int side, const glm::vec3& lo, const glm::vec3& hi, int32_t link,
+                          int32_t count) {
+    f4& xy = side == 0 ? n.lxy : n.rxy;
+    xy = {lo.x, hi.x, lo.y, hi.y};
+    if (side == 0) {
+        n.lrz.x = lo.z;
+        n.lrz.y = hi.z;
+    } else {
+        n.lrz.z = lo.z;
+        n.lrz.w = hi.z;
+    }
+    n.link[side] = link;
+    n.link[2 + side] = count;
+}
 
 constexpr int kMaxLeafPrims = 4;
 constexpr int kBvhStackSize = 64;  // traversal stack; the builder guarantees depth < this

@@ -220,17 +220,7 @@ private:
 };
 
 void set_child(BvhNode& n, int side, const Box& b, int32_t link, int32_t count) {
-    f4& xy = side == 0 ? n.lxy : n.rxy;
-    xy = {b.lo.x, b.hi.x, b.lo.y, b.hi.y};
-    if (side == 0) {
-        n.lrz.x = b.lo.z;
-        n.lrz.y = b.hi.z;
-    } else {
-        n.lrz.z = b.lo.z;
-        n.lrz.w = b.hi.z;
-    }
-    n.link[side] = link;
-    n.link[2 + side] = count;
+    set_bvh_child(n, side, b.lo, b.hi, link, count);
 }
 
 // Emits build node `bi` (an inner node) and its subtree; returns its flat index.
@@ -253,6 +243,7 @@ int flatten(const std::vector<BuildNode>& bn, int bi, std::vector<BvhNode>& out)
 }  // namespace
 
 Bvh build_bvh(const std::vector<BuildPrim>& prims, const BvhBuildOptions& options) {
+    if (options.builder == BvhBuilder::Ploc) return build_bvh_ploc(prims, options.device);
     const auto t0 = std::chrono::steady_clock::now();
     Bvh bvh;
     if (prims.empty()) return bvh;

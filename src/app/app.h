@@ -1,6 +1,7 @@
 // app.h - what the subcommands share: scene loading with overrides, backend choice.
 #pragma once
 
+#include "accel/ploc.h"
 #include "render/executor.h"
 #include "render/scene_gpu.h"
 #include "render/settings.h"
@@ -28,7 +29,7 @@ struct SceneOptions {
     std::string accel = "bvh2";        // --accel: the acceleration structure (render/scene_gpu.h)
     AccelLayout accel_layout() const;
     bool spatial_splits = true;        // --spatial-splits on|off (accel/bvh.h BvhBuildOptions)
-    BvhBuildOptions build_options() const { return BvhBuildOptions{spatial_splits}; }
+    std::string bvh_build = "auto";    // --bvh-build auto|sah|ploc (app/bvh_choice.cpp)
     std::string texture_filter = "bilinear";  // --texture-filter (scene.h TextureFilter)
     std::string light_model;                  // --light-model; empty: the scene's
     void add_to(CLI::App& cmd);
@@ -93,6 +94,20 @@ std::string texture_line(const Scene& scene, const CompiledScene& compiled);
 // `devices` ("all" or "0,1,...", empty = the first device): with more than one, a
 // SplitExecutor over one CUDA executor per device (render/split_executor.h).
 std::unique_ptr<Executor> make_executor(Backend b, const std::string& devices = "");
+
+// --bvh-build's choice: the builder, where PLOC runs (the GPU, unless the backend is the
+// CPU or there is none), and why, for the "bvh" line. `rays`: about how many the job
+// traces (a render's pixels x samples x frames x depth).
+enum class Purpose { Render, View, Bench };
+struct BuildChoice {
+    BvhBuildOptions options;
+    std::unique_ptr<PlocDevice> device;
+    std::string why;
+};
+BuildChoice choose_bvh_build(const SceneOptions& so, Backend backend, Purpose purpose, size_t primitives,
+                             double rays = 0);
+// "bvh      ploc (NVIDIA H100) (auto: ...): 4.1 ms, SAH cost ..., (the steps' times)\n"
+std::string bvh_line(const CompiledScene& cs, const BuildChoice& c);
 
 int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& cmd,
                const RenderOptions& ro);

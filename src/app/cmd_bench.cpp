@@ -14,6 +14,7 @@
 
 #include "bench/bench.h"
 #include "core/error.h"
+#include "core/load_progress.h"
 #include "render/scene_gpu.h"
 #include "render/tuning_cache.h"
 
@@ -22,6 +23,8 @@
 #endif
 
 #include <CLI/CLI.hpp>
+
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -129,6 +132,7 @@ int cmd_bench(int argc, char** argv) {
                          " needs the CUDA backend (the CPU executor has no warps or launch sizes to measure)");
 
     const auto t_load = Clock::now();
+    load_progress::show_on_terminal(!o.no_progress && isatty(fileno(stderr)) != 0);
     const Scene scene = load_with_overrides(so);
     for (const std::string& n : scene.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
     o.integrator = chosen_integrator(o.integrator_text, scene.integrator);  // the flags validated by their options
@@ -140,7 +144,8 @@ int cmd_bench(int argc, char** argv) {
     check_kill_applies(o.kill, scene, o.integrator);
     const double load_ms = ms_since(t_load);
     const auto t_compile = Clock::now();
-    const CompiledScene compiled = compile_scene(scene, so.accel_layout(), so.build_options());
+    const BuildChoice build = choose_bvh_build(so, backend, Purpose::Bench, scene.triangles.size() + scene.spheres.size());
+    const CompiledScene compiled = compile_scene(scene, so.accel_layout(), build.options);
     const double compile_ms = ms_since(t_compile);
 
     auto ex = make_executor(backend, o.devices);
@@ -154,7 +159,11 @@ int cmd_bench(int argc, char** argv) {
         return 2;
     }
     const auto t_upload = Clock::now();
-    ex->set_scene(compiled);
+    {
+        load_progress::Stage stage("upload", compiled.device_bytes(), "bytes");
+        ex->set_scene(compiled);
+    }
+    load_progress::done();
     const double upload_ms = ms_since(t_upload);
 
     std::vector<std::string> notes;

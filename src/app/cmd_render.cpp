@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/image.h"
 #include "core/image_formats.h"
+#include "core/load_progress.h"
 #include "core/output_file.h"
 #include "revision.h"  // generated: SRT_REVISION
 #include "render/exposure.h"
@@ -104,6 +105,7 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
         return 0;
     }
     const auto t_load = Clock::now();
+    load_progress::show_on_terminal(isatty(fileno(stderr)) != 0);
     const Scene scene = load_with_overrides(so);
     for (const std::string& n : scene.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
     const double load_ms = ms_since(t_load);
@@ -128,10 +130,14 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
     exr.half = ro.exr_pixel == "half";
     exr.alpha = ro.exr_channels == "rgba";
 
-    const auto t_compile = Clock::now();
-    const CompiledScene compiled = compile_scene(scene, so.accel_layout(), so.build_options());
-    const double compile_ms = ms_since(t_compile);
     RenderSettings rs = fo.settings(scene, cmd);
+    const double rays = double(rs.width) * double(rs.height) * double(rs.spp) * double(rs.depth) *
+                        double(std::max<size_t>(1, frames.size()));
+    const BuildChoice build = choose_bvh_build(so, fo.parsed_backend(), Purpose::Render,
+                                               scene.triangles.size() + scene.spheres.size(), rays);
+    const auto t_compile = Clock::now();
+    const CompiledScene compiled = compile_scene(scene, so.accel_layout(), build.options);
+    const double compile_ms = ms_since(t_compile);
 
     auto ex = app::make_executor(fo.parsed_backend(), fo.devices);
     const bool gpu = bench::is_cuda(*ex);  // one GPU or a frame split over several
@@ -141,7 +147,11 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
                       uses_ray_tree(compiled.view(), rs) ? rs.depth : 0);
     bench::apply_cached_tuning(*ex, rs.width, rs.height);
     const auto t_upload = Clock::now();
-    ex->set_scene(compiled);
+    {
+        load_progress::Stage stage("upload", compiled.device_bytes(), "bytes");
+        ex->set_scene(compiled);
+    }
+    load_progress::done();
     const double upload_ms = ms_since(t_upload);
     // The nodes of the layout that traversal reads, not the BVH2 it was collapsed from.
     const uint32_t nodes = !compiled.nodes8.empty()   ? compiled.bvh8_stats.nodes
@@ -151,6 +161,8 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
                 scene.name.c_str(), scene.spheres.size(), scene.planes.size(), scene.triangles.size(),
                 scene.lights.size(), to_string(scene.light_model), texture_line(scene, compiled).c_str(), load_ms,
                 so.accel.c_str(), compiled.bvh_stats.build_ms, nodes);
+    std::fputs(bvh_line(compiled, build).c_str(), info);
+    std::fprintf(info, "stages   %s\n", load_progress::summary().c_str());
     if (const Environment& e = scene.environment; e.active())
         std::fprintf(info, "sky      %s: %dx%d texels, x%g, turned %g degrees%s\n", e.file.c_str(), e.image->width,
                      e.image->height, double(e.intensity), double(e.rotation),

@@ -4,6 +4,9 @@
 #include "bench/tuning.h"
 
 #include "core/error.h"
+#include "core/load_progress.h"
+
+#include <unistd.h>
 
 #if defined(SRT_HAVE_VIEWER)
 #include "viewer/viewer.h"
@@ -24,7 +27,6 @@ int cmd_view(const SceneOptions& so, const FrameOptions& fo, const CLI::App& cmd
     // extra = {frames, screenshot, no_vsync "0"/"1", input_script, shader_dir, max_samples} (see main.cpp).
     viewer::Options vo;
     vo.accel = so.accel_layout();
-    vo.build = so.build_options();
     vo.scene_path = so.scene;
     vo.auto_exposure = fo.auto_exposure();
     vo.frames = extra.size() > 0 ? std::atoi(extra[0].c_str()) : 0;
@@ -42,8 +44,11 @@ int cmd_view(const SceneOptions& so, const FrameOptions& fo, const CLI::App& cmd
         check_output_path(vo.screenshot, so.scene, "--screenshot", "screenshot");
     }
 
+    load_progress::show_on_terminal(isatty(fileno(stderr)) != 0);  // the viewer says done() after its upload
     const Scene scene = load_with_overrides(so);
     for (const std::string& n : scene.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
+    BuildChoice build = choose_bvh_build(so, fo.parsed_backend(), Purpose::View, 0);
+    vo.build = build.options;
     RenderSettings rs = fo.settings(scene, cmd);
     // The running sum grows to --max-samples: zsobol lays its sequence out for that many.
     rs.samples_planned = vo.max_samples;

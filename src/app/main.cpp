@@ -113,6 +113,13 @@ void SceneOptions::add_to(CLI::App& cmd) {
            "that saves traversal; the default) or off (every primitive in one leaf: a faster build); the "
            "same image")
         ->check(one_of({"on", "off"}));
+    cmd.add_option("--bvh-build", bvh_build,
+                   "Who builds the BVH: sah (binned SAH with spatial splits on the CPU: the better tree), ploc "
+                   "(locally-ordered clustering, on the GPU where there is one: a build in milliseconds, the same "
+                   "tree on the CPU) or auto (ploc for view and for renders too short to repay the SAH build, sah "
+                   "for the bench and long renders; the line 'bvh' says which and why); the same image")
+        ->check(one_of({"auto", "sah", "ploc"}))
+        ->capture_default_str();
     cmd.add_option("--texture-filter", texture_filter,
                    "Textures seen from far off: bilinear (from the full image alone; aliases where a texel is "
                    "smaller than a pixel, until samples per pixel add up) or trilinear (from each image's mip "

@@ -2,6 +2,7 @@
 #include "bench/bench.h"
 
 #include "bench/dead_bounce.h"
+#include "core/load_progress.h"
 #include "core/error.h"
 #include "core/output_file.h"
 #include "core/shell_quote.h"
@@ -274,6 +275,9 @@ ojson scene_json(const Scene& scene, const std::string& path, const CompiledScen
     j["load_ms"] = load_ms;
     j["compile_ms"] = compile_ms;
     j["bvh_build_ms"] = compiled.bvh_stats.build_ms;
+    j["bvh_builder"] = compiled.bvh_stats.builder;
+    // The load's stages as they ran in this process (core/load_progress.h).
+    for (const auto& [stage, ms] : load_progress::times()) j["stages_ms"][stage] = ms;
     j["bvh_nodes"] = compiled.bvh_stats.nodes;
     j["upload_ms"] = upload_ms;
     j["accel"] = accel_json(compiled);

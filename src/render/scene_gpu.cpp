@@ -2,6 +2,7 @@
 #include "render/scene_gpu.h"
 
 #include "accel/intersect.h"
+#include "core/load_progress.h"
 #include "core/error.h"
 #include "render/mip_chain.h"
 #include "render/srgb.h"
@@ -192,6 +193,7 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel, const BvhBuil
         const Corners& t = tris[i];
         build[ns + i] = {glm::min(t.v0, glm::min(t.v1, t.v2)), glm::max(t.v0, glm::max(t.v1, t.v2)), true, t.v0, t.v1, t.v2};
     }
+    load_progress::Stage stage("build", build.size(), "primitives");
     Bvh bvh = build_bvh(build, options);
     cs.nodes = std::move(bvh.nodes);
     cs.bvh_stats = bvh.stats;

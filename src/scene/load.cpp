@@ -2,6 +2,7 @@
 #include "scene/load.h"
 #include "scene/tangents.h"
 #include "core/file_reason.h"
+#include "core/load_progress.h"
 
 #include "core/error.h"
 
@@ -94,7 +95,11 @@ std::string read_mesh_file(const std::string& path, const std::string& reference
         std::error_code ec;
         const auto size = std::filesystem::file_size(path, ec);
         if (!ec) bytes.reserve(size_t(size));
-        for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) bytes.append(buf, n);
+        load_progress::Stage stage("read", ec ? 0 : uint64_t(size), "bytes");
+        for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) {
+            bytes.append(buf, n);
+            load_progress::advance(n);
+        }
         ok = !std::ferror(f);
         std::fclose(f);
     }

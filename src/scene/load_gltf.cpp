@@ -20,6 +20,7 @@
 //            OBJ's Ke (add_emitter_lights).
 #include "scene/load.h"
 
+#include "core/load_progress.h"
 #include "core/error.h"
 #include "scene/gltf_model.h"
 
@@ -318,6 +319,7 @@ size_t append_gltf(Scene& scene, const std::string& path, const glm::mat4& xform
 
 size_t append_gltf_mesh(Scene& scene, const std::string& path, const glm::mat4& xform, std::optional<uint32_t> material,
                         const std::string& referenced_from, int ref_line) {
+    load_progress::Stage stage("parse", 0, "bytes");
     return append_gltf(scene, path, xform, material, referenced_from, ref_line, false, nullptr);
 }
 
@@ -329,7 +331,10 @@ Scene load_gltf_scene(const std::string& path) {
     scene.add_material(grey);
     const Camera before = scene.camera;
     std::vector<EmitterGroup> emitters;
-    append_gltf(scene, path, glm::mat4(1.0f), std::nullopt, "", 0, true, &emitters);
+    {
+        load_progress::Stage stage("parse", 0, "bytes");
+        append_gltf(scene, path, glm::mat4(1.0f), std::nullopt, "", 0, true, &emitters);
+    }
     if (scene.triangles.empty()) throw InputError(path, 0, "glTF file has no triangles in its default scene");
     // A file without lights of its own is lit by its emissive surfaces, as an OBJ by its Ke.
     if (scene.lights.empty()) add_emitter_lights(scene, emitters, path, "emissiveFactor");

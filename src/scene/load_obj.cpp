@@ -17,6 +17,7 @@
 #include "scene/obj_text.h"
 
 #include "core/error.h"
+#include "core/parallel.h"
 
 #include <glm/glm.hpp>
 
@@ -30,6 +31,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -55,21 +57,49 @@ size_t append_mesh(Scene& scene, const ObjMesh& mesh, const std::string& path,
     scene.triangles.reserve(scene.triangles.size() + ntri);
     const glm::dmat4 m(xform);
     const glm::dmat3 normal_matrix = glm::transpose(glm::inverse(glm::dmat3(m)));  // normals: inverse transpose
+    // Each triangle transformed on its own, on every core; then, in file order, what
+    // depends on order: materials added at first use, the emitter groups' sums.
+    std::vector<Triangle> tris(ntri);
+    std::vector<uint8_t> keep(ntri);
+    parallel_for(uint32_t(ntri), 8192, int(std::max(1u, std::thread::hardware_concurrency())), [&](uint32_t lo, uint32_t hi) {
+        for (size_t i = lo; i < hi; ++i) {
+            Triangle& tri = tris[i];
+            tri.v0 = Point3(m * glm::dvec4(mesh.corners[3 * i + 0], 1.0));
+            tri.v1 = Point3(m * glm::dvec4(mesh.corners[3 * i + 1], 1.0));
+            tri.v2 = Point3(m * glm::dvec4(mesh.corners[3 * i + 2], 1.0));
+            // Zero area (relative to the triangle's own size) after the transform: such a
+            // triangle can never be hit, and its normal is undefined.
+            const glm::dvec3 a(tri.v0), b(tri.v1), c(tri.v2);
+            const glm::dvec3 cr = glm::cross(b - a, c - a);
+            const double area2 = glm::length(cr);
+            const double longest = std::max({glm::length(b - a), glm::length(c - a), glm::length(c - b)});
+            keep[i] = area2 > 1e-12 * longest * longest;
+            if (!keep[i]) continue;
+            if (mesh.tri_has_uv[i]) {
+                tri.has_uv = true;
+                tri.uv0 = mesh.corner_uvs[3 * i + 0];
+                tri.uv1 = mesh.corner_uvs[3 * i + 1];
+                tri.uv2 = mesh.corner_uvs[3 * i + 2];
+            }
+            if (mesh.tri_smooth[i]) {
+                glm::vec3* out[3] = {&tri.n0, &tri.n1, &tri.n2};
+                bool ok = true;
+                for (int k = 0; k < 3; ++k) {
+                    const glm::dvec3 n = normal_matrix * glm::dvec3(mesh.corner_normals[3 * i + size_t(k)]);
+                    const double len = glm::length(n);
+                    ok = ok && len > 0.0;
+                    *out[k] = ok ? glm::vec3(n / len) : glm::vec3(0.0f);
+                }
+                tri.smooth = ok;
+            }
+        }
+    });
     for (size_t i = 0; i < ntri; ++i) {
-        Triangle tri;
-        tri.v0 = Point3(m * glm::dvec4(mesh.corners[3 * i + 0], 1.0));
-        tri.v1 = Point3(m * glm::dvec4(mesh.corners[3 * i + 1], 1.0));
-        tri.v2 = Point3(m * glm::dvec4(mesh.corners[3 * i + 2], 1.0));
-        // Zero area (relative to the triangle's own size) after the transform: such a
-        // triangle can never be hit, and its normal is undefined.
-        const glm::dvec3 a(tri.v0), b(tri.v1), c(tri.v2);
-        const glm::dvec3 cr = glm::cross(b - a, c - a);
-        const double area2 = glm::length(cr);
-        const double longest = std::max({glm::length(b - a), glm::length(c - a), glm::length(c - b)});
-        if (!(area2 > 1e-12 * longest * longest)) {
+        if (!keep[i]) {
             ++degenerate;
             continue;
         }
+        Triangle& tri = tris[i];
         const int group = mesh.tri_group[i];
         const int mi = mesh.group_mtl[group];
         if (material_override) {
@@ -80,24 +110,7 @@ size_t append_mesh(Scene& scene, const ObjMesh& mesh, const std::string& path,
             if (scene_mtl[mi] < 0) scene_mtl[mi] = scene.add_material(scene_material(scene, mesh.lib.mtls[mi]));
             tri.material = static_cast<uint32_t>(scene_mtl[mi]);
         }
-        if (mesh.tri_has_uv[i]) {
-            tri.has_uv = true;
-            tri.uv0 = mesh.corner_uvs[3 * i + 0];
-            tri.uv1 = mesh.corner_uvs[3 * i + 1];
-            tri.uv2 = mesh.corner_uvs[3 * i + 2];
-        }
-        if (groups) (*groups)[group].add(a, b, c);
-        if (mesh.tri_smooth[i]) {
-            glm::vec3* out[3] = {&tri.n0, &tri.n1, &tri.n2};
-            bool ok = true;
-            for (int k = 0; k < 3; ++k) {
-                const glm::dvec3 n = normal_matrix * glm::dvec3(mesh.corner_normals[3 * i + size_t(k)]);
-                const double len = glm::length(n);
-                ok = ok && len > 0.0;
-                *out[k] = ok ? glm::vec3(n / len) : glm::vec3(0.0f);
-            }
-            tri.smooth = ok;
-        }
+        if (groups) (*groups)[group].add(glm::dvec3(tri.v0), glm::dvec3(tri.v1), glm::dvec3(tri.v2));
         scene.triangles.push_back(tri);
         ++added;
     }

@@ -12,6 +12,7 @@
 // element (edges, materials) is read past according to its declared type.
 #include "scene/load.h"
 
+#include "core/load_progress.h"
 #include "core/error.h"
 
 #include <algorithm>
@@ -182,6 +183,7 @@ private:
 size_t append_ply_mesh(Scene& scene, const std::string& path, const glm::mat4& xform,
                        std::optional<uint32_t> material, const std::string& referenced_from, int ref_line) {
     const std::string bytes = read_mesh_file(path, referenced_from, ref_line, "PLY");
+    load_progress::Stage stage("parse", 0, "bytes");
 
     // --- the header: ASCII lines up to "end_header" ---
     size_t pos = 0;

@@ -15,6 +15,7 @@
 #include "scene/obj_parse.h"
 
 #include "core/error.h"
+#include "core/load_progress.h"
 #include "core/parallel.h"
 #include "scene/obj_text.h"
 
@@ -363,8 +364,12 @@ ObjMesh parse_obj(std::string_view text, const std::string& path, PieceOptions o
         b = e;
     }
     const uint32_t n = uint32_t(pieces.size());
+    load_progress::Stage stage("parse", text.size(), "bytes");
     parallel_for(n, 1, threads, [&](uint32_t b, uint32_t e) {
-        for (uint32_t i = b; i < e; ++i) read_piece(text, pieces[i]);
+        for (uint32_t i = b; i < e; ++i) {
+            read_piece(text, pieces[i]);
+            load_progress::advance(pieces[i].end - pieces[i].begin);
+        }
     });
 
     // Where each piece's counts start; nothing after the first piece that stopped early

@@ -9,6 +9,7 @@
 //   [--screenshot, last frame: read the framebuffer]; draw the HUD;
 //   [and read it again, HUD included]; swap.
 #include "viewer/viewer_impl.h"
+#include "core/load_progress.h"
 #include "render/exposure.h"
 
 #include "render/split_executor.h"
@@ -353,7 +354,13 @@ int Viewer::run() {
 
     compiled_ = compile_scene(scene_, options_.accel, options_.build);
     env_rotation_ = scene_.environment.rotation;
-    ex_->set_scene(compiled_);
+    {
+        load_progress::Stage stage("upload", compiled_.device_bytes(), "bytes");
+        ex_->set_scene(compiled_);
+    }
+    load_progress::done();
+    std::fprintf(stderr, "bvh      %s: %.1f ms; stages %s\n", compiled_.bvh_stats.builder.c_str(),
+                 compiled_.bvh_stats.build_ms, load_progress::summary().c_str());
 #if defined(SRT_HAVE_CUDA)
     cuda_ = dynamic_cast<CudaExecutor*>(ex_.get());
     want_interop_ = cuda_ != nullptr;

@@ -34,6 +34,7 @@
 #include "cuda/check.h"
 #include "cuda/device_buffer.h"
 #include "cuda/device_scene.h"
+#include "cuda/ploc_device.h"
 #include "ray_sets.cuh"
 #include "render/scene_gpu.h"
 #include "render/stages.h"
@@ -275,9 +276,11 @@ bool parse_sizes(const char* s, std::vector<Size>& out) {
 
 const char* const kUsage =
     "usage: traversal_bench SCENE [--from X,Y,Z --at X,Y,Z --up X,Y,Z --fov DEG] [--light X,Y,Z]\n"
-    "                       [--size WxH[,WxH...]]... [--spatial-splits on|off] [--check] [--json FILE]\n"
+    "                       [--size WxH[,WxH...]]... [--spatial-splits on|off] [--bvh-build sah|ploc]\n"
+    "                       [--check] [--json FILE]\n"
     "  --size   frame sizes (repeatable; W a multiple of 8, H of 4); default 1024x768,1920x1080,3840x2160\n"
     "  --spatial-splits  the BVH build's (render's flag of that name); default on\n"
+    "  --bvh-build       the builder (render's flag): sah (the default) or ploc, on the GPU\n"
     "  --check  exit 1 where any layout's hits differ from the BVH2's on any ray set\n"
     "  --json   also write the rows to FILE\n"
     "Exits 77 where there is no CUDA device.\n";
@@ -296,7 +299,7 @@ int main(int argc, char** argv) {
     }
     struct {
         const char *from = nullptr, *at = nullptr, *up = nullptr, *light = nullptr, *fov = nullptr;
-        const char *json = nullptr, *splits = nullptr;
+        const char *json = nullptr, *splits = nullptr, *builder = nullptr;
     } opt;
     std::vector<Size> sizes;
     bool check = false;
@@ -315,6 +318,7 @@ int main(int argc, char** argv) {
         else if (f == "--light") slot = &opt.light;
         else if (f == "--json") slot = &opt.json;
         else if (f == "--spatial-splits") slot = &opt.splits;
+        else if (f == "--bvh-build") slot = &opt.builder;
         if (f == "--size") {
             if (!parse_sizes(v, sizes)) return 2;
         } else if (!slot) {
@@ -336,6 +340,19 @@ int main(int argc, char** argv) {
             return 2;
         }
         build.spatial_splits = std::string(opt.splits) == "on";
+    }
+    std::unique_ptr<PlocDevice> ploc;
+    if (opt.builder) {
+        if (std::string(opt.builder) != "sah" && std::string(opt.builder) != "ploc") {
+            std::fprintf(stderr, "traversal_bench: --bvh-build wants sah or ploc, got '%s'\n", opt.builder);
+            return 2;
+        }
+        if (std::string(opt.builder) == "ploc") {
+            std::string why;
+            ploc = make_cuda_ploc_device(why);
+            build.builder = BvhBuilder::Ploc;
+            build.device = ploc.get();
+        }
     }
     int dev_count = 0;
     if (cudaGetDeviceCount(&dev_count) != cudaSuccess || dev_count == 0) {
@@ -383,11 +400,17 @@ int main(int argc, char** argv) {
             std::printf(", the first a point at (%g, %g, %g)", l->position.x, l->position.y, l->position.z);
         std::printf(l && l->type != LightType::Point ? ", the first directional\n" : "\n");
         const BvhBuildStats& st = layouts.front().bvh_stats;
-        std::printf("# BVH2 build: spatial splits %s, %u references (%.3f a primitive), %u nodes, %.1f ms; "
-                    "collapse: BVH4 %.1f ms, BVH8 %.1f ms\n",
-                    build.spatial_splits ? "on" : "off", st.references,
+        std::printf("# BVH2 build: %s, spatial splits %s, %u references (%.3f a primitive), %u nodes, SAH cost %.2f, "
+                    "%.1f ms; collapse: BVH4 %.1f ms, BVH8 %.1f ms\n",
+                    st.builder.c_str(), build.builder == BvhBuilder::Sah && build.spatial_splits ? "on" : "off",
+                    st.references,
                     double(st.references) / double(std::max<size_t>(1, scene.triangles.size() + scene.spheres.size())),
-                    st.nodes, st.build_ms, layouts[1].bvh4_stats.build_ms, layouts[2].bvh8_stats.build_ms);
+                    st.nodes, st.sah_cost, st.build_ms, layouts[1].bvh4_stats.build_ms, layouts[2].bvh8_stats.build_ms);
+        // Each layout built its own tree: the later builds are the warm ones.
+        for (const CompiledScene& c : layouts)
+            std::printf("#   build for %s: %.2f ms%s%s%s\n", !c.nodes8.empty() ? "bvh8" : !c.nodes4.empty() ? "bvh4" : "bvh2",
+                        c.bvh_stats.build_ms, c.bvh_stats.steps.empty() ? "" : " (", c.bvh_stats.steps.c_str(),
+                        c.bvh_stats.steps.empty() ? "" : ")");
         for (const Size& sz : sizes) bench_size(scene, layouts, ds, sz, rows);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "traversal_bench: %s\n", e.what());
