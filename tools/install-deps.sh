@@ -14,6 +14,8 @@ PKGS=(
   povray xvfb xauth libgl1-mesa-dri clang libclang-rt-14-dev python3-matplotlib xz-utils
   # tests: OpenEXR's own tools (exrheader) read our EXR files; assimp writes glTF we did not
   openexr assimp-utils
+  # tools/bvh-bench: Embree 3, the CPU builder we measure ours against
+  libembree-dev
   # tests: a one-node Slurm cluster (tests/slurm)
   slurmctld slurmd slurm-client munge
 )
