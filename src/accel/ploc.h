@@ -141,18 +141,19 @@ SRT_HD_INLINE uint64_t ploc_flag(uint32_t i, const uint32_t* nn) {
 // Cluster i's part of the round: its place among the next round's clusters (its id and
 // node there) and, for the lower of a merging pair, the new node `first_new + merges
 // before it`. `sum` is the exclusive sum of the flags.
-SRT_HD_INLINE void ploc_merge(uint32_t i, const uint32_t* cluster, const PlocNode* box, const uint32_t* nn,
-                              const uint64_t* flag, const uint64_t* sum, uint32_t first_new, PlocNode* nodes,
-                              uint32_t* next_cluster, PlocNode* next_box) {
-    const uint64_t f = flag[i];
-    if ((f & 0xffffffffu) == 0) return;
-    const uint32_t place = uint32_t(sum[i] & 0xffffffffu);
+// The same, as what it makes: false where cluster i goes (the higher of a merging pair);
+// else its place and id next round (its node is nodes[id], made here if new). `f` and
+// `s` are its flag and their exclusive sum.
+SRT_HD_INLINE bool ploc_merged(uint32_t i, const uint32_t* cluster, const PlocNode* box, const uint32_t* nn,
+                               uint64_t f, uint64_t s, uint32_t first_new, PlocNode* nodes, uint32_t& place,
+                               uint32_t& id) {
+    if ((f & 0xffffffffu) == 0) return false;
+    place = uint32_t(s & 0xffffffffu);
     if ((f >> 32) == 0) {
-        next_cluster[place] = cluster[i];
-        next_box[place] = box[i];
-        return;
+        id = cluster[i];
+        return true;
     }
-    const uint32_t id = first_new + uint32_t(sum[i] >> 32);
+    id = first_new + uint32_t(s >> 32);
     const uint32_t j = nn[i];
     const PlocNode& na = box[i];
     const PlocNode& nb = box[j];
@@ -160,8 +161,15 @@ SRT_HD_INLINE void ploc_merge(uint32_t i, const uint32_t* cluster, const PlocNod
     n.lo = f4{ploc_min(na.lo.x, nb.lo.x), ploc_min(na.lo.y, nb.lo.y), ploc_min(na.lo.z, nb.lo.z), bits_float(cluster[i])};
     n.hi = f4{ploc_max(na.hi.x, nb.hi.x), ploc_max(na.hi.y, nb.hi.y), ploc_max(na.hi.z, nb.hi.z), bits_float(cluster[j])};
     nodes[id] = n;
+    return true;
+}
+SRT_HD_INLINE void ploc_merge(uint32_t i, const uint32_t* cluster, const PlocNode* box, const uint32_t* nn,
+                              const uint64_t* flag, const uint64_t* sum, uint32_t first_new, PlocNode* nodes,
+                              uint32_t* next_cluster, PlocNode* next_box) {
+    uint32_t place, id;
+    if (!ploc_merged(i, cluster, box, nn, flag[i], sum[i], first_new, nodes, place, id)) return;
     next_cluster[place] = id;
-    next_box[place] = n;
+    next_box[place] = nodes[id];
 }
 
 // The leaf node of the k-th primitive in Morton order.

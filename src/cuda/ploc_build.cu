@@ -100,44 +100,57 @@ __global__ void k_merge(const RoundState* state, const uint32_t* cluster, const 
     }
 }
 
-// The last rounds, once few clusters are left, in one block: __syncthreads stands in for
-// the launches between a round's steps, whose cost (some 5 us each, four a round) is
-// most of a round's there. The same steps, so the same tree.
+// The last rounds, once few clusters are left, in one block, the clusters' boxes in its
+// shared memory: __syncthreads stands in for the launches between a round's steps, whose
+// cost (some 5 us each, four a round) is most of a round's there, and the neighbour search
+// reads shared memory, not L2. The same steps, so the same tree: a round's merges are
+// worked out (ploc_merged) before any cluster moves to its place, so the boxes can move
+// in place; a cluster's box is its node's, so each mover reads it from `nodes`.
 constexpr int kTailThreads = 1024;
-constexpr int kTailItems = 8;
+constexpr int kTailItems = 4;
 constexpr uint32_t kTailClusters = uint32_t(kTailThreads * kTailItems);
+constexpr size_t kTailShared = kTailClusters * (sizeof(PlocNode) + 2 * sizeof(uint32_t));
 
 __global__ void __launch_bounds__(kTailThreads)
-    k_tail(RoundState* state, uint32_t* cluster_a, uint32_t* cluster_b, PlocNode* box_a, PlocNode* box_b, uint32_t* nn,
-           uint64_t* flag, uint64_t* sum, PlocNode* nodes, uint32_t rounds_left, uint32_t* rounds_run) {
+    k_tail(RoundState* state, const uint32_t* cluster_in, const PlocNode* box_in, PlocNode* nodes,
+           uint32_t rounds_left, uint32_t* rounds_run) {
     using Scan = cub::BlockScan<uint64_t, kTailThreads>;
     __shared__ typename Scan::TempStorage scan;
-    uint32_t* cluster[2] = {cluster_a, cluster_b};
-    PlocNode* box[2] = {box_a, box_b};
+    extern __shared__ uint4 tail_shared[];
+    PlocNode* box = reinterpret_cast<PlocNode*>(tail_shared);
+    uint32_t* cluster = reinterpret_cast<uint32_t*>(box + kTailClusters);
+    uint32_t* nn = cluster + kTailClusters;
     uint32_t count = state->count, made = state->made, rounds = 0;
-    int cur = 0;
+    for (uint32_t i = threadIdx.x; i < count; i += blockDim.x) {
+        box[i] = box_in[i];
+        cluster[i] = cluster_in[i];
+    }
+    __syncthreads();
     while (count > 1 && rounds < rounds_left) {
-        for (uint32_t i = threadIdx.x; i < count; i += blockDim.x) nn[i] = ploc_nearest(i, count, box[cur]);
+        for (uint32_t i = threadIdx.x; i < count; i += blockDim.x) nn[i] = ploc_nearest(i, count, box);
         __syncthreads();
-        uint64_t items[kTailItems];
+        uint64_t flag[kTailItems], sum[kTailItems];
         for (int k = 0; k < kTailItems; ++k) {
             const uint32_t i = threadIdx.x * kTailItems + uint32_t(k);
-            items[k] = i < count ? ploc_flag(i, nn) : 0u;
-            if (i < count) flag[i] = items[k];
+            flag[k] = i < count ? ploc_flag(i, nn) : 0u;
         }
         uint64_t total;
-        Scan(scan).ExclusiveSum(items, items, total);
+        Scan(scan).ExclusiveSum(flag, sum, total);
+        uint32_t place[kTailItems], id[kTailItems];
+        bool moves[kTailItems];
         for (int k = 0; k < kTailItems; ++k) {
             const uint32_t i = threadIdx.x * kTailItems + uint32_t(k);
-            if (i < count) sum[i] = items[k];
+            moves[k] = i < count && ploc_merged(i, cluster, box, nn, flag[k], sum[k], made, nodes, place[k], id[k]);
         }
-        __syncthreads();
-        for (uint32_t i = threadIdx.x; i < count; i += blockDim.x)
-            ploc_merge(i, cluster[cur], box[cur], nn, flag, sum, made, nodes, cluster[cur ^ 1], box[cur ^ 1]);
+        __syncthreads();  // every box read; the new nodes written
+        for (int k = 0; k < kTailItems; ++k)
+            if (moves[k]) {
+                cluster[place[k]] = id[k];
+                box[place[k]] = nodes[id[k]];
+            }
         __syncthreads();
         made += uint32_t(total >> 32);
         count = uint32_t(total & 0xffffffffu);
-        cur ^= 1;
         ++rounds;
     }
     if (threadIdx.x == 0) {
@@ -323,9 +336,9 @@ public:
             const int in = round & 1;
             DeviceBuffer<uint32_t> tail_rounds;
             tail_rounds.allocate(1, "PLOC rounds");
-            k_tail<<<1, kTailThreads>>>(state.get() + in, cluster[in].get(), cluster[in ^ 1].get(), box[in].get(),
-                                        box[in ^ 1].get(), nn.get(), flag.get(), sum.get(), nodes.get(),
-                                        kPlocMaxRounds - uint32_t(round), tail_rounds.get());
+            CUDA_CHECK(cudaFuncSetAttribute(k_tail, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kTailShared)));
+            k_tail<<<1, kTailThreads, kTailShared>>>(state.get() + in, cluster[in].get(), box[in].get(), nodes.get(),
+                                                     kPlocMaxRounds - uint32_t(round), tail_rounds.get());
             CUDA_CHECK_LAUNCH("k_tail");
             uint32_t ran = 0;
             RoundState now;
