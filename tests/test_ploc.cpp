@@ -224,9 +224,7 @@ TEST(Ploc, TheSameTreeEveryBuild) {
 
 TEST(Ploc, TreeQualityNearTheSahBuilders) {
     // Meister and Bittner report PLOC's SAH cost within a few percent of a full sweep
-    // SAH build; the clustering must not be far behind binned SAH without splits. A
-    // clustering that took any neighbour but the nearest (radius 1: Morton order alone)
-    // is 30-40% behind on such boxes.
+    // SAH build; the clustering must not be far behind binned SAH without splits.
     const std::vector<BuildPrim> p = prims_of(random_boxes(20000, 9));
     const Bvh ploc = build_bvh_ploc(p, nullptr);
     const Bvh sah = build_bvh(p, BvhBuildOptions{false});
