@@ -12,10 +12,11 @@
 namespace srt::app {
 
 namespace {
-// The model behind `auto` (docs/performance.md "Choosing the builder" has the figures):
-// the SAH builder with spatial splits costs about kSahCoreUsPerPrim microseconds of one
-// core per primitive; its tree traces about kPlocGap faster than PLOC's. It pays where
-// the rays traced outweigh the build: rays * kPlocGap / rate > primitives * cost.
+// The model behind `auto`, from Conference's figures (docs/performance.md, "The GPU
+// builder (PLOC)" and "Spatial splits"): the SAH builder with spatial splits costs about
+// kSahCoreUsPerPrim microseconds of one core per primitive, and its tree traces up to
+// about kPlocGap faster than PLOC's. It pays where the rays traced outweigh the build:
+// rays * kPlocGap / rate > primitives * cost.
 constexpr double kSahCoreUsPerPrim = 6.5;
 constexpr double kPlocGap = 0.15;
 constexpr double kGpuRaysPerS = 2e9;
@@ -55,7 +56,9 @@ BuildChoice choose_bvh_build(const SceneOptions& so, Backend backend, Purpose pu
                       "its build cost %.3g s", rays, primitives, trace_s, build_s);
         c.why = buf;
     }
+    // The device only where PLOC runs on it: a choice of the SAH builder holds none.
     if (c.options.builder == BvhBuilder::Ploc) c.options.device = c.device.get();
+    else c.device.reset();
     return c;
 }
 
