@@ -6,12 +6,15 @@
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <atomic>
 #include <future>
 #include <thread>
 #include <chrono>
 #include <cmath>
 #include <cassert>
+
+#include <immintrin.h>
 
 namespace srt {
 namespace {
@@ -65,21 +68,146 @@ struct Subtree {
     }
 };
 
+// Nodes of at most this many references sort them by bin rather than fill 32 bins an
+// axis: the same bins, boxes and counts, so the same split, without clearing 2.7 KB of
+// bins at every node near the leaves.
+constexpr uint32_t kFewRefs = 16;
+
+glm::vec3 scale_of(const glm::vec3& extent) { return float(kBins) / glm::max(extent, glm::vec3(1e-30f)); }
+
+// The SAH sweep on axis a of a node of a few references: their bins (bin_of), sorted.
+template <class BinOf>
+SahSweep sweep_few(RefRange refs, int a, const BinOf& bin_of) {
+    std::array<int, kFewRefs> bin, order;
+    const int n = int(refs.size());
+    for (int i = 0; i < n; ++i) {
+        bin[size_t(i)] = bin_of(refs.first[i].box.centre(), a);
+        int j = i;  // insertion sort of the indices by bin
+        while (j > 0 && bin[size_t(order[size_t(j - 1)])] > bin[size_t(i)]) {
+            order[size_t(j)] = order[size_t(j - 1)];
+            --j;
+        }
+        order[size_t(j)] = i;
+    }
+    std::array<BuildBox, kFewRefs> box;
+    std::array<uint32_t, kFewRefs> count;
+    std::array<int, kFewRefs> run_bin;
+    int m = 0;
+    for (int k = 0; k < n; ++k) {
+        const int i = order[size_t(k)];
+        if (m == 0 || run_bin[size_t(m - 1)] != bin[size_t(i)]) {
+            box[size_t(m)] = BuildBox{};
+            count[size_t(m)] = 0;
+            run_bin[size_t(m++)] = bin[size_t(i)];
+        }
+        box[size_t(m - 1)].grow(refs.first[i].box);
+        ++count[size_t(m - 1)];
+    }
+    return sweep_runs(box.data(), count.data(), count.data(), run_bin.data(), m);
+}
+
+// Boxes in SSE registers for the passes over every reference (binning, partitioning,
+// bounds): a box grows as BuildBox::grow grows it, bit for bit. glm::min(a, b) is
+// (b < a) ? b : a, which is minps(b, a), the signs of zeros included; glm::max(a, b) is
+// (a < b) ? b : a, maxps(b, a). The fourth lane is unused.
+struct Box4 {
+    __m128 lo = _mm_set1_ps(1e30f), hi = _mm_set1_ps(-1e30f);
+    void grow(__m128 l, __m128 h) {
+        lo = _mm_min_ps(l, lo);
+        hi = _mm_max_ps(h, hi);
+    }
+    Box box() const {
+        alignas(16) float l[4], h[4];
+        _mm_store_ps(l, lo);
+        _mm_store_ps(h, hi);
+        return Box{glm::vec3(l[0], l[1], l[2]), glm::vec3(h[0], h[1], h[2])};
+    }
+};
+// A reference's box corners: lo.xyz and hi.x; hi.xyz and the prim index (BuildRef's 28
+// bytes, read within the reference).
+static_assert(sizeof(BuildRef) == 28 && offsetof(BuildRef, box) == 0 && sizeof(Box) == 24);
+inline __m128 ref_lo(const BuildRef& r) { return _mm_loadu_ps(&r.box.lo.x); }
+inline __m128 ref_hi(const BuildRef& r) { return _mm_loadu_ps(&r.box.hi.x); }
+// BuildBox::centre, 0.5f * (lo + hi), lane by lane.
+inline __m128 centre4(__m128 lo, __m128 hi) { return _mm_mul_ps(_mm_add_ps(lo, hi), _mm_set1_ps(0.5f)); }
+
+// A run of references' bounds: their boxes' and their centres'.
+struct Bounds {
+    Box box, centres;
+    bool valid = false;
+    const Bounds* known() const { return valid ? this : nullptr; }
+};
+
+// std::partition's order (libstdc++'s for bidirectional iterators: from both ends, a
+// swap per pair out of place), so that the tree is the one it gave; each reference is
+// tested once, and its bounds go to its side's.
+template <class Left>
+BuildRef* partition_with_bounds(RefRange refs, Bounds sides[2], Left goes_left) {
+    BuildRef* first = refs.begin();
+    BuildRef* last = refs.end();
+    Box4 box[2], centres[2];
+    const auto test = [&](const BuildRef& r) {
+        const __m128 lo = ref_lo(r), hi = ref_hi(r), c4 = centre4(lo, hi);
+        alignas(16) float c[4];
+        _mm_store_ps(c, c4);
+        const int side = goes_left(glm::vec3(c[0], c[1], c[2])) ? 0 : 1;
+        box[side].grow(lo, hi);
+        centres[side].grow(c4, c4);
+        return side == 0;
+    };
+    const auto done = [&](BuildRef* at) {
+        for (int k = 0; k < 2; ++k) sides[k] = Bounds{box[k].box(), centres[k].box(), true};
+        return at;
+    };
+    for (;;) {
+        for (;;) {
+            if (first == last) return done(first);
+            if (!test(*first)) break;
+            ++first;
+        }
+        --last;
+        for (;;) {
+            if (first == last) return done(first);
+            if (test(*last)) break;
+            --last;
+        }
+        std::iter_swap(first, last);
+        ++first;
+    }
+}
+
 class Builder {
 public:
     Builder(const std::vector<BuildPrim>& prims, const BvhBuildOptions& options)
         : prims_(prims), options_(options),
           threads_left_(int(std::max(1u, std::thread::hardware_concurrency())) - 1) {}
 
-    // Builds the subtree over `refs` (which it frees) into `out`; `allowance` is how many
-    // references its spatial splits may add.
-    int build(Subtree& out, std::vector<BuildRef>& refs, uint32_t depth, size_t allowance) {
+    // Builds the subtree over store[b, e) into `out`; `allowance` is how many references
+    // its spatial splits may add. An object split partitions the run in place and its
+    // children build over its two halves; a spatial split deals the references into two
+    // new vectors. `owned`: the node's run is all of `store`, which it may free once a
+    // spatial split has copied it (so that the references held along a path shrink as
+    // the nodes do).
+    // `bounds`, where the parent's partition has computed them: the run's boxes' bounds and
+    // their centres'.
+    int build(Subtree& out, std::vector<BuildRef>& store, size_t b, size_t e, bool owned, uint32_t depth,
+              size_t allowance, const Bounds* bounds = nullptr) {
         const int index = int(out.nodes.size());
         out.nodes.emplace_back();
+        const RefRange refs{store.data() + b, e - b};
         Box box, cbox;
-        for (const BuildRef& r : refs) {
-            box.grow(r.box);
-            cbox.grow(r.box.centre());
+        if (bounds) {
+            box = bounds->box;
+            cbox = bounds->centres;
+        } else {
+            Box4 b4, c4;
+            for (const BuildRef& r : refs) {
+                const __m128 lo = ref_lo(r), hi = ref_hi(r), c = centre4(lo, hi);
+                b4.grow(lo, hi);
+                c4.grow(c, c);
+            }
+            box = b4.box();
+            cbox = c4.box();
         }
         out.nodes[index].box = box;
         if (depth == 0) root_area_ = std::max(box.area(), 1e-30f);
@@ -87,30 +215,46 @@ public:
 
         std::vector<BuildRef> left, right;
         uint32_t cut = 0;
-        if (refs.size() > 1 && split(box, cbox, refs, depth, allowance, left, right, cut)) {
-            out.spatial_splits += cut > 0;
-            std::vector<BuildRef>().swap(refs);  // free before the subtrees grow theirs
-            const size_t rest = allowance - std::min(allowance, size_t(cut));
-            const size_t left_share = size_t(double(rest) * double(left.size()) / double(left.size() + right.size()));
-            int l, r;
-            if (right.size() >= kParallelRefs && take_thread()) {
-                Subtree rt;
-                auto other = std::async(std::launch::async, [&] { build(rt, right, depth + 1, rest - left_share); });
-                l = build(out, left, depth + 1, left_share);
-                other.get();
-                threads_left_.fetch_add(1);
-                r = out.append(std::move(rt));
-            } else {
-                l = build(out, left, depth + 1, left_share);
-                r = build(out, right, depth + 1, rest - left_share);
-            }
-            out.nodes[index].left = l;
-            out.nodes[index].right = r;
-        } else {
+        size_t mid = 0;
+        Bounds sides[2];
+        const Split kind = refs.size() > 1 ? split(box, cbox, refs, depth, allowance, left, right, cut, mid, sides) : Split::Leaf;
+        if (kind == Split::Leaf) {
             out.nodes[index].first = uint32_t(out.order.size());
             out.nodes[index].count = uint32_t(refs.size());
             for (const BuildRef& r : refs) out.order.push_back(r.prim);
+            return index;
         }
+        out.spatial_splits += cut > 0;
+        if (kind == Split::Spatial && owned) std::vector<BuildRef>().swap(store);
+        const size_t nl = kind == Split::Spatial ? left.size() : mid, nr = kind == Split::Spatial ? right.size() : refs.size() - mid;
+        const size_t rest = allowance - std::min(allowance, size_t(cut));
+        const size_t left_share = size_t(double(rest) * double(nl) / double(nl + nr));
+        const auto build_left = [&](Subtree& t) {
+            return kind == Split::Spatial ? build(t, left, 0, nl, true, depth + 1, left_share)
+                                          : build(t, store, b, b + mid, false, depth + 1, left_share, sides[0].known());
+        };
+        const auto build_right = [&](Subtree& t) {
+            return kind == Split::Spatial ? build(t, right, 0, nr, true, depth + 1, rest - left_share)
+                                          : build(t, store, b + mid, e, false, depth + 1, rest - left_share, sides[1].known());
+        };
+        int l, r;
+        if (nr >= kParallelRefs && take_thread()) {
+            Subtree rt;
+            auto other = std::async(std::launch::async, [&] { build_right(rt); });
+            l = build_left(out);
+            // A thread that waits holds no core: its slot goes back before the wait, so
+            // that the other side, if it is the larger, can split its work again. (When
+            // the other side ends, so have the threads it started: the count is right
+            // again.)
+            threads_left_.fetch_add(1);
+            other.get();
+            r = out.append(std::move(rt));
+        } else {
+            l = build_left(out);
+            r = build_right(out);
+        }
+        out.nodes[index].left = l;
+        out.nodes[index].right = r;
         return index;
     }
 
@@ -119,61 +263,76 @@ public:
     }
 
 private:
-    // Chooses a split and deals the references to its sides; returns false to make a leaf.
-    bool split(const Box& box, const Box& cbox, std::vector<BuildRef>& refs, uint32_t depth, size_t allowance,
-               std::vector<BuildRef>& left, std::vector<BuildRef>& right, uint32_t& cut) {
+    enum class Split { Leaf, Object, Spatial };
+
+    // Chooses a split: a leaf; an object split, `refs` partitioned in place at `mid`; or a
+    // spatial split, the references dealt into `left` and `right` (`cut` of them cut).
+    // An object split by the SAH also gives each side's bounds (`sides`).
+    Split split(const Box& box, const Box& cbox, RefRange refs, uint32_t depth, size_t allowance,
+                std::vector<BuildRef>& left, std::vector<BuildRef>& right, uint32_t& cut, size_t& mid, Bounds sides[2]) {
         const uint32_t count = uint32_t(refs.size());
         const glm::vec3 extent = cbox.hi - cbox.lo;
         int axis = 0;
         if (extent.y > extent[axis]) axis = 1;
         if (extent.z > extent[axis]) axis = 2;
 
-        const auto deal = [&](std::vector<BuildRef>::iterator mid) {
-            left.assign(refs.begin(), mid);
-            right.assign(mid, refs.end());
-            return true;
-        };
         auto median_split = [&]() {
-            const auto mid = refs.begin() + count / 2;
-            std::nth_element(refs.begin(), mid, refs.end(), [&](const BuildRef& a, const BuildRef& b) {
+            BuildRef* const m = refs.begin() + count / 2;
+            std::nth_element(refs.begin(), m, refs.end(), [&](const BuildRef& a, const BuildRef& b) {
                 return a.box.centre()[axis] < b.box.centre()[axis];
             });
-            return deal(mid);
+            mid = count / 2;
+            return Split::Object;
         };
         if (extent[axis] <= 0.0f) {
             // All centroids coincide: SAH cannot separate them. Split by count only
             // when a leaf would be too big.
-            return count > uint32_t(kMaxLeafPrims) ? median_split() : false;
+            return count > uint32_t(kMaxLeafPrims) ? median_split() : Split::Leaf;
         }
         if (depth >= kMedianSplitDepth) return median_split();
 
+        const glm::vec3 scale = scale_of(extent);
+        const auto bin_of = [&](const glm::vec3& c, int a) { return std::min(kBins - 1, int((c[a] - cbox.lo[a]) * scale[a])); };
         // Binned SAH over all three axes, on the references' centroids.
         float best_cost = 1e30f;
         int best_axis = -1, best_bin = -1;
         Box best_left, best_right;
-        // One pass over the references bins them on all three axes.
-        std::array<std::array<Box, kBins>, 3> bins{};
-        std::array<std::array<uint32_t, kBins>, 3> counts{};
-        const glm::vec3 scale = float(kBins) / glm::max(extent, glm::vec3(1e-30f));
-        for (const BuildRef& r : refs) {
-            const glm::vec3 c = r.box.centre();
-            for (int a = 0; a < 3; ++a) {
-                const int b = std::min(kBins - 1, int((c[a] - cbox.lo[a]) * scale[a]));
-                counts[size_t(a)][size_t(b)]++;
-                bins[size_t(a)][size_t(b)].grow(r.box);
-            }
-        }
-        for (int a = 0; a < 3; ++a) {
-            if (extent[a] <= 0.0f) continue;
-            const std::array<Box, kBins>& bin_box = bins[size_t(a)];
-            const std::array<uint32_t, kBins>& bin_count = counts[size_t(a)];
-            const SahSweep sw = sweep_bins(bin_box.data(), bin_count.data(), bin_count.data(), kBins);
+        const auto consider = [&](int a, const SahSweep& sw) {
             if (sw.plane >= 0 && sw.cost < best_cost) {
                 best_cost = sw.cost;
                 best_axis = a;
                 best_bin = sw.plane - 1;
                 best_left = sw.left;
                 best_right = sw.right;
+            }
+        };
+        if (count <= kFewRefs) {
+            for (int a = 0; a < 3; ++a)
+                if (extent[a] > 0.0f) consider(a, sweep_few(refs, a, bin_of));
+        } else {
+            // One pass over the references bins them on all three axes: bin_of's
+            // arithmetic, lane by lane.
+            std::array<std::array<Box4, kBins>, 3> bins4;
+            std::array<std::array<uint32_t, kBins>, 3> counts{};
+            const __m128 lo4 = _mm_setr_ps(cbox.lo.x, cbox.lo.y, cbox.lo.z, 0.0f);
+            const __m128 scale4 = _mm_setr_ps(scale.x, scale.y, scale.z, 0.0f);
+            for (const BuildRef& r : refs) {
+                const __m128 lo = ref_lo(r), hi = ref_hi(r);
+                alignas(16) int32_t bin[4];
+                _mm_store_si128(reinterpret_cast<__m128i*>(bin),
+                                _mm_cvttps_epi32(_mm_mul_ps(_mm_sub_ps(centre4(lo, hi), lo4), scale4)));
+                for (int a = 0; a < 3; ++a) {
+                    const int b = std::min(kBins - 1, bin[a]);
+                    counts[size_t(a)][size_t(b)]++;
+                    bins4[size_t(a)][size_t(b)].grow(lo, hi);
+                }
+            }
+            for (int a = 0; a < 3; ++a) {
+                if (!(extent[a] > 0.0f)) continue;
+                std::array<Box, kBins> bins;
+                for (int b = 0; b < kBins; ++b)
+                    if (counts[size_t(a)][size_t(b)] > 0) bins[size_t(b)] = bins4[size_t(a)][size_t(b)].box();
+                consider(a, sweep_bins(bins.data(), counts[size_t(a)].data(), counts[size_t(a)].data(), kBins));
             }
         }
         // A spatial split, where the object split's children overlap.
@@ -185,26 +344,28 @@ private:
         const float cost = std::min(best_cost, spatial.cost());
         const float leaf_cost = float(count);
         const float split_cost = kTraversalCost + cost / std::max(box.area(), 1e-30f);
-        if (best_axis < 0 && spatial.axis < 0) return count > uint32_t(kMaxLeafPrims) ? median_split() : false;
-        if (count <= uint32_t(kMaxLeafPrims) && split_cost >= leaf_cost) return false;
+        if (best_axis < 0 && spatial.axis < 0) return count > uint32_t(kMaxLeafPrims) ? median_split() : Split::Leaf;
+        if (count <= uint32_t(kMaxLeafPrims) && split_cost >= leaf_cost) return Split::Leaf;
 
         if (spatial.cost() < best_cost) {
             cut = partition_spatial(prims_, spatial, refs, left, right);
-            if (!left.empty() && !right.empty()) return true;
+            if (!left.empty() && !right.empty()) return Split::Spatial;
             cut = 0;
+            left.clear();
+            right.clear();
             if (best_axis < 0) return median_split();
         }
 
-        const float lo = cbox.lo[best_axis];
-        const auto mid = std::partition(refs.begin(), refs.end(), [&](const BuildRef& r) {
-            const int b = std::min(kBins - 1, int((r.box.centre()[best_axis] - lo) * scale[best_axis]));
-            return b <= best_bin;
+        BuildRef* const m = partition_with_bounds(refs, sides, [&](const glm::vec3& c) {
+            return bin_of(c, best_axis) <= best_bin;
         });
-        if (mid == refs.begin() || mid == refs.end()) {
+        if (m == refs.begin() || m == refs.end()) {
             axis = best_axis;
+            sides[0] = sides[1] = Bounds{};
             return median_split();
         }
-        return deal(mid);
+        mid = size_t(m - refs.begin());
+        return Split::Object;
     }
 
     bool take_thread() {
@@ -254,7 +415,7 @@ Bvh build_bvh(const std::vector<BuildPrim>& prims, const BvhBuildOptions& option
         std::vector<BuildRef> refs(prims.size());
         for (size_t i = 0; i < prims.size(); ++i) refs[i] = BuildRef{Box{prims[i].lo, prims[i].hi}, uint32_t(i)};
         tree.nodes.reserve(2 * prims.size());
-        b.build(tree, refs, 0, b.initial_allowance());
+        b.build(tree, refs, 0, refs.size(), true, 0, b.initial_allowance());
     }
     bvh.order = std::move(tree.order);
     const std::vector<BuildNode>& bn = tree.nodes;

@@ -95,27 +95,46 @@ void split_reference_as(const BuildPrim& p, const BuildRef& r, int axis, float p
 }  // namespace
 
 SahSweep sweep_bins(const BuildBox* bin_box, const uint32_t* enter, const uint32_t* leave, int bins) {
+    // Only the bins that hold something: every plane in a run of empty bins has the same
+    // sides, boxes and counts (an empty box grows nothing), so the first plane of the run,
+    // the one after the last bin that holds something, is the one the full sweep picks.
+    // Near the leaves most of the 32 bins are empty.
+    std::array<BuildBox, kMaxSweepBins> box;
+    std::array<uint32_t, kMaxSweepBins> in, out;
+    std::array<int, kMaxSweepBins> bin;
+    int m = 0;
+    for (int b = 0; b < bins; ++b)
+        if (enter[b] != 0 || leave[b] != 0 || !bin_box[b].empty()) {
+            box[size_t(m)] = bin_box[b];
+            in[size_t(m)] = enter[b];
+            out[size_t(m)] = leave[b];
+            bin[size_t(m++)] = b;
+        }
+    return sweep_runs(box.data(), in.data(), out.data(), bin.data(), m);
+}
+
+SahSweep sweep_runs(const BuildBox* box, const uint32_t* enter, const uint32_t* leave, const int* bin, int m) {
     // From the right, then from the left.
-    std::array<BuildBox, kMaxSweepBins> right_box{};
-    std::array<uint32_t, kMaxSweepBins> right_count{};
+    std::array<BuildBox, kMaxSweepBins> right_box;
+    std::array<uint32_t, kMaxSweepBins> right_count;
     BuildBox acc;
     uint32_t n = 0;
-    for (int b = bins - 1; b > 0; --b) {
-        acc.grow(bin_box[b]);
-        n += leave[b];
-        right_box[size_t(b)] = acc;
-        right_count[size_t(b)] = n;
+    for (int k = m - 1; k > 0; --k) {
+        acc.grow(box[k]);
+        n += leave[k];
+        right_box[size_t(k)] = acc;
+        right_count[size_t(k)] = n;
     }
     SahSweep best;
     acc = BuildBox{};
     n = 0;
-    for (int b = 0; b < bins - 1; ++b) {
-        acc.grow(bin_box[b]);
-        n += enter[b];
-        const uint32_t nr = right_count[size_t(b + 1)];
+    for (int k = 0; k < m - 1; ++k) {
+        acc.grow(box[k]);
+        n += enter[k];
+        const uint32_t nr = right_count[size_t(k + 1)];
         if (n == 0 || nr == 0) continue;
-        const float cost = acc.area() * float(n) + right_box[size_t(b + 1)].area() * float(nr);
-        if (cost < best.cost) best = SahSweep{cost, b + 1, acc, right_box[size_t(b + 1)], n, nr};
+        const float cost = acc.area() * float(n) + right_box[size_t(k + 1)].area() * float(nr);
+        if (cost < best.cost) best = SahSweep{cost, bin[k] + 1, acc, right_box[size_t(k + 1)], n, nr};
     }
     return best;
 }
@@ -128,8 +147,7 @@ void split_reference(const BuildPrim& p, const BuildRef& r, int axis, float plan
 namespace {
 
 // The best spatial split of the node along axis a.
-SpatialSplit best_on_axis(const std::vector<BuildPrim>& prims, const BuildBox& box, const std::vector<BuildRef>& refs,
-                          int a) {
+SpatialSplit best_on_axis(const std::vector<BuildPrim>& prims, const BuildBox& box, RefRange refs, int a) {
     SpatialSplit best;
     if (!(box.hi[a] > box.lo[a])) return best;
     const int bins = spatial_bins(refs.size());
@@ -161,8 +179,7 @@ constexpr size_t kParallelAxesRefs = 32768;
 
 }  // namespace
 
-SpatialSplit find_spatial_split(const std::vector<BuildPrim>& prims, const BuildBox& box,
-                                const std::vector<BuildRef>& refs) {
+SpatialSplit find_spatial_split(const std::vector<BuildPrim>& prims, const BuildBox& box, RefRange refs) {
     SpatialSplit axis[3];
     if (refs.size() >= kParallelAxesRefs) {
         auto y = std::async(std::launch::async, [&] { return best_on_axis(prims, box, refs, 1); });
@@ -179,9 +196,8 @@ SpatialSplit find_spatial_split(const std::vector<BuildPrim>& prims, const Build
     return best;
 }
 
-uint32_t partition_spatial(const std::vector<BuildPrim>& prims, const SpatialSplit& s,
-                           const std::vector<BuildRef>& refs, std::vector<BuildRef>& left,
-                           std::vector<BuildRef>& right) {
+uint32_t partition_spatial(const std::vector<BuildPrim>& prims, const SpatialSplit& s, RefRange refs,
+                           std::vector<BuildRef>& left, std::vector<BuildRef>& right) {
     const int a = s.axis;
     left.clear();
     right.clear();

@@ -40,6 +40,15 @@ struct BuildRef {
     uint32_t prim = 0;  // index into the builder's BuildPrim array
 };
 
+// A node's references: a run of a vector the builder partitions in place.
+struct RefRange {
+    BuildRef* first = nullptr;
+    size_t count = 0;
+    BuildRef* begin() const { return first; }
+    BuildRef* end() const { return first + count; }
+    size_t size() const { return count; }
+};
+
 // The SAH's sweep over the bins of one axis: for each plane between two bins, the cost
 // area(left) * left count + area(right) * right count (unnormalised), where a reference
 // counts on the left from the bin it enters and on the right up to the bin it leaves (an
@@ -54,6 +63,9 @@ struct SahSweep {
     uint32_t left_count = 0, right_count = 0;
 };
 SahSweep sweep_bins(const BuildBox* bin_box, const uint32_t* enter, const uint32_t* leave, int bins);  // bins <= kMaxSweepBins
+// The same sweep over the m bins that hold something, given in order: bin[k] is the
+// index of the k-th, whose plane on the right is bin[k] + 1 (m <= kMaxSweepBins).
+SahSweep sweep_runs(const BuildBox* box, const uint32_t* enter, const uint32_t* leave, const int* bin, int m);
 
 // The parts of reference `r` (of primitive `p`) on either side of the plane x[axis] =
 // plane: boxes that contain every point of the primitive inside r.box on that side,
@@ -72,15 +84,13 @@ struct SpatialSplit {
     SahSweep sweep;
     float cost() const { return sweep.cost; }
 };
-SpatialSplit find_spatial_split(const std::vector<BuildPrim>& prims, const BuildBox& box,
-                                const std::vector<BuildRef>& refs);
+SpatialSplit find_spatial_split(const std::vector<BuildPrim>& prims, const BuildBox& box, RefRange refs);
 
 // Deals `refs` to the two sides of split `s`: a reference on one side goes there, and
 // one across the plane is cut in two, unless keeping it whole on one side costs less
 // (Stich et al.'s reference unsplitting). Returns how many references were cut. Either
 // side may come back empty (then the caller splits otherwise).
-uint32_t partition_spatial(const std::vector<BuildPrim>& prims, const SpatialSplit& s,
-                           const std::vector<BuildRef>& refs, std::vector<BuildRef>& left,
-                           std::vector<BuildRef>& right);
+uint32_t partition_spatial(const std::vector<BuildPrim>& prims, const SpatialSplit& s, RefRange refs,
+                           std::vector<BuildRef>& left, std::vector<BuildRef>& right);
 
 }  // namespace srt

@@ -5,7 +5,10 @@
 // (which adds spatial splits) against ours with them; its low and our PLOC on the host
 // are the quick builds.
 //
-//   bvh_bench SCENE [--runs N]
+//   bvh_bench SCENE [--runs N] [--only NAME]
+//
+// --only runs the one builder whose name contains NAME (`medium`, `splits`, `PLOC`...),
+// for a profiler.
 #include "accel/bvh.h"
 #include "accel/ploc.h"
 #include "scene/load.h"
@@ -50,8 +53,16 @@ int main(int argc, char** argv) {
         return 2;
     }
     int runs = 5;
-    for (int a = 2; a + 1 < argc; a += 2)
+    std::string only;
+    for (int a = 2; a + 1 < argc; a += 2) {
         if (std::string(argv[a]) == "--runs") runs = std::max(1, std::atoi(argv[a + 1]));
+        else if (std::string(argv[a]) == "--only") only = argv[a + 1];
+        else {
+            std::fprintf(stderr, "bvh_bench: unknown flag '%s' (--runs N, --only NAME)\n", argv[a]);
+            return 2;
+        }
+    }
+    const auto chosen = [&](const char* name) { return only.empty() || std::string(name).find(only) != std::string::npos; };
     Scene scene;
     try {
         scene = load_scene(argv[1]);
@@ -91,6 +102,7 @@ int main(int argc, char** argv) {
                    {"embree 3 medium", RTC_BUILD_QUALITY_MEDIUM},
                    {"embree 3 high (spatial splits)", RTC_BUILD_QUALITY_HIGH}};
     for (const auto& q : kEmbree) {
+        if (!chosen(q.name)) continue;
         const Timing t = time_runs(runs, [&] {
             RTCScene s = rtcNewScene(device);
             rtcSetSceneBuildQuality(s, q.quality);
@@ -117,6 +129,7 @@ int main(int argc, char** argv) {
                  {"ours: SAH, no spatial splits", BvhBuildOptions{false, BvhBuilder::Sah, nullptr}},
                  {"ours: SAH with spatial splits", BvhBuildOptions{true, BvhBuilder::Sah, nullptr}}};
     for (const auto& o : kOurs) {
+        if (!chosen(o.name)) continue;
         Bvh bvh;
         const Timing t = time_runs(runs, [&] { bvh = build_bvh(prims, o.options); });
         std::printf("%-32s %10.1f %8.1f-%-9.1f %10.2f %10u\n", o.name, t.median, t.lo, t.hi, bvh.stats.sah_cost,
