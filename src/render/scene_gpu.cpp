@@ -7,8 +7,12 @@
 #include "render/mip_chain.h"
 #include "render/srgb.h"
 
+#include "core/parallel.h"
+
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <thread>
 
 namespace srt {
 
@@ -176,11 +180,17 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel, const BvhBuil
     struct Corners {
         glm::vec3 v0, v1, v2;
     };
+    // Every per-primitive pass runs on every core: each element is a function of its
+    // index alone, so the arrays are the same whatever the threads.
+    const int threads = int(std::max(1u, std::thread::hardware_concurrency()));
+    constexpr uint32_t kGrain = 16384;
     std::vector<Corners> tris(scene.triangles.size());
-    for (size_t i = 0; i < tris.size(); ++i) {
-        const Triangle& t = scene.triangles[i];
-        tris[i] = {rel(t.v0), rel(t.v1), rel(t.v2)};
-    }
+    parallel_for(uint32_t(tris.size()), kGrain, threads, [&](uint32_t b, uint32_t e) {
+        for (size_t i = b; i < e; ++i) {
+            const Triangle& t = scene.triangles[i];
+            tris[i] = {rel(t.v0), rel(t.v1), rel(t.v2)};
+        }
+    });
 
     // Primitives the BVH is built over: spheres first, then triangles.
     const size_t ns = scene.spheres.size(), nt = scene.triangles.size();
@@ -189,10 +199,12 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel, const BvhBuil
         const float r = float(scene.spheres[i].radius);
         build[i] = {centres[i] - glm::vec3(r), centres[i] + glm::vec3(r)};
     }
-    for (size_t i = 0; i < nt; ++i) {
-        const Corners& t = tris[i];
-        build[ns + i] = {glm::min(t.v0, glm::min(t.v1, t.v2)), glm::max(t.v0, glm::max(t.v1, t.v2)), true, t.v0, t.v1, t.v2};
-    }
+    parallel_for(uint32_t(nt), kGrain, threads, [&](uint32_t b, uint32_t e) {
+        for (size_t i = b; i < e; ++i) {
+            const Corners& t = tris[i];
+            build[ns + i] = {glm::min(t.v0, glm::min(t.v1, t.v2)), glm::max(t.v0, glm::max(t.v1, t.v2)), true, t.v0, t.v1, t.v2};
+        }
+    });
     load_progress::Stage stage("build", build.size(), "primitives");
     Bvh bvh = build_bvh(build, options);
     cs.nodes = std::move(bvh.nodes);
@@ -215,59 +227,81 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel, const BvhBuil
 
     cs.prims.resize(bvh.order.size());
     cs.prim_tests.resize(bvh.order.size());
-    for (size_t k = 0; k < bvh.order.size(); ++k) {
-        const uint32_t src = bvh.order[k];
-        PrimGpu& p = cs.prims[k];
-        if (src < ns) {
-            const Sphere& s = scene.spheres[src];
-            p.p0 = make_f4(centres[src], bits_float(kPrimSphereBit | s.material));
-            const float r = float(s.radius);
-            // What rounding the centre (in rendering space) and the radius to float lost,
-            // so that hit points can be found on the sphere the scene gave, in double
-            // (accel/hit_point.h): for a ground sphere of radius 1000 the float centre is
-            // up to 3e-5 off, more than the gaps at contacts.
-            const glm::vec3 centre_lo(s.centre - cs.render_origin - dvec(centres[src]));
-            const float r_lo = float(s.radius - double(r));
-            // A scene with a sphere large against its distance from the camera, whose float
-            // hit points would err by more than those of the things around it, computes
-            // every sphere in double; a scene without one runs kernels without that code
-            // (SceneView::precise_spheres).
-            cs.precise_spheres = cs.precise_spheres || sphere_needs_double(centres[src], r);
-            p.p1 = f4{r, r * r, r_lo, float(1.0 / s.radius)};  // 1/r: the cone's curvature (render/surface.h)
-            p.p2 = f4{centre_lo.x, centre_lo.y, centre_lo.z, bits_float(src)};
-            cs.prim_tests[k] = make_sphere_test(centres[src], r, centre_lo, r_lo);
-        } else {
-            const Corners& t = tris[src - ns];
-            const Triangle& tri = scene.triangles[src - ns];
-            p.p0 = make_f4(t.v0, bits_float((tri.material & kPrimMaterialMask) | (tri.smooth ? kPrimSmoothBit : 0u)));
-            if (tri.smooth) {
-                if (cs.normals.empty()) cs.normals.assign(3 * bvh.order.size(), f4{0, 0, 0, 0});
-                cs.normals[3 * k + 0] = make_f4(tri.n0, 0.0f);
-                cs.normals[3 * k + 1] = make_f4(tri.n1, 0.0f);
-                cs.normals[3 * k + 2] = make_f4(tri.n2, 0.0f);
-            }
+    // The optional per-primitive arrays exist where some triangle needs them.
+    std::atomic<bool> any_smooth{false}, any_tangents{false}, any_uvs{false}, any_alpha{false};
+    parallel_for(uint32_t(nt), kGrain, threads, [&](uint32_t b, uint32_t e) {
+        bool smooth = false, tangents = false, uvs = false, alpha = false;
+        for (size_t i = b; i < e; ++i) {
+            const Triangle& tri = scene.triangles[i];
             const Material& mat = scene.materials[tri.material];
-            if (mat.normal_mapped() && tri.has_tangent && tri.has_uv) {
-                if (cs.tangents.empty()) cs.tangents.assign(3 * bvh.order.size(), f4{0, 0, 0, 0});
-                cs.tangents[3 * k + 0] = make_f4(glm::vec3(tri.t0), tri.t0.w);
-                cs.tangents[3 * k + 1] = make_f4(glm::vec3(tri.t1), tri.t1.w);
-                cs.tangents[3 * k + 2] = make_f4(glm::vec3(tri.t2), tri.t2.w);
-            }
-            if (mat.reads_uvs()) {
-                if (cs.uvs.empty()) cs.uvs.assign(2 * bvh.order.size(), f4{0, 0, 0, 0});
-                cs.uvs[2 * k + 0] = f4{tri.uv0.x, tri.uv0.y, tri.uv1.x, tri.uv1.y};
-                cs.uvs[2 * k + 1] = f4{tri.uv2.x, tri.uv2.y, float(uv_per_length(tri)), 0.0f};
-            }
-            if (mat.alpha_mask) {
-                if (cs.prim_alpha.empty()) cs.prim_alpha.assign(bvh.order.size(), kNoMaskGpu);
-                cs.prim_alpha[k] = tri.material;
-            }
-            const glm::vec3 e1 = t.v1 - t.v0, e2 = t.v2 - t.v0;
-            p.p1 = make_f4(e1, 0.0f);
-            p.p2 = make_f4(e2, bits_float(src));
-            cs.prim_tests[k] = make_triangle_test(t.v0, e1, e2);
+            smooth = smooth || tri.smooth;
+            tangents = tangents || (mat.normal_mapped() && tri.has_tangent && tri.has_uv);
+            uvs = uvs || mat.reads_uvs();
+            alpha = alpha || mat.alpha_mask;
         }
+        if (smooth) any_smooth = true;
+        if (tangents) any_tangents = true;
+        if (uvs) any_uvs = true;
+        if (alpha) any_alpha = true;
+    });
+    const size_t np = bvh.order.size();
+    if (any_smooth) cs.normals.assign(3 * np, f4{0, 0, 0, 0});
+    if (any_tangents) cs.tangents.assign(3 * np, f4{0, 0, 0, 0});
+    if (any_uvs) cs.uvs.assign(2 * np, f4{0, 0, 0, 0});
+    if (any_alpha) cs.prim_alpha.assign(np, kNoMaskGpu);
+    for (size_t i = 0; i < ns; ++i) {
+        // A scene with a sphere large against its distance from the camera, whose float
+        // hit points would err by more than those of the things around it, computes
+        // every sphere in double; a scene without one runs kernels without that code
+        // (SceneView::precise_spheres).
+        cs.precise_spheres = cs.precise_spheres || sphere_needs_double(centres[i], float(scene.spheres[i].radius));
     }
+    parallel_for(uint32_t(np), kGrain, threads, [&](uint32_t kb, uint32_t ke) {
+        for (size_t k = kb; k < ke; ++k) {
+            const uint32_t src = bvh.order[k];
+            PrimGpu& p = cs.prims[k];
+            if (src < ns) {
+                const Sphere& s = scene.spheres[src];
+                p.p0 = make_f4(centres[src], bits_float(kPrimSphereBit | s.material));
+                const float r = float(s.radius);
+                // What rounding the centre (in rendering space) and the radius to float lost,
+                // so that hit points can be found on the sphere the scene gave, in double
+                // (accel/hit_point.h): for a ground sphere of radius 1000 the float centre is
+                // up to 3e-5 off, more than the gaps at contacts.
+                const glm::vec3 centre_lo(s.centre - cs.render_origin - dvec(centres[src]));
+                const float r_lo = float(s.radius - double(r));
+                p.p1 = f4{r, r * r, r_lo, float(1.0 / s.radius)};  // 1/r: the cone's curvature (render/surface.h)
+                p.p2 = f4{centre_lo.x, centre_lo.y, centre_lo.z, bits_float(src)};
+                cs.prim_tests[k] = make_sphere_test(centres[src], r, centre_lo, r_lo);
+            } else {
+                const Corners& t = tris[src - ns];
+                const Triangle& tri = scene.triangles[src - ns];
+                p.p0 = make_f4(t.v0, bits_float((tri.material & kPrimMaterialMask) | (tri.smooth ? kPrimSmoothBit : 0u)));
+                if (tri.smooth) {
+                    cs.normals[3 * k + 0] = make_f4(tri.n0, 0.0f);
+                    cs.normals[3 * k + 1] = make_f4(tri.n1, 0.0f);
+                    cs.normals[3 * k + 2] = make_f4(tri.n2, 0.0f);
+                }
+                const Material& mat = scene.materials[tri.material];
+                if (mat.normal_mapped() && tri.has_tangent && tri.has_uv) {
+                    cs.tangents[3 * k + 0] = make_f4(glm::vec3(tri.t0), tri.t0.w);
+                    cs.tangents[3 * k + 1] = make_f4(glm::vec3(tri.t1), tri.t1.w);
+                    cs.tangents[3 * k + 2] = make_f4(glm::vec3(tri.t2), tri.t2.w);
+                }
+                if (mat.reads_uvs()) {
+                    cs.uvs[2 * k + 0] = f4{tri.uv0.x, tri.uv0.y, tri.uv1.x, tri.uv1.y};
+                    cs.uvs[2 * k + 1] = f4{tri.uv2.x, tri.uv2.y, float(uv_per_length(tri)), 0.0f};
+                }
+                if (mat.alpha_mask) {
+                    cs.prim_alpha[k] = tri.material;
+                }
+                const glm::vec3 e1 = t.v1 - t.v0, e2 = t.v2 - t.v0;
+                p.p1 = make_f4(e1, 0.0f);
+                p.p2 = make_f4(e2, bits_float(src));
+                cs.prim_tests[k] = make_triangle_test(t.v0, e1, e2);
+            }
+        }
+    });
 
     for (size_t j = 0; j < scene.planes.size(); ++j) {
         const Plane& pl = scene.planes[j];
