@@ -4,6 +4,7 @@
 // error, message and line, however the text is cut and however many threads read it.
 #include "scene/obj_parse.h"
 #include "scene/obj_text.h"
+#include "support/number_tokens.h"
 #include "support/obj_serial.h"
 
 #include <gtest/gtest.h>
@@ -144,20 +145,12 @@ TEST(ObjPieces, MutatedTextReadsAsSerial) {
 // The numbers: fast_float's reading, made as strict as strtod's, against strtod's
 // (obj_text.h parse_double): the same tokens taken, the same bits.
 TEST(ObjPieces, NumbersAsStrtodReadsThem) {
-    std::vector<std::string> toks = {"0", "-0", "+1", "+-1", "-+1", "++1", "1.", ".5", ".", "-.", "1e5", "1E-5", "1e",
+    const std::vector<std::string> toks = {"0", "-0", "+1", "+-1", "-+1", "++1", "1.", ".5", ".", "-.", "1e5", "1E-5", "1e",
                                      "e1", "1e+", "1e+3", "1.5e-320", "1e-400", "3.4028235e38", "3.4028236e38",
                                      "-3.4028235e38", "1e39", "1e400", "nan", "inf", "0x1p3", "1.5x", "", "-",
                                      "00012.50", "1..2", "1e5.5", "2.2250738585072011e-308", "0.1", "123456789012345678901234567890",
                                      "9007199254740993", "1.00000000000000011102230246251565404236316680908203125"};
-    std::mt19937 rng(7);
-    const char kChars[] = "0123456789.-+eE";
-    for (int i = 0; i < 20000; ++i) {
-        std::string t;
-        const int n = 1 + int(rng() % 24);
-        for (int k = 0; k < n; ++k) t += (rng() % 4 == 0) ? kChars[rng() % 15] : char('0' + rng() % 10);
-        toks.push_back(t);
-    }
-    for (const std::string& t : toks) {
+    for (const std::string& t : srt::test::number_tokens(toks)) {
         double a = 0.0, b = 0.0;
         const bool ok_strtod = srt::obj::parse_double(t, a);
         const bool ok_fast = srt::obj::parse_number(t, b);

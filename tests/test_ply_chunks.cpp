@@ -4,6 +4,7 @@
 // Files in the three encodings, with triangles only (records of one size) and with
 // polygons (a walk over the counts), extra properties and elements; the parser table's
 // bad files; bytes changed at random. The numbers against strtod, token by token.
+#include "support/number_tokens.h"
 #include "support/ply_compare.h"
 
 #include <gtest/gtest.h>
@@ -202,18 +203,10 @@ TEST(PlyChunks, MutatedFilesReadAsSerial) {
 // ascii_number against strtod with the reader's character check, as the serial reader
 // had it before fast_float: the same tokens taken, the same bits.
 TEST(PlyChunks, NumbersAsStrtodReadsThem) {
-    std::vector<std::string> toks = {"0", "-0", "+1", "+-1", "++1", "1.", ".5", ".", "1e5", "1E-5", "1e", "e1", "1e+",
+    const std::vector<std::string> toks = {"0", "-0", "+1", "+-1", "++1", "1.", ".5", ".", "1e5", "1E-5", "1e", "e1", "1e+",
                                      "1.5e-320", "1e-400", "1e308", "1e309", "-1e400", "0x1p3", "", "-", "00012.50", "1..2",
                                      "9007199254740993", "3.4028236e38", "1.00000000000000011102230246251565404236316680908203125"};
-    std::mt19937 rng(7);
-    const char kChars[] = "0123456789.-+eE";
-    for (int i = 0; i < 20000; ++i) {
-        std::string t;
-        const int n = 1 + int(rng() % 24);
-        for (int k = 0; k < n; ++k) t += (rng() % 4 == 0) ? kChars[rng() % 15] : char('0' + rng() % 10);
-        toks.push_back(t);
-    }
-    for (const std::string& t : toks) {
+    for (const std::string& t : srt::test::number_tokens(toks)) {
         bool ok_strtod = !t.empty() && t.find_first_not_of("0123456789.-+eE") == std::string::npos;
         double a = 0.0;
         if (ok_strtod) {
