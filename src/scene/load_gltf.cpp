@@ -20,12 +20,14 @@
 //            OBJ's Ke (add_emitter_lights).
 #include "scene/load.h"
 
-#include "core/load_progress.h"
 #include "core/error.h"
+#include "core/load_progress.h"
+#include "core/parallel.h"
 #include "scene/gltf_model.h"
 
 #include <algorithm>
 #include <cmath>
+#include <thread>
 #include <vector>
 
 namespace srt {
@@ -172,8 +174,13 @@ size_t append_gltf(Scene& scene, const std::string& path, const glm::mat4& xform
                     emitter = &emitters->back();
                     emitter->emission = pm.emission;
                 }
-                for (size_t t = 0; t < idx.size(); t += 3) {
-                    Triangle tri;
+                // Each triangle made on its own, on every core (the same bits: the matrices
+                // are the products the per-vertex expressions formed, in their order); then,
+                // in file order, the first bad position, the emitter's sums, the scene.
+                const glm::dmat4 place = glm::dmat4(xform) * world;
+                const glm::dmat3 normal_place = glm::dmat3(glm::transpose(glm::inverse(glm::dmat3(glm::dmat4(xform))))) * nmat;
+                constexpr int64_t kKept = -1, kDegenerate = -2;  // else: the vertex whose position is not finite
+                const auto make_triangle = [&](size_t t, Triangle& tri) -> int64_t {
                     Point3* v[3] = {&tri.v0, &tri.v1, &tri.v2};
                     glm::vec3* nn[3] = {&tri.n0, &tri.n1, &tri.n2};
                     glm::vec2* tc[3] = {&tri.uv0, &tri.uv1, &tri.uv2};
@@ -184,31 +191,26 @@ size_t append_gltf(Scene& scene, const std::string& path, const glm::mat4& xform
                     for (int c = 0; c < 3; ++c) {
                         const size_t k = idx[t + size_t(c)];
                         const glm::dvec3 p(read_float(pos, k, 0), read_float(pos, k, 1), read_float(pos, k, 2));
-                        if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z))
-                            fail(path, "/accessors/" + std::to_string(pos_it->second), "position " + std::to_string(k) + " is not finite");
-                        *v[c] = Point3(glm::dmat4(xform) * world * glm::dvec4(p, 1.0));
+                        if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z)) return int64_t(k);
+                        *v[c] = Point3(place * glm::dvec4(p, 1.0));
                         if (tri.has_uv) *tc[c] = glm::vec2(read_texcoord(uvs, k, 0), read_texcoord(uvs, k, 1));
                         if (smooth) {
-                            const glm::dvec3 n = glm::dmat3(glm::transpose(glm::inverse(glm::dmat3(glm::dmat4(xform))))) * nmat *
-                                                 glm::dvec3(read_float(nrm, k, 0), read_float(nrm, k, 1), read_float(nrm, k, 2));
+                            const glm::dvec3 n = normal_place * glm::dvec3(read_float(nrm, k, 0), read_float(nrm, k, 1), read_float(nrm, k, 2));
                             const double len = glm::length(n);
                             ok = ok && len > 0.0 && std::isfinite(len);
                             *nn[c] = ok ? glm::vec3(n / len) : glm::vec3(0.0f);
                         }
                         if (tri.has_tangent) {
                             // One that is zero or not finite: MikkTSpace's frame for the triangle instead.
-                            const glm::dvec3 t = tmat * glm::dvec3(read_float(tan, k, 0), read_float(tan, k, 1), read_float(tan, k, 2));
-                            const double len = glm::length(t), w = read_float(tan, k, 3);
+                            const glm::dvec3 t3 = tmat * glm::dvec3(read_float(tan, k, 0), read_float(tan, k, 1), read_float(tan, k, 2));
+                            const double len = glm::length(t3), w = read_float(tan, k, 3);
                             tri.has_tangent = len > 0.0 && std::isfinite(len) && std::isfinite(w);
-                            if (tri.has_tangent) *tg[c] = glm::vec4(glm::vec3(t / len), float(w < 0.0 ? -handed : handed));
+                            if (tri.has_tangent) *tg[c] = glm::vec4(glm::vec3(t3 / len), float(w < 0.0 ? -handed : handed));
                         }
                     }
                     const glm::dvec3 cr = glm::cross(tri.v1 - tri.v0, tri.v2 - tri.v0);
                     const double longest = std::max({glm::length(tri.v1 - tri.v0), glm::length(tri.v2 - tri.v0), glm::length(tri.v2 - tri.v1)});
-                    if (!(glm::length(cr) > 1e-12 * longest * longest)) {
-                        ++degenerate;
-                        continue;
-                    }
+                    if (!(glm::length(cr) > 1e-12 * longest * longest)) return kDegenerate;
                     tri.smooth = ok;
                     if (!ok) tri.n0 = tri.n1 = tri.n2 = glm::vec3(0.0f);
                     if (!ok || !tri.has_tangent) {
@@ -216,8 +218,25 @@ size_t append_gltf(Scene& scene, const std::string& path, const glm::mat4& xform
                         tri.t0 = tri.t1 = tri.t2 = glm::vec4(0.0f);
                     }
                     tri.material = mat_id;
-                    if (emitter) emitter->add(tri.v0, tri.v1, tri.v2);
-                    scene.triangles.push_back(tri);
+                    return kKept;
+                };
+                const size_t ntri = idx.size() / 3;
+                std::vector<Triangle> tris(ntri);
+                std::vector<int64_t> state(ntri);
+                parallel_for(uint32_t(ntri), 8192, int(std::max(1u, std::thread::hardware_concurrency())),
+                             [&](uint32_t b, uint32_t e) {
+                                 for (size_t t = b; t < e; ++t) state[t] = make_triangle(3 * t, tris[t]);
+                             });
+                scene.triangles.reserve(scene.triangles.size() + ntri);
+                for (size_t t = 0; t < ntri; ++t) {
+                    if (state[t] >= 0)
+                        fail(path, "/accessors/" + std::to_string(pos_it->second), "position " + std::to_string(state[t]) + " is not finite");
+                    if (state[t] == kDegenerate) {
+                        ++degenerate;
+                        continue;
+                    }
+                    if (emitter) emitter->add(tris[t].v0, tris[t].v1, tris[t].v2);
+                    scene.triangles.push_back(tris[t]);
                     ++added;
                 }
             }
