@@ -140,7 +140,10 @@ struct Bounds {
 
 // std::partition's order (libstdc++'s for bidirectional iterators: from both ends, a
 // swap per pair out of place), so that the tree is the one it gave; each reference is
-// tested once, and its bounds go to its side's.
+// tested once, and its bounds go to its side's. (Min and max do not depend on the order
+// they see the boxes in, but for the sign of a zero: where +0 and -0 meet in one bound it
+// may take the other sign than the child's own pass gave. The tree is still the same on
+// every run.)
 template <class Left>
 BuildRef* partition_with_bounds(RefRange refs, Bounds sides[2], Left goes_left) {
     BuildRef* first = refs.begin();
