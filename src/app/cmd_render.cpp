@@ -22,7 +22,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <future>
 
 namespace srt::app {
 namespace {
@@ -104,6 +106,12 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
         std::printf("%d\n", s.animation.frame_count());
         return 0;
     }
+    // The executor is made on a thread of its own while the scene is read and built: on a
+    // GPU that is the context and, loaded eagerly with it, every kernel's module (300-400
+    // ms that lazy loading would pay later, at the scene's upload, on this thread;
+    // docs/performance.md). A CUDA_MODULE_LOADING the user set is kept.
+    if (fo.parsed_backend() != Backend::Cpu) setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+    auto executor = std::async(std::launch::async, [&] { return app::make_executor(fo.parsed_backend(), fo.devices); });
     const auto t_load = Clock::now();
     load_progress::show_on_terminal(isatty(fileno(stderr)) != 0);
     const Scene scene = load_with_overrides(so);
@@ -139,7 +147,7 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
     const CompiledScene compiled = compile_scene(scene, so.accel_layout(), build.options);
     const double compile_ms = ms_since(t_compile);
 
-    auto ex = app::make_executor(fo.parsed_backend(), fo.devices);
+    auto ex = executor.get();
     const bool gpu = bench::is_cuda(*ex);  // one GPU or a frame split over several
     // Before any frame buffer exists: a clear message (exit 2) instead of bad_alloc or
     // the OOM killer. The CUDA executor checks its own ray buffers against the device.
