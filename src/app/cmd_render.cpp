@@ -22,7 +22,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <future>
 
@@ -106,11 +105,10 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
         std::printf("%d\n", s.animation.frame_count());
         return 0;
     }
-    // The executor is made on a thread of its own while the scene is read and built: on a
-    // GPU that is the context and, loaded eagerly with it, every kernel's module (300-400
-    // ms that lazy loading would pay later, at the scene's upload, on this thread;
-    // docs/performance.md). A CUDA_MODULE_LOADING the user set is kept.
-    if (fo.parsed_backend() != Backend::Cpu) setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+    // The executor is made on a thread of its own while the scene is read: on a GPU that
+    // is the context's creation, which the BVH build on the GPU would otherwise wait for
+    // (docs/performance.md, "Where the upload's 300-400 ms go"). The kernels' modules
+    // still load lazily, at the upload: loading them all with the context took longer.
     auto executor = std::async(std::launch::async, [&] { return app::make_executor(fo.parsed_backend(), fo.devices); });
     const auto t_load = Clock::now();
     load_progress::show_on_terminal(isatty(fileno(stderr)) != 0);
