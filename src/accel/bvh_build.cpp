@@ -1,6 +1,7 @@
 // bvh_build.cpp - binned SAH build (Wald, "On fast Construction of SAH-based Bounding
 // Volume Hierarchies", 2007) with spatial splits where objects overlap (Stich et al. 2009,
 // accel/spatial_split.h), then flattening into the 64-byte two-box node layout.
+#include "core/parallel.h"
 #include "accel/bvh.h"
 #include "accel/spatial_split.h"
 
@@ -183,7 +184,7 @@ class Builder {
 public:
     Builder(const std::vector<BuildPrim>& prims, const BvhBuildOptions& options)
         : prims_(prims), options_(options),
-          threads_left_(int(std::max(1u, std::thread::hardware_concurrency())) - 1) {}
+          threads_left_(host_cores() - 1) {}
 
     // Builds the subtree over store[b, e) into `out`; `allowance` is how many references
     // its spatial splits may add. An object split partitions the run in place and its

@@ -16,7 +16,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
-int cores() { return int(std::max(1u, std::thread::hardware_concurrency())); }
 
 // The primitives under node `id`, left to right, from `out` on; returns the end.
 uint32_t* gather(const std::vector<PlocNode>& nodes, int32_t id, uint32_t* out) {
@@ -42,7 +41,7 @@ PlocTree ploc_cluster_host(const std::vector<f4>& boxes) {
     PlocTree t;
     const uint32_t n = uint32_t(boxes.size() / 2);
     if (n == 0) return t;
-    const int threads = cores();
+    const int threads = host_cores();
     auto t0 = Clock::now();
     f4 clo{3e38f, 3e38f, 3e38f, 0}, chi{-3e38f, -3e38f, -3e38f, 0};
     for (uint32_t i = 0; i < n; ++i) {

@@ -9,6 +9,9 @@
 
 namespace srt {
 
+// The host's hardware threads, at least 1 (std::thread may not know and say 0).
+inline int host_cores() { return int(std::max(1u, std::thread::hardware_concurrency())); }
+
 // Calls fn(begin, end) over [0, n) in chunks of `grain`, on `threads` threads (the
 // calling thread included). Chunks are handed out dynamically, so uneven work (dead
 // warps cost nothing, mirror warps cost much) balances itself.

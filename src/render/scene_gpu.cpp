@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <thread>
 
 namespace srt {
 
@@ -20,6 +19,15 @@ namespace {
 f4 make_f4(const glm::vec3& v, float w) { return f4{v.x, v.y, v.z, w}; }
 
 glm::dvec3 dvec(const glm::vec3& v) { return glm::dvec3(v.x, v.y, v.z); }
+
+// The optional per-primitive arrays a triangle writes: one rule for the scan that sizes
+// them and the pass that fills them.
+struct TriangleArrays {
+    bool normals, tangents, uvs, alpha;
+};
+TriangleArrays arrays_of(const Triangle& tri, const Material& mat) {
+    return {tri.smooth, mat.normal_mapped() && tri.has_tangent && tri.has_uv, mat.reads_uvs(), mat.alpha_mask};
+}
 
 // World position -> rendering space: subtracted in double, rounded once.
 glm::vec3 relative_to(const Point3& p, const Point3& origin) { return glm::vec3(p - origin); }
@@ -182,7 +190,7 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel, const BvhBuil
     };
     // Every per-primitive pass runs on every core: each element is a function of its
     // index alone, so the arrays are the same whatever the threads.
-    const int threads = int(std::max(1u, std::thread::hardware_concurrency()));
+    const int threads = host_cores();
     constexpr uint32_t kGrain = 16384;
     std::vector<Corners> tris(scene.triangles.size());
     parallel_for(uint32_t(tris.size()), kGrain, threads, [&](uint32_t b, uint32_t e) {
@@ -233,11 +241,11 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel, const BvhBuil
         bool smooth = false, tangents = false, uvs = false, alpha = false;
         for (size_t i = b; i < e; ++i) {
             const Triangle& tri = scene.triangles[i];
-            const Material& mat = scene.materials[tri.material];
-            smooth = smooth || tri.smooth;
-            tangents = tangents || (mat.normal_mapped() && tri.has_tangent && tri.has_uv);
-            uvs = uvs || mat.reads_uvs();
-            alpha = alpha || mat.alpha_mask;
+            const TriangleArrays a = arrays_of(tri, scene.materials[tri.material]);
+            smooth = smooth || a.normals;
+            tangents = tangents || a.tangents;
+            uvs = uvs || a.uvs;
+            alpha = alpha || a.alpha;
         }
         if (smooth) any_smooth = true;
         if (tangents) any_tangents = true;
@@ -277,22 +285,22 @@ CompiledScene compile_scene(const Scene& scene, AccelLayout accel, const BvhBuil
                 const Corners& t = tris[src - ns];
                 const Triangle& tri = scene.triangles[src - ns];
                 p.p0 = make_f4(t.v0, bits_float((tri.material & kPrimMaterialMask) | (tri.smooth ? kPrimSmoothBit : 0u)));
-                if (tri.smooth) {
+                const TriangleArrays a = arrays_of(tri, scene.materials[tri.material]);
+                if (a.normals) {
                     cs.normals[3 * k + 0] = make_f4(tri.n0, 0.0f);
                     cs.normals[3 * k + 1] = make_f4(tri.n1, 0.0f);
                     cs.normals[3 * k + 2] = make_f4(tri.n2, 0.0f);
                 }
-                const Material& mat = scene.materials[tri.material];
-                if (mat.normal_mapped() && tri.has_tangent && tri.has_uv) {
+                if (a.tangents) {
                     cs.tangents[3 * k + 0] = make_f4(glm::vec3(tri.t0), tri.t0.w);
                     cs.tangents[3 * k + 1] = make_f4(glm::vec3(tri.t1), tri.t1.w);
                     cs.tangents[3 * k + 2] = make_f4(glm::vec3(tri.t2), tri.t2.w);
                 }
-                if (mat.reads_uvs()) {
+                if (a.uvs) {
                     cs.uvs[2 * k + 0] = f4{tri.uv0.x, tri.uv0.y, tri.uv1.x, tri.uv1.y};
                     cs.uvs[2 * k + 1] = f4{tri.uv2.x, tri.uv2.y, float(uv_per_length(tri)), 0.0f};
                 }
-                if (mat.alpha_mask) {
+                if (a.alpha) {
                     cs.prim_alpha[k] = tri.material;
                 }
                 const glm::vec3 e1 = t.v1 - t.v0, e2 = t.v2 - t.v0;

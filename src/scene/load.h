@@ -6,6 +6,7 @@
 
 #include <glm/glm.hpp>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -41,6 +42,15 @@ Scene load_gltf_scene(const std::string& path);
 size_t append_gltf_mesh(Scene& scene, const std::string& path, const glm::mat4& xform,
                         std::optional<uint32_t> material, const std::string& referenced_from = "",
                         int ref_line = 0);
+
+// Whether a triangle has no area relative to its own size (twice its area at most 1e-12
+// of its longest edge squared): it can never be hit and has no normal, so the mesh
+// loaders drop it. Shared by the OBJ, PLY, NFF and glTF loaders.
+inline bool degenerate_triangle(const Point3& a, const Point3& b, const Point3& c) {
+    const double area2 = glm::length(glm::cross(b - a, c - a));
+    const double longest = std::max({glm::length(b - a), glm::length(c - a), glm::length(c - b)});
+    return !(area2 > 1e-12 * longest * longest);
+}
 
 // For a mesh loaded on its own: a camera that frames its bounds from the +z side (50
 // degrees, a 16:9 image), and, when it has no lights, a white point light above and

@@ -27,7 +27,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <thread>
 #include <vector>
 
 namespace srt {
@@ -208,9 +207,7 @@ size_t append_gltf(Scene& scene, const std::string& path, const glm::mat4& xform
                             if (tri.has_tangent) *tg[c] = glm::vec4(glm::vec3(t3 / len), float(w < 0.0 ? -handed : handed));
                         }
                     }
-                    const glm::dvec3 cr = glm::cross(tri.v1 - tri.v0, tri.v2 - tri.v0);
-                    const double longest = std::max({glm::length(tri.v1 - tri.v0), glm::length(tri.v2 - tri.v0), glm::length(tri.v2 - tri.v1)});
-                    if (!(glm::length(cr) > 1e-12 * longest * longest)) return kDegenerate;
+                    if (degenerate_triangle(tri.v0, tri.v1, tri.v2)) return kDegenerate;
                     tri.smooth = ok;
                     if (!ok) tri.n0 = tri.n1 = tri.n2 = glm::vec3(0.0f);
                     if (!ok || !tri.has_tangent) {
@@ -223,7 +220,7 @@ size_t append_gltf(Scene& scene, const std::string& path, const glm::mat4& xform
                 const size_t ntri = idx.size() / 3;
                 std::vector<Triangle> tris(ntri);
                 std::vector<int64_t> state(ntri);
-                parallel_for(uint32_t(ntri), 8192, int(std::max(1u, std::thread::hardware_concurrency())),
+                parallel_for(uint32_t(ntri), 8192, host_cores(),
                              [&](uint32_t b, uint32_t e) {
                                  for (size_t t = b; t < e; ++t) state[t] = make_triangle(3 * t, tris[t]);
                              });

@@ -140,12 +140,6 @@ glm::vec3 patch_normal(const glm::vec3& n) {
     return ulen > 0.0 ? glm::vec3(u / ulen) : glm::vec3(0.0f);
 }
 
-bool degenerate(const Point3& a, const Point3& b, const Point3& c) {
-    const double area2 = glm::length(glm::cross(b - a, c - a));
-    const double longest = std::max({glm::length(b - a), glm::length(c - a), glm::length(c - b)});
-    return !(area2 > 1e-12 * longest * longest);
-}
-
 }  // namespace
 
 Scene load_nff_scene(const std::string& path) {
@@ -323,7 +317,7 @@ Scene load_nff_scene(const std::string& path) {
                 if (per == 7) poly_normals.push_back(patch_normal(r.vec3(t, 3, "vertex normal")));
             }
             for (size_t i = 1; i + 1 < poly.size(); ++i) {
-                if (degenerate(poly[0], poly[i], poly[i + 1])) {
+                if (degenerate_triangle(poly[0], poly[i], poly[i + 1])) {
                     ++dropped;
                     continue;
                 }

@@ -61,7 +61,7 @@ size_t append_mesh(Scene& scene, const ObjMesh& mesh, const std::string& path,
     // depends on order: materials added at first use, the emitter groups' sums.
     std::vector<Triangle> tris(ntri);
     std::vector<uint8_t> keep(ntri);
-    parallel_for(uint32_t(ntri), 8192, int(std::max(1u, std::thread::hardware_concurrency())), [&](uint32_t lo, uint32_t hi) {
+    parallel_for(uint32_t(ntri), 8192, host_cores(), [&](uint32_t lo, uint32_t hi) {
         for (size_t i = lo; i < hi; ++i) {
             Triangle& tri = tris[i];
             tri.v0 = Point3(m * glm::dvec4(mesh.corners[3 * i + 0], 1.0));
@@ -69,11 +69,7 @@ size_t append_mesh(Scene& scene, const ObjMesh& mesh, const std::string& path,
             tri.v2 = Point3(m * glm::dvec4(mesh.corners[3 * i + 2], 1.0));
             // Zero area (relative to the triangle's own size) after the transform: such a
             // triangle can never be hit, and its normal is undefined.
-            const glm::dvec3 a(tri.v0), b(tri.v1), c(tri.v2);
-            const glm::dvec3 cr = glm::cross(b - a, c - a);
-            const double area2 = glm::length(cr);
-            const double longest = std::max({glm::length(b - a), glm::length(c - a), glm::length(c - b)});
-            keep[i] = area2 > 1e-12 * longest * longest;
+            keep[i] = !degenerate_triangle(tri.v0, tri.v1, tri.v2);
             if (!keep[i]) continue;
             if (mesh.tri_has_uv[i]) {
                 tri.has_uv = true;

@@ -351,7 +351,7 @@ void gather(const std::vector<Piece>& pieces, uint32_t used, size_t n, std::vect
 
 ObjMesh parse_obj(std::string_view text, const std::string& path, PieceOptions opt) {
     const size_t piece_bytes = opt.piece_bytes > 0 ? opt.piece_bytes : size_t(1) << 20;
-    const int threads = opt.threads > 0 ? opt.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+    const int threads = opt.threads > 0 ? opt.threads : host_cores();
 
     // Cut at line ends.
     std::vector<Piece> pieces;

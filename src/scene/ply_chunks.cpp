@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <thread>
 
 namespace srt::ply {
 namespace {
@@ -340,7 +339,7 @@ bool read_ascii(std::string_view bytes, const Header& h, uint32_t grain, int thr
 
 bool read_chunked(std::string_view bytes, const Header& h, ReadOptions opt, Mesh& out) {
     const uint32_t grain = opt.grain > 0 ? opt.grain : 65536;
-    const int threads = opt.threads > 0 ? opt.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+    const int threads = opt.threads > 0 ? opt.threads : host_cores();
     out = Mesh{};
     const bool ok = h.format == Format::Ascii ? read_ascii(bytes, h, grain, threads, out)
                                               : read_binary(bytes, h, grain, threads, out);
