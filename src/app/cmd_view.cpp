@@ -18,8 +18,46 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <future>
 
 namespace srt::app {
+
+#if defined(SRT_HAVE_VIEWER)
+namespace {
+
+struct ViewExecutor {
+    std::unique_ptr<Executor> ex;
+    std::string notice;  // why the viewer renders on the CPU, for its HUD; empty on a GPU
+};
+
+// The CUDA executor is made here rather than through make_executor because the viewer
+// needs it as a CudaExecutor: only that one renders into a mapped GL buffer.
+ViewExecutor make_view_executor(const FrameOptions& fo) {
+    ViewExecutor v;
+    const Backend b = fo.parsed_backend();
+#if defined(SRT_HAVE_CUDA)
+    if (b != Backend::Cpu && !fo.devices.empty()) {
+        v.ex = make_executor(b, fo.devices);  // one GPU's or a split's executor: a CudaExecutor either way
+    } else if (b != Backend::Cpu) {
+        std::string why;
+        v.ex = make_cuda_executor(why);
+        if (!v.ex) {
+            if (b == Backend::Cuda) throw BackendUnavailable("--backend cuda: " + why);
+            v.notice = "no usable CUDA device (" + why + "); rendering on the CPU";
+            std::fprintf(stderr, "notice: %s\n", v.notice.c_str());
+            v.ex = make_cpu_executor();
+        }
+    }
+#endif
+    if (!v.ex) {
+        v.ex = make_executor(b);  // prints its own notice under auto without CUDA
+        if (b == Backend::Auto) v.notice = "built without CUDA; rendering on the CPU";
+    }
+    return v;
+}
+
+}  // namespace
+#endif
 
 int cmd_view(const SceneOptions& so, const FrameOptions& fo, const CLI::App& cmd,
              const std::vector<std::string>& extra) {
@@ -44,6 +82,9 @@ int cmd_view(const SceneOptions& so, const FrameOptions& fo, const CLI::App& cmd
         check_output_path(vo.screenshot, so.scene, "--screenshot", "screenshot");
     }
 
+    // The executor is made on a thread of its own while the scene is read and compiled, as
+    // `render` makes it (cmd_render.cpp): on a GPU the context's creation overlaps them.
+    auto made = std::async(std::launch::async, [&] { return make_view_executor(fo); });
     load_progress::show_on_terminal(isatty(fileno(stderr)) != 0);  // the viewer says done() after its upload
     const Scene scene = load_with_overrides(so);
     for (const std::string& n : scene.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
@@ -54,28 +95,8 @@ int cmd_view(const SceneOptions& so, const FrameOptions& fo, const CLI::App& cmd
     rs.samples_planned = vo.max_samples;
     if (const std::string why = sampler_problem(rs); !why.empty()) throw InputError(why + " (view: or a lower --max-samples)");
 
-    // The CUDA executor is made here rather than through make_executor because the
-    // viewer needs it as a CudaExecutor: only that one renders into a mapped GL buffer.
-    std::unique_ptr<Executor> ex;
-    const Backend b = fo.parsed_backend();
-#if defined(SRT_HAVE_CUDA)
-    if (b != Backend::Cpu && !fo.devices.empty()) {
-        ex = make_executor(b, fo.devices);  // one GPU's or a split's executor: a CudaExecutor either way
-    } else if (b != Backend::Cpu) {
-        std::string why;
-        ex = make_cuda_executor(why);
-        if (!ex) {
-            if (b == Backend::Cuda) throw BackendUnavailable("--backend cuda: " + why);
-            vo.backend_notice = "no usable CUDA device (" + why + "); rendering on the CPU";
-            std::fprintf(stderr, "notice: %s\n", vo.backend_notice.c_str());
-            ex = make_cpu_executor();
-        }
-    }
-#endif
-    if (!ex) {
-        ex = make_executor(b);  // prints its own notice under auto without CUDA
-        if (b == Backend::Auto) vo.backend_notice = "built without CUDA; rendering on the CPU";
-    }
+    auto [ex, notice] = made.get();
+    vo.backend_notice = notice;
     bench::apply_cached_tuning(*ex, rs.width, rs.height);  // launch sizes from `bench --tune`, if any
     return viewer::run(scene, rs, std::move(ex), vo);
 #else

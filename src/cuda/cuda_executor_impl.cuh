@@ -82,7 +82,7 @@ public:
 
     void set_scene(const CompiledScene& s) override {
         bind();
-        reserve_stack(s.view());
+        stack_sets_ = 0;  // a new scene's variant may need more stack (reserve_stack)
         scene_.upload(s);
         render_origin_ = s.render_origin;
         ++scene_generation_;
@@ -136,6 +136,7 @@ public:
         frame_start_ = cuda::frame_start(f);
         CUDA_CHECK(cudaMemcpyAsync(ctrl_.get(), &frame_start_, sizeof frame_start_, cudaMemcpyHostToDevice, stream_));
 
+        reserve_stack(f.scene, settings);  // before a graph is captured
         const bool counting = stats != nullptr;
         // Per-stage times need events between the kernels, and the probe a copy after
         // every bounce: both only with stream launches.
@@ -337,12 +338,20 @@ private:
     // (cuda/frames_*.cu), so that a build compiles the sets side by side.
     void issue_frame(FrameContext& f, const RenderSettings& settings, bool counting, bool timing, cudaGraph_t root,
                      bool hybrid) {
+        with_set(f.scene, settings, [&](auto set) {
+            issue_with<Launcher<decltype(set)::value>>(f, settings, counting, timing, root, hybrid);
+        });
+    }
+    // Calls fn(std::integral_constant<int, kSet>{}) for the set of kernels that renders
+    // the frame.
+    template <class Fn>
+    static void with_set(const SceneView& scene, const RenderSettings& settings, Fn&& fn) {
         const bool path = settings.integrator == Integrator::Path;
-        if (settings.kill.active() && path) issue_with<Launcher<kKill | kPathTracing>>(f, settings, counting, timing, root, hybrid);
-        else if (settings.kill.active()) issue_with<Launcher<kKill>>(f, settings, counting, timing, root, hybrid);
-        else if (path) issue_with<Launcher<kPathTracing>>(f, settings, counting, timing, root, hybrid);
-        else if (uses_ray_tree(f.scene, settings)) issue_with<Launcher<kRayTree>>(f, settings, counting, timing, root, hybrid);
-        else issue_with<Launcher<0>>(f, settings, counting, timing, root, hybrid);
+        if (settings.kill.active() && path) fn(std::integral_constant<int, kKill | kPathTracing>{});
+        else if (settings.kill.active()) fn(std::integral_constant<int, kKill>{});
+        else if (path) fn(std::integral_constant<int, kPathTracing>{});
+        else if (uses_ray_tree(scene, settings)) fn(std::integral_constant<int, kRayTree>{});
+        else fn(std::integral_constant<int, 0>{});
     }
     template <class L>
     void issue_with(FrameContext& f, const RenderSettings& settings, bool counting, bool timing, cudaGraph_t root,
@@ -389,15 +398,21 @@ private:
     // traversals inlined, needs 1,104 bytes against the default 1 KiB: under
     // compute-sanitizer it hit illegal addresses in 4 of 12 graph renders. So the limit
     // is raised, before any graph is captured, to what the scene's width needs.
-    void reserve_stack(const SceneView& view) {
-        // Either integrator may render the scene, with or without --kill: every set of
-        // kernels it may run.
-        size_t need = std::max({Launcher<0>::stack_bytes(view), Launcher<kPathTracing>::stack_bytes(view),
-                                Launcher<kKill>::stack_bytes(view), Launcher<kKill | kPathTracing>::stack_bytes(view)});
-        if (view.dielectrics) need = std::max(need, Launcher<kRayTree>::stack_bytes(view));
-        size_t current = 0;
-        CUDA_CHECK(cudaDeviceGetLimit(&current, cudaLimitStackSize));
-        if (need > current) CUDA_CHECK(cudaDeviceSetLimit(cudaLimitStackSize, need));
+    // Each set of kernels is asked for its stack at its first frame of a scene, not all
+    // of them at set_scene: asking loads a kernel's module (lazy loading), and the sets a
+    // frame does not run cost the upload 200-300 ms of loading on the H200
+    // (docs/performance.md, "Where the upload's 300-400 ms go").
+    void reserve_stack(const SceneView& view, const RenderSettings& settings) {
+        with_set(view, settings, [&](auto set) {
+            constexpr int kSet = decltype(set)::value;
+            constexpr uint32_t bit = 1u << (kSet >> 8);  // kPathTracing, kRayTree and kKill are bits 8-10
+            if (stack_sets_ & bit) return;
+            const size_t need = Launcher<kSet>::stack_bytes(view);
+            size_t current = 0;
+            CUDA_CHECK(cudaDeviceGetLimit(&current, cudaLimitStackSize));
+            if (need > current) CUDA_CHECK(cudaDeviceSetLimit(cudaLimitStackSize, need));
+            stack_sets_ |= bit;
+        });
     }
 
     // A bounce that starts with no more live words than this runs, with every later
@@ -481,6 +496,7 @@ private:
     cuda::GraphExec graph_;
     FrameKey graph_key_{};
     uint64_t scene_generation_ = 0;
+    uint32_t stack_sets_ = 0;  // the sets whose stack this scene's frames reserved (reserve_stack)
     int captures_ = 0;
     bool hybrid_ok_ = true;
     std::vector<std::unique_ptr<Event>> events_;

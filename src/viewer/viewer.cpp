@@ -11,8 +11,9 @@
 #include "viewer/viewer_impl.h"
 #include "core/load_progress.h"
 #include "render/exposure.h"
-
 #include "render/split_executor.h"
+
+#include <future>
 
 namespace srt::viewer {
 
@@ -319,6 +320,11 @@ int Viewer::run() {
     // A bad script is an input error: report it before any window appears.
     if (!options_.input_script.empty()) script_ = parse_input_script(options_.input_script);
 
+    // The scene is compiled (its BVH built) on a thread of its own while the window and
+    // its GL context open: on the GPU machine the GLX context alone takes longer than
+    // Conference's PLOC build.
+    auto compiling = std::async(std::launch::async,
+                                [this] { return compile_scene(scene_, options_.accel, options_.build); });
     if (!open_window()) {
         std::fprintf(stderr,
                      "stencilrt view: cannot open a window: %s\n"
@@ -352,7 +358,7 @@ int Viewer::run() {
 
     init_gl();
 
-    compiled_ = compile_scene(scene_, options_.accel, options_.build);
+    compiled_ = compiling.get();
     env_rotation_ = scene_.environment.rotation;
     {
         load_progress::Stage stage("upload", compiled_.device_bytes(), "bytes");
@@ -449,6 +455,9 @@ int Viewer::run() {
         if (hud_visible_) draw_hud();
         if (last_frame && !hud_shot.empty()) save_screenshot(hud_shot);
         glfwSwapBuffers(window_.w);
+        if (frame == 0)
+            std::fprintf(stderr, "viewer: first frame swapped %.0f ms after the command started\n",
+                         std::chrono::duration<double, std::milli>(Clock::now() - options_.started).count());
 
         if ((frame + 1) % 100 == 0) {
             const double s = std::chrono::duration<double>(Clock::now() - window_start).count();

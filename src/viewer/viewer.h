@@ -10,6 +10,7 @@
 #include "render/settings.h"
 #include "scene/scene.h"
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -27,6 +28,9 @@ struct Options {
     BvhBuildOptions build;                  // --spatial-splits
     std::string scene_path;      // as given on the command line ("" = the built-in scene), for `C`
     bool auto_exposure = false;  // --exposure auto: chosen from the first frame, as the 0 key does
+    // When the command started (cmd_view makes the options first): the viewer prints how
+    // long after it the first frame was swapped to the window.
+    std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 };
 
 // The companion of a --screenshot path: "out.png" -> "out.hud.png" (the same frame
