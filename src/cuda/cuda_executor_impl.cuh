@@ -399,9 +399,9 @@ private:
     // compute-sanitizer it hit illegal addresses in 4 of 12 graph renders. So the limit
     // is raised, before any graph is captured, to what the scene's width needs.
     // Each set of kernels is asked for its stack at its first frame of a scene, not all
-    // of them at set_scene: asking loads a kernel's module (lazy loading), and the sets a
-    // frame does not run cost the upload 200-300 ms of loading on the H200
-    // (docs/performance.md, "Where the upload's 300-400 ms go").
+    // of them at set_scene: asking loads a kernel's module (lazy loading), and asking all
+    // five made Conference's upload 420-576 ms on the H200, against 5-7 ms now
+    // (docs/performance.md, "The viewer's first frame").
     void reserve_stack(const SceneView& view, const RenderSettings& settings) {
         with_set(view, settings, [&](auto set) {
             constexpr int kSet = decltype(set)::value;
