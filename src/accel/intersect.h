@@ -8,12 +8,15 @@
 //   [0, prim_count)                       -> primitive in BVH order (scene.prims)
 //   [prim_count, prim_count + plane_count) -> plane (scene.planes)
 //   -1                                     -> miss
+// and, in a scene with instances, the instance whose mesh holds the primitive (Hit::inst,
+// accel/traverse_instances.h).
 #pragma once
 
 #include "accel/traversal_common.h"
 #include "accel/traverse_bvh2.h"
 #include "accel/traverse_bvh4.h"
 #include "accel/traverse_bvh8.h"
+#include "accel/traverse_instances.h"
 #include "accel/variant.h"
 
 #include <glm/glm.hpp>
@@ -45,6 +48,9 @@ SRT_HD_INLINE Hit traverse(const SceneView& s, const glm::vec3& o, const glm::ve
         }
     }
     if (s.node_count == 0) return h;
+    if constexpr (instances_of(kWidth)) {
+        if (s.instances != nullptr) return traverse_instances<kQuery, kWidth>(s, o, d, h, through_glass, any_hit_asked);
+    }
     if (bvh_of(kWidth) == 8) return traverse_bvh8<kQuery, kWidth>(s, o, d, h, through_glass, any_hit_asked);
     if (bvh_of(kWidth) == 4) return traverse_bvh4<kQuery, kWidth>(s, o, d, h, through_glass, any_hit_asked);
     return traverse_bvh2<kQuery, kWidth>(s, o, d, h, through_glass, any_hit_asked);

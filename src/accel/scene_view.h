@@ -100,6 +100,28 @@ struct EnvironmentView {
     uint32_t light = kNoEmitter;           // its slot in the light table (after the lights and emitters), or none
 };
 
+// A placed mesh (scene.h Instance) as traversal and shading read it, 112 bytes: its
+// transforms between rendering space and the mesh's object space, as rows (x' =
+// dot(row.xyz, x) + row.w), and where its bottom-level BVH starts.
+struct alignas(16) InstanceGpu {
+    f4 to_object[3];  // rendering space -> object space: the inverse, computed in double
+    f4 to_world[3];   // object space -> rendering space
+    f4 meta;  // x: bit-cast root node of its BVH (in the layout's array); y: bit-cast flags
+              // (kInstanceIdentity, kInstanceMirror); z: |det| of to_world's linear part
+              // (how much it scales areas, with the normal's change); w: how far (relative to
+              // |to_world| |p|) a hit point moved back can lie off the surface traversal hit,
+              // since to_world is not exactly to_object's inverse once both are floats
+};
+static_assert(sizeof(InstanceGpu) == 112, "InstanceGpu must be 112 bytes");
+// The scene's own primitives, which are in rendering space already: no transform, and
+// their hits carry no instance (Hit::inst kNoInstance).
+constexpr uint32_t kInstanceIdentity = 1u;
+constexpr uint32_t kInstanceMirror = 2u;  // a negative determinant: normals turn over
+// Both transforms move every float exactly (a diagonal of powers of two, no translation):
+// a hit point moved back is the point a copy of the mesh would give, bound and all.
+constexpr uint32_t kInstanceExact = 4u;
+constexpr uint32_t kNoInstance = 0xffffffffu;
+
 struct Bvh4Node;
 struct Bvh8Node;
 
@@ -109,6 +131,13 @@ struct SceneView {
     const Bvh8Node* nodes8 = nullptr;  // when set, traversal uses the BVH8 (accel/bvh8.h)
     const PrimGpu* prims = nullptr;            // shading's view of the primitives (BVH order)
     const PrimTestGpu* prim_tests = nullptr;   // traversal's, in the same order
+    // Instances (accel/traverse_instances.h), null in a scene without them: a BVH2 over
+    // their boxes (rendering space) whose leaves are ranges of `instances`. Then `nodes`
+    // (or nodes4, nodes8) hold one bottom-level BVH per mesh and one over the scene's own
+    // primitives, each from its InstanceGpu's root, and `prims` all their primitives.
+    const BvhNode* tlas = nullptr;
+    const InstanceGpu* instances = nullptr;
+    uint32_t instance_count = 0;
     const f4* normals = nullptr;  // 3 per primitive (BVH order) when any triangle is smooth: n0, n1, n2
     // 3 per primitive (BVH order) when a triangle is normal-mapped: its corners' tangents
     // (scene.h Triangle::t0, t1, t2: xyz along +u, w the handedness).

@@ -24,7 +24,8 @@ namespace srt {
 
 struct Hit {
     float t;
-    int32_t id;  // hit id, -1 = miss
+    int32_t id;                   // hit id, -1 = miss
+    uint32_t inst = kNoInstance;  // the instance whose mesh the primitive is (SceneView::instances)
 };
 
 // What a traversal looks for: the closest hit, any hit (a shadow ray: the first hit ends

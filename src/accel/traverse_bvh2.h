@@ -13,12 +13,12 @@ namespace srt {
 // leaf as soon as it is found.
 template <int kQuery, int kVariant>
 SRT_HD_INLINE Hit traverse_bvh2(const SceneView& s, const glm::vec3& o, const glm::vec3& d, Hit h,
-                                 bool through_glass, bool any_hit_asked) {
+                                 bool through_glass, bool any_hit_asked, int32_t root = 0) {
     const RayInv r = make_ray_inv(o, d);
     Bvh2Stack::Spill spill;
     Bvh2Stack stack(spill);
     stack.push(kTraversalDone);
-    int32_t node = 0;  // the root is always an inner node
+    int32_t node = root;  // the root is always an inner node
     int32_t leaf = 0;  // >= 0: no postponed leaf
     while (node != kTraversalDone) {
         // Inner nodes until every lane holds a leaf (or has finished).

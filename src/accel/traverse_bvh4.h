@@ -22,11 +22,11 @@ constexpr uint32_t kBvh4PostponeLanes = 2;
 // anyway.)
 template <int kQuery, int kVariant>
 SRT_HD_INLINE Hit traverse_bvh4(const SceneView& s, const glm::vec3& o, const glm::vec3& d, Hit h,
-                                 bool through_glass, bool any_hit_asked) {
+                                 bool through_glass, bool any_hit_asked, int32_t root = 0) {
     const RayInv r = make_ray_inv(o, d);
     Bvh4Stack::Spill spill;
     Bvh4Stack stack(spill);
-    int32_t node = 0;  // the root is always an inner node
+    int32_t node = root;  // the root is always an inner node
     for (;;) {
         if (node >= 0) {
             const Bvh4Node* n = &s.nodes4[node];

@@ -102,13 +102,13 @@ SRT_HD_INLINE Bvh8Group bvh8_test_node(const Bvh8Node* node, const RayInv& r, ui
 // pushed as a primitive group and tested when popped.
 template <int kQuery, int kVariant>
 SRT_HD_INLINE Hit traverse_bvh8(const SceneView& s, const glm::vec3& o, const glm::vec3& d, Hit h,
-                                 bool through_glass, bool any_hit_asked) {
+                                 bool through_glass, bool any_hit_asked, int32_t root = 0) {
     const RayInv r = make_ray_inv(o, d);
     const uint32_t oct = (r.inv.x < 0.0f ? 1u : 0u) | (r.inv.y < 0.0f ? 2u : 0u) | (r.inv.z < 0.0f ? 4u : 0u);
     Bvh8Stack::Spill spill;
     Bvh8Stack stack(spill);
-    // The root, as the one inner child (slot 0) of a parent whose children start at 0.
-    Bvh8Group g{0u, (1u << (24u + oct)) | 1u};
+    // The root, as the one inner child (slot 0) of a parent whose children start there.
+    Bvh8Group g{uint32_t(root), (1u << (24u + oct)) | 1u};
     for (;;) {
         uint32_t prim_hits, prim_base;
         if (!SRT_STOPS_AT_FIRST_HIT && (g.base & kPrimGroupTag)) {  // a postponed primitive group

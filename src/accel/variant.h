@@ -39,6 +39,11 @@ constexpr int kKill = 1024;
 // cost the path kernels 12% (more spills, longer code;
 // docs/performance.md, "glTF's BRDF and rough glass"). Not the traversal's.
 constexpr int kMaterials = 2048;
+// Instances (accel/traverse_instances.h): a top-level BVH over placed meshes, each walked
+// in its own space, and shading that moves its hits back. The traversal's, carried only
+// by the variants of every bit (with_scene_flags), so that instancing adds no variant
+// to build and scenes without instances run kernels that hold none of its code.
+constexpr int kInstances = 4096;
 constexpr int bvh_of(int variant) { return variant & 15; }
 constexpr bool precise_spheres_of(int variant) { return (variant & kPreciseSpheres) != 0; }
 constexpr bool alpha_masks_of(int variant) { return (variant & kAlphaMasks) != 0; }
@@ -48,6 +53,7 @@ constexpr bool path_tracing_of(int variant) { return (variant & kPathTracing) !=
 constexpr bool ray_tree_of(int variant) { return (variant & kRayTree) != 0; }
 constexpr bool kill_of(int variant) { return (variant & kKill) != 0; }
 constexpr bool materials_of(int variant) { return (variant & kMaterials) != 0; }
+constexpr bool instances_of(int variant) { return (variant & kInstances) != 0; }
 // What traversal and intersect kernels are compiled for: no integrator, kill or lobes.
 constexpr int whitted_variant(int variant) { return variant & ~(kPathTracing | kKill | kMaterials); }
 // What shade kernels are compiled for: a kill does not change shading.
@@ -97,9 +103,12 @@ SRT_HD_INLINE decltype(auto) with_surface_flags(const SceneView& s, Fn&& fn) {
     if (s.textures || s.alpha_masks) return with_width_flags<kFlags | kSurfaceBits>(s, fn);
     return with_width_flags<kFlags>(s, fn);
 }
+// A scene with instances runs the code of every bit, as one with spheres in double does
+// (kEveryBit): instancing's code (kInstances) lives only there.
+constexpr int kEveryBit = kPreciseSpheres | kSurfaceBits | kInstances;
 template <int kFlags, class Fn>
 SRT_HD_INLINE decltype(auto) with_scene_flags(const SceneView& s, Fn&& fn) {
-    if (s.precise_spheres) return with_width_flags<kFlags | kPreciseSpheres | kSurfaceBits>(s, fn);
+    if (s.precise_spheres || s.instances != nullptr) return with_width_flags<kFlags | kEveryBit>(s, fn);
     return with_surface_flags<kFlags>(s, fn);
 }
 template <class Fn>
@@ -108,7 +117,7 @@ SRT_HD_INLINE decltype(auto) with_bvh_width(const SceneView& s, Fn&& fn) {
 }
 
 // Every bit a path kernel can carry but the kill's.
-constexpr int kEveryPathBit = kPathTracing | kMaterials | kPreciseSpheres | kSurfaceBits;
+constexpr int kEveryPathBit = kPathTracing | kMaterials | kEveryBit;
 
 // The same for the path integrator's kernels (kPathTracing). A scene with glTF's BRDF,
 // rough glass or maps of metallic and roughness (SceneView::extended_materials) runs the
@@ -123,7 +132,7 @@ constexpr int kEveryPathBit = kPathTracing | kMaterials | kPreciseSpheres | kSur
 // way: the lobes' code finds nothing to do in a scene without them.
 template <bool kLeanLobes = false, class Fn>
 SRT_HD_INLINE decltype(auto) with_path_variant(const SceneView& s, Fn&& fn) {
-    if (s.extended_materials || s.precise_spheres) return with_width_flags<kEveryPathBit>(s, fn);
+    if (s.extended_materials || s.precise_spheres || s.instances != nullptr) return with_width_flags<kEveryPathBit>(s, fn);
     if constexpr (kLeanLobes) return with_scene_flags<kPathTracing>(s, fn);
     else return with_scene_flags<kPathTracing | kMaterials>(s, fn);
 }
@@ -145,7 +154,7 @@ SRT_HD_INLINE decltype(auto) with_path_intersect_variant(const SceneView& s, Fn&
 // GPUs of slow double precision more than it does the H100.
 template <class Fn>
 SRT_HD_INLINE decltype(auto) with_tree_variant(const SceneView& s, Fn&& fn) {
-    return with_width_flags<kRayTree | kPreciseSpheres | kTextures | kRayCones | kAlphaMasks>(s, fn);
+    return with_width_flags<kRayTree | kEveryBit>(s, fn);
 }
 
 // The same for frames under --kill (kKill), of either integrator (kIntegrator: 0 or
@@ -162,8 +171,8 @@ SRT_HD_INLINE decltype(auto) with_tree_variant(const SceneView& s, Fn&& fn) {
 template <int kIntegrator, class Fn>
 SRT_HD_INLINE decltype(auto) with_kill_variant(const SceneView& s, Fn&& fn) {
     constexpr int kLobes = path_tracing_of(kIntegrator) ? kMaterials : 0;
-    if (s.precise_spheres || s.textures || s.ray_cones || s.alpha_masks || s.extended_materials)
-        return with_width_flags<kKill | kIntegrator | kLobes | kPreciseSpheres | kSurfaceBits>(s, fn);
+    if (s.precise_spheres || s.textures || s.ray_cones || s.alpha_masks || s.extended_materials || s.instances != nullptr)
+        return with_width_flags<kKill | kIntegrator | kLobes | kEveryBit>(s, fn);
     return with_width_flags<kKill | kIntegrator>(s, fn);
 }
 

@@ -21,6 +21,7 @@ struct SceneOptions {
     std::string scene;  // empty = the built-in default scene
     std::string from_text, at_text, up_text;  // "x,y,z"; empty = keep the scene's
     std::string origin_text;                  // --render-origin "x,y,z"; empty = the camera's
+    bool flatten_instances = false;           // --flatten-instances: copies instead of a two-level BVH
     std::optional<float> fov;
     std::optional<float> aperture, focus;  // the thin lens (scene.h Camera)
     std::vector<std::string> lights;  // "x,y,z" or "x,y,z:r,g,b" point lights

@@ -5,8 +5,10 @@
 #include "render/frame.h"
 #include "render/stencil.h"
 #include "revision.h"  // generated: SRT_REVISION
+#include "scene/instances.h"
 
 #include <cstdio>
+
 
 namespace srt::app {
 
@@ -16,10 +18,10 @@ void print_bench_head(const ojson& machine, const Scene& scene, const ojson& sce
                       double load_ms, double upload_ms) {
     std::printf("bench    stencilrt %s (%s)\n", SRT_VERSION, std::string(SRT_REVISION).c_str());
     std::printf("device   %s\n", machine_line(machine).c_str());
-    std::printf("scene    %s (%s): %zu spheres, %zu planes, %zu triangles, %zu lights, textures: %s; load %.1f ms, "
+    std::printf("scene    %s (%s): %zu spheres, %zu planes, %zu triangles%s, %zu lights, textures: %s; load %.1f ms, "
                 "BVH build %.1f ms (%u nodes), upload %.1f ms\n",
                 scene.name.c_str(), scene_json["hash"].get<std::string>().c_str(), scene.spheres.size(),
-                scene.planes.size(), scene.triangles.size(), scene.lights.size(), texture_line(scene, compiled).c_str(),
+                scene.planes.size(), scene.triangles.size(), instances_text(scene).c_str(), scene.lights.size(), texture_line(scene, compiled).c_str(),
                 load_ms, compiled.bvh_stats.build_ms, compiled.bvh_stats.nodes, upload_ms);
     const ojson a = scene_json["accel"];
     std::printf("accel    %s: %u nodes of %zu B, %u leaves of %.2f primitives on average, %.1f B a primitive "

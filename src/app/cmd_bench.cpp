@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "core/load_progress.h"
 #include "render/scene_gpu.h"
+#include "scene/instances.h"
 #include "render/tuning_cache.h"
 
 #if defined(SRT_HAVE_CUDA)
@@ -144,7 +145,7 @@ int cmd_bench(int argc, char** argv) {
     check_kill_applies(o.kill, scene, o.integrator);
     const double load_ms = ms_since(t_load);
     const auto t_compile = Clock::now();
-    const BuildChoice build = choose_bvh_build(so, backend, Purpose::Bench, scene.triangles.size() + scene.spheres.size());
+    const BuildChoice build = choose_bvh_build(so, backend, Purpose::Bench, stored_triangle_count(scene) + scene.spheres.size());
     const CompiledScene compiled = compile_scene(scene, so.accel_layout(), build.options);
     const double compile_ms = ms_since(t_compile);
 

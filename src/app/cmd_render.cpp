@@ -15,6 +15,7 @@
 #include "render/exposure.h"
 #include "render/pipeline.h"
 #include "render/scene_gpu.h"
+#include "scene/instances.h"
 #include "render/split_executor.h"
 
 #include <unistd.h>
@@ -140,7 +141,7 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
     const double rays = double(rs.width) * double(rs.height) * double(rs.spp) * double(rs.depth) *
                         double(std::max<size_t>(1, frames.size()));
     const BuildChoice build = choose_bvh_build(so, fo.parsed_backend(), Purpose::Render,
-                                               scene.triangles.size() + scene.spheres.size(), rays);
+                                               stored_triangle_count(scene) + scene.spheres.size(), rays);
     const auto t_compile = Clock::now();
     const CompiledScene compiled = compile_scene(scene, so.accel_layout(), build.options);
     const double compile_ms = ms_since(t_compile);
@@ -163,8 +164,8 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
     const uint32_t nodes = !compiled.nodes8.empty()   ? compiled.bvh8_stats.nodes
                            : !compiled.nodes4.empty() ? compiled.bvh4_stats.nodes
                                                       : compiled.bvh_stats.nodes;
-    std::fprintf(info, "scene    %s: %zu spheres, %zu planes, %zu triangles, %zu lights (%s), textures: %s (load %.1f ms, %s %.1f ms, %u nodes)\n",
-                scene.name.c_str(), scene.spheres.size(), scene.planes.size(), scene.triangles.size(),
+    std::fprintf(info, "scene    %s: %zu spheres, %zu planes, %zu triangles%s, %zu lights (%s), textures: %s (load %.1f ms, %s %.1f ms, %u nodes)\n",
+                scene.name.c_str(), scene.spheres.size(), scene.planes.size(), scene.triangles.size(), instances_text(scene).c_str(),
                 scene.lights.size(), to_string(scene.light_model), texture_line(scene, compiled).c_str(), load_ms,
                 so.accel.c_str(), compiled.bvh_stats.build_ms, nodes);
     std::fputs(bvh_line(compiled, build).c_str(), info);

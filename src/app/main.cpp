@@ -7,6 +7,7 @@
 #include "app/suggest.h"
 
 #include "core/error.h"
+#include "scene/instances.h"
 #include "scene/load.h"
 
 #include <cmath>
@@ -76,6 +77,9 @@ void SceneOptions::add_to(CLI::App& cmd) {
     cmd.add_option("--render-origin", origin_text,
                    "World position x,y,z that rendering is done relative to (default: the camera's); the "
                    "viewer's C prints it, so the command renders its view bit for bit");
+    cmd.add_flag("--flatten-instances", flatten_instances,
+                 "Place each instance's mesh as a copy of its triangles (one BVH) instead of sharing it "
+                 "(a two-level BVH): the same picture, for comparing speed and memory");
     cmd.add_option_function<float>("--fov", [this](float f) { fov = f; },
                                    "Horizontal field of view in degrees, edge to edge")
         ->check(number_in(0.01, 179.0, "degrees"));
@@ -157,6 +161,7 @@ Scene load_with_overrides(const SceneOptions& o) {
         if (o.focus) c->focus_distance = *o.focus;
     }
     if (!o.origin_text.empty()) s.render_origin = parse_xyz<double>("--render-origin", o.origin_text);
+    if (o.flatten_instances) flatten_instances(s);
     place_auto_light(s);  // a light the loader made up for the file's camera follows the one used
     s.texture_filter = o.texture_filter == "trilinear" ? TextureFilter::Trilinear : TextureFilter::Bilinear;
     // The lights a loader made up, and what it said of them, go where the command line

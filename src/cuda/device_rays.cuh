@@ -46,6 +46,7 @@ public:
         }
         hit_t.grow(n, "hit distances");
         hit_id.grow(n, "hit ids");
+        hit_inst.grow(n, "hit instances");
         stencil.grow(n / kWarpSize, "stencil");
         if (s.mode == DeadRayMode::Flags) flags.grow(n, "ray flags");
         // Live sets: stencil lists live words, and live rays where it hands bounces to
@@ -69,7 +70,7 @@ public:
 
     // The rays, as a frame's stages see them.
     RayBuffers rays() const {
-        return RayBuffers{origin.get(), dir.get(), weight.get(), radiance.get(), hit_t.get(), hit_id.get()};
+        return RayBuffers{origin.get(), dir.get(), weight.get(), radiance.get(), hit_t.get(), hit_id.get(), hit_inst.get()};
     }
 
     // The pool's buffers (cuda/pool_kernels.cuh) for `rays` slots: grow() made them for
@@ -103,6 +104,7 @@ public:
     DeviceBuffer<f4> origin, dir, weight, radiance;
     DeviceBuffer<float> hit_t;
     DeviceBuffer<int32_t> hit_id;
+    DeviceBuffer<uint32_t> hit_inst;  // written only by the kernels of scenes with instances
     DeviceBuffer<uint32_t> stencil, flags, list[2];  // the live sets
     DeviceBuffer<uint32_t> pool_sample, pool_bounce, pool_hit, pool_next;  // the pool (pool())
     DeviceBuffer<f4> tree_entries;  // Whitted's ray tree, for frames with glass (tree())

@@ -17,6 +17,8 @@ public:
         nodes_.upload(s.nodes, "BVH nodes");
         nodes4_.upload(s.nodes4, "BVH4 nodes");
         nodes8_.upload(s.nodes8, "BVH8 nodes");
+        tlas_.upload(s.tlas, "instance BVH");
+        instances_.upload(s.instances, "instances");
         prims_.upload(s.prims, "primitives");
         prim_tests_.upload(s.prim_tests, "primitive tests");
         normals_.upload(s.normals, "vertex normals");
@@ -41,6 +43,8 @@ public:
         view_.nodes = nodes_.get();
         view_.nodes4 = nodes4_.get();
         view_.nodes8 = nodes8_.get();
+        view_.tlas = tlas_.get();
+        view_.instances = instances_.get();
         view_.prims = prims_.get();
         view_.prim_tests = prim_tests_.get();
         view_.normals = normals_.get();
@@ -68,6 +72,8 @@ private:
     DeviceBuffer<BvhNode> nodes_;
     DeviceBuffer<Bvh4Node> nodes4_;
     DeviceBuffer<Bvh8Node> nodes8_;
+    DeviceBuffer<BvhNode> tlas_;  // only for scenes with instances
+    DeviceBuffer<InstanceGpu> instances_;
     DeviceBuffer<PrimGpu> prims_;
     DeviceBuffer<PrimTestGpu> prim_tests_;
     DeviceBuffer<f4> normals_;  // 3 per primitive, only for scenes with smooth triangles

@@ -57,7 +57,7 @@ public:
         f.scene = scene_->view();
         f.camera = make_camera(camera, settings.width, settings.height, scene_->render_origin);
         f.rays = RayBuffers{origin_.data(), dir_.data(), weight_.data(), radiance_.data(),
-                            hit_t_.data(), hit_id_.data()};
+                            hit_t_.data(), hit_id_.data(), hit_inst_.data()};
         if (uses_ray_tree(f.scene, settings)) f.tree = allocate_tree(origin_.size(), settings.depth);
         set_band_geometry(f, uint32_t(settings.width), uint32_t(settings.height), uint32_t(settings.band_y),
                           uint32_t(settings.band_h), uint32_t(settings.warp_width));
@@ -384,6 +384,7 @@ private:
         radiance_.assign(n, f4{});
         hit_t_.assign(n, 0.0f);
         hit_id_.assign(n, -1);
+        hit_inst_.assign(n, kNoInstance);
         stencil_.assign(n / kWarpSize, 0u);
     }
 
@@ -404,6 +405,7 @@ private:
     std::vector<f4> origin_, dir_, weight_, radiance_;
     std::vector<float> hit_t_;
     std::vector<int32_t> hit_id_;
+    std::vector<uint32_t> hit_inst_;
     std::vector<uint32_t> stencil_;
     std::vector<f4> tree_entries_;
     std::vector<uint32_t> tree_size_;

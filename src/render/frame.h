@@ -36,6 +36,9 @@ struct RayBuffers {
                    // a float, exact to 2^24 per pixel)
     float* hit_t;
     int32_t* hit_id;  // see accel/intersect.h
+    // The hit's instance (Hit::inst), written and read only by the kernels of a scene with
+    // instances (accel/variant.h kInstances).
+    uint32_t* hit_inst = nullptr;
 };
 
 // Whitted's ray tree: each slot's stack of deferred rays (render/ray_tree.h).

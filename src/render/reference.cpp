@@ -45,7 +45,7 @@ struct Tracer {
             return;
         }
         uint32_t shadow_rays = 0;
-        const Surface sf = surface_at<W>(scene, o, d, h.t, h.id, cone);
+        const Surface sf = surface_at<W>(scene, o, d, h.t, h.id, cone, h.inst);
         if constexpr (!ray_tree_of(W)) {
             add_finite(radiance, weight * surface_light<W>(scene, sf, shadow_rays));
             if (level + 1 > max_depth) return;

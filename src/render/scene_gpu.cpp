@@ -5,7 +5,9 @@
 #include "core/load_progress.h"
 #include "core/error.h"
 #include "render/mip_chain.h"
+#include "render/scene_geometry.h"
 #include "render/srgb.h"
+#include "scene/instances.h"
 
 #include "core/parallel.h"
 
@@ -16,21 +18,7 @@
 namespace srt {
 
 namespace {
-f4 make_f4(const glm::vec3& v, float w) { return f4{v.x, v.y, v.z, w}; }
-
 glm::dvec3 dvec(const glm::vec3& v) { return glm::dvec3(v.x, v.y, v.z); }
-
-// The optional per-primitive arrays a triangle writes: one rule for the scan that sizes
-// them and the pass that fills them.
-struct TriangleArrays {
-    bool normals, tangents, uvs, alpha;
-};
-TriangleArrays arrays_of(const Triangle& tri, const Material& mat) {
-    return {tri.smooth, mat.normal_mapped() && tri.has_tangent && tri.has_uv, mat.reads_uvs(), mat.alpha_mask};
-}
-
-// World position -> rendering space: subtracted in double, rounded once.
-glm::vec3 relative_to(const Point3& p, const Point3& origin) { return glm::vec3(p - origin); }
 
 // The point that anchors a plane (and its checker and texture) in rendering space: moved
 // along the plane to near the camera's foot on it, by whole periods of its pattern (2
@@ -51,16 +39,6 @@ glm::vec3 plane_anchor(const Plane& pl, bool textured, const glm::vec3& n, const
         sv = period * std::round(sv / period);
     }
     return glm::vec3(q + su * du + sv * dv);
-}
-// How many texture-coordinate units one unit of length on the triangle spans, on average:
-// sqrt(area in uv / area in the scene), from the scene's own double corners so that a
-// moved scene gets the same value (render/surface.h: the ray cone's footprint in texels); 0 for a
-// triangle without area in either.
-double uv_per_length(const Triangle& t) {
-    const double area = glm::length(glm::cross(t.v1 - t.v0, t.v2 - t.v0));
-    const glm::dvec2 a = glm::dvec2(t.uv1) - glm::dvec2(t.uv0), b = glm::dvec2(t.uv2) - glm::dvec2(t.uv0);
-    const double uv_area = std::fabs(a.x * b.y - a.y * b.x);
-    return area > 0.0 ? std::sqrt(uv_area / area) : 0.0;
 }
 }  // namespace
 
@@ -174,142 +152,43 @@ static std::vector<uint32_t> compile_textures(const Scene& scene, CompiledScene&
     return first;
 }
 
-CompiledScene compile_scene(const Scene& scene, AccelLayout accel, const BvhBuildOptions& options) {
+namespace {
+// Whether instance i's mesh emits: its triangles are then lights, each one of the light
+// table's emitters (render/light_table.cpp), which are placed primitives.
+bool emits(const Scene& s, const Instance& i) {
+    for (const Triangle& t : s.meshes[i.mesh].triangles)
+        if (s.materials[t.material].emits()) return true;
+    return false;
+}
+}  // namespace
+
+CompiledScene compile_scene(const Scene& scene_in, AccelLayout accel, const BvhBuildOptions& options) {
+    // The instances of emissive meshes are placed as copies (scene/instances.h), the
+    // others shared.
+    Scene copy;
+    const bool copies =
+        std::any_of(scene_in.instances.begin(), scene_in.instances.end(), [&](const Instance& i) { return emits(scene_in, i); });
+    if (copies) {
+        copy = scene_in;
+        std::vector<Instance> shared;
+        for (const Instance& i : copy.instances) {
+            if (!emits(copy, i)) {
+                shared.push_back(i);
+                continue;
+            }
+            for (const Triangle& t : copy.meshes[i.mesh].triangles) copy.triangles.push_back(instance_triangle(t, i));
+        }
+        copy.instances = std::move(shared);
+    }
+    const Scene& scene = copies ? copy : scene_in;
     CompiledScene cs;
     cs.camera = scene.camera;
     cs.render_origin = scene.render_origin.value_or(scene.camera.from);
     cs.background = scene.background;
     cs.ambient = scene.ambient;
     const auto rel = [&](const Point3& p) { return relative_to(p, cs.render_origin); };
-
-    // Triangles and spheres in rendering space.
-    std::vector<glm::vec3> centres(scene.spheres.size());
-    for (size_t i = 0; i < scene.spheres.size(); ++i) centres[i] = rel(scene.spheres[i].centre);
-    struct Corners {
-        glm::vec3 v0, v1, v2;
-    };
-    // Every per-primitive pass runs on every core: each element is a function of its
-    // index alone, so the arrays are the same whatever the threads.
-    const int threads = host_cores();
-    constexpr uint32_t kGrain = 16384;
-    std::vector<Corners> tris(scene.triangles.size());
-    parallel_for(uint32_t(tris.size()), kGrain, threads, [&](uint32_t b, uint32_t e) {
-        for (size_t i = b; i < e; ++i) {
-            const Triangle& t = scene.triangles[i];
-            tris[i] = {rel(t.v0), rel(t.v1), rel(t.v2)};
-        }
-    });
-
-    // Primitives the BVH is built over: spheres first, then triangles.
+    compile_geometry(scene, accel, options, cs);
     const size_t ns = scene.spheres.size(), nt = scene.triangles.size();
-    std::vector<BuildPrim> build(ns + nt);
-    for (size_t i = 0; i < ns; ++i) {
-        const float r = float(scene.spheres[i].radius);
-        build[i] = {centres[i] - glm::vec3(r), centres[i] + glm::vec3(r)};
-    }
-    parallel_for(uint32_t(nt), kGrain, threads, [&](uint32_t b, uint32_t e) {
-        for (size_t i = b; i < e; ++i) {
-            const Corners& t = tris[i];
-            build[ns + i] = {glm::min(t.v0, glm::min(t.v1, t.v2)), glm::max(t.v0, glm::max(t.v1, t.v2)), true, t.v0, t.v1, t.v2};
-        }
-    });
-    load_progress::Stage stage("build", build.size(), "primitives");
-    Bvh bvh = build_bvh(build, options);
-    cs.nodes = std::move(bvh.nodes);
-    cs.bvh_stats = bvh.stats;
-    if (accel == AccelLayout::Bvh4 && !cs.nodes.empty()) {
-        Bvh4 b4 = collapse_bvh4(cs.nodes);
-        cs.nodes4 = std::move(b4.nodes);
-        cs.bvh4_stats = b4.stats;
-    }
-    if (accel == AccelLayout::Bvh8 && !cs.nodes.empty()) {
-        // The BVH8 wants each node's leaves together: the primitives move (and the BVH2's
-        // leaves with them); ties go by original id, so no hit changes.
-        Bvh8 b8 = collapse_bvh8(cs.nodes, bvh.order.size());
-        std::vector<uint32_t> order(b8.prim_order.size());
-        for (size_t k = 0; k < order.size(); ++k) order[k] = bvh.order[b8.prim_order[k]];
-        bvh.order = std::move(order);
-        cs.nodes8 = std::move(b8.nodes);
-        cs.bvh8_stats = b8.stats;
-    }
-
-    cs.prims.resize(bvh.order.size());
-    cs.prim_tests.resize(bvh.order.size());
-    // The optional per-primitive arrays exist where some triangle needs them.
-    std::atomic<bool> any_smooth{false}, any_tangents{false}, any_uvs{false}, any_alpha{false};
-    parallel_for(uint32_t(nt), kGrain, threads, [&](uint32_t b, uint32_t e) {
-        bool smooth = false, tangents = false, uvs = false, alpha = false;
-        for (size_t i = b; i < e; ++i) {
-            const Triangle& tri = scene.triangles[i];
-            const TriangleArrays a = arrays_of(tri, scene.materials[tri.material]);
-            smooth = smooth || a.normals;
-            tangents = tangents || a.tangents;
-            uvs = uvs || a.uvs;
-            alpha = alpha || a.alpha;
-        }
-        if (smooth) any_smooth = true;
-        if (tangents) any_tangents = true;
-        if (uvs) any_uvs = true;
-        if (alpha) any_alpha = true;
-    });
-    const size_t np = bvh.order.size();
-    if (any_smooth) cs.normals.assign(3 * np, f4{0, 0, 0, 0});
-    if (any_tangents) cs.tangents.assign(3 * np, f4{0, 0, 0, 0});
-    if (any_uvs) cs.uvs.assign(2 * np, f4{0, 0, 0, 0});
-    if (any_alpha) cs.prim_alpha.assign(np, kNoMaskGpu);
-    for (size_t i = 0; i < ns; ++i) {
-        // A scene with a sphere large against its distance from the camera, whose float
-        // hit points would err by more than those of the things around it, computes
-        // every sphere in double; a scene without one runs kernels without that code
-        // (SceneView::precise_spheres).
-        cs.precise_spheres = cs.precise_spheres || sphere_needs_double(centres[i], float(scene.spheres[i].radius));
-    }
-    parallel_for(uint32_t(np), kGrain, threads, [&](uint32_t kb, uint32_t ke) {
-        for (size_t k = kb; k < ke; ++k) {
-            const uint32_t src = bvh.order[k];
-            PrimGpu& p = cs.prims[k];
-            if (src < ns) {
-                const Sphere& s = scene.spheres[src];
-                p.p0 = make_f4(centres[src], bits_float(kPrimSphereBit | s.material));
-                const float r = float(s.radius);
-                // What rounding the centre (in rendering space) and the radius to float lost,
-                // so that hit points can be found on the sphere the scene gave, in double
-                // (accel/hit_point.h): for a ground sphere of radius 1000 the float centre is
-                // up to 3e-5 off, more than the gaps at contacts.
-                const glm::vec3 centre_lo(s.centre - cs.render_origin - dvec(centres[src]));
-                const float r_lo = float(s.radius - double(r));
-                p.p1 = f4{r, r * r, r_lo, float(1.0 / s.radius)};  // 1/r: the cone's curvature (render/surface.h)
-                p.p2 = f4{centre_lo.x, centre_lo.y, centre_lo.z, bits_float(src)};
-                cs.prim_tests[k] = make_sphere_test(centres[src], r, centre_lo, r_lo);
-            } else {
-                const Corners& t = tris[src - ns];
-                const Triangle& tri = scene.triangles[src - ns];
-                p.p0 = make_f4(t.v0, bits_float((tri.material & kPrimMaterialMask) | (tri.smooth ? kPrimSmoothBit : 0u)));
-                const TriangleArrays a = arrays_of(tri, scene.materials[tri.material]);
-                if (a.normals) {
-                    cs.normals[3 * k + 0] = make_f4(tri.n0, 0.0f);
-                    cs.normals[3 * k + 1] = make_f4(tri.n1, 0.0f);
-                    cs.normals[3 * k + 2] = make_f4(tri.n2, 0.0f);
-                }
-                if (a.tangents) {
-                    cs.tangents[3 * k + 0] = make_f4(glm::vec3(tri.t0), tri.t0.w);
-                    cs.tangents[3 * k + 1] = make_f4(glm::vec3(tri.t1), tri.t1.w);
-                    cs.tangents[3 * k + 2] = make_f4(glm::vec3(tri.t2), tri.t2.w);
-                }
-                if (a.uvs) {
-                    cs.uvs[2 * k + 0] = f4{tri.uv0.x, tri.uv0.y, tri.uv1.x, tri.uv1.y};
-                    cs.uvs[2 * k + 1] = f4{tri.uv2.x, tri.uv2.y, float(uv_per_length(tri)), 0.0f};
-                }
-                if (a.alpha) {
-                    cs.prim_alpha[k] = tri.material;
-                }
-                const glm::vec3 e1 = t.v1 - t.v0, e2 = t.v2 - t.v0;
-                p.p1 = make_f4(e1, 0.0f);
-                p.p2 = make_f4(e2, bits_float(src));
-                cs.prim_tests[k] = make_triangle_test(t.v0, e1, e2);
-            }
-        }
-    });
 
     for (size_t j = 0; j < scene.planes.size(); ++j) {
         const Plane& pl = scene.planes[j];
@@ -375,6 +254,9 @@ SceneView CompiledScene::view() const {
     v.nodes = nodes.data();
     v.nodes4 = nodes4.empty() ? nullptr : nodes4.data();
     v.nodes8 = nodes8.empty() ? nullptr : nodes8.data();
+    v.tlas = tlas.empty() ? nullptr : tlas.data();
+    v.instances = instances.empty() ? nullptr : instances.data();
+    v.instance_count = uint32_t(instances.size());
     v.prims = prims.data();
     v.prim_tests = prim_tests.data();
     v.normals = normals.empty() ? nullptr : normals.data();
@@ -412,7 +294,7 @@ SceneView CompiledScene::view() const {
 }
 
 size_t CompiledScene::device_bytes() const {
-    return nodes.size() * sizeof(BvhNode) + nodes4.size() * sizeof(Bvh4Node) + nodes8.size() * sizeof(Bvh8Node) + prims.size() * (sizeof(PrimGpu) + sizeof(PrimTestGpu)) + (normals.size() + tangents.size()) * sizeof(f4) +
+    return (nodes.size() + tlas.size()) * sizeof(BvhNode) + instances.size() * sizeof(InstanceGpu) + nodes4.size() * sizeof(Bvh4Node) + nodes8.size() * sizeof(Bvh8Node) + prims.size() * (sizeof(PrimGpu) + sizeof(PrimTestGpu)) + (normals.size() + tangents.size()) * sizeof(f4) +
            planes.size() * sizeof(PlaneGpu) + materials.size() * sizeof(MaterialGpu) +
            lights.size() * sizeof(LightGpu) + texture_bytes() + uvs.size() * sizeof(f4) +
            prim_alpha.size() * sizeof(uint32_t) + emitters.size() * sizeof(EmitterGpu) +

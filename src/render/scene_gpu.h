@@ -36,6 +36,11 @@ struct CompiledScene {
     std::vector<BvhNode> nodes;
     std::vector<Bvh4Node> nodes4;  // AccelLayout::Bvh4 only; then traversal uses these
     std::vector<Bvh8Node> nodes8;  // AccelLayout::Bvh8 only; then traversal uses these
+    // Instances (accel/traverse_instances.h), empty in a scene without them: the top-level
+    // BVH2 and the instances in its order. `nodes` (nodes4, nodes8) then hold a BVH per
+    // mesh and one over the scene's own primitives, back to back, and `prims` theirs.
+    std::vector<BvhNode> tlas;
+    std::vector<InstanceGpu> instances;
     std::vector<PrimGpu> prims;
     std::vector<PrimTestGpu> prim_tests;  // one per primitive, in the same order
     std::vector<f4> normals;  // 3 per primitive when any triangle is smooth, else empty

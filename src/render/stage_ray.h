@@ -74,6 +74,7 @@ struct RaySlot {
     SRT_HD_INLINE glm::vec3 radiance() const { return load3(b->radiance, i); }
     SRT_HD_INLINE float hit_t() const { return b->hit_t[i]; }
     SRT_HD_INLINE int32_t hit_id() const { return b->hit_id[i]; }
+    SRT_HD_INLINE uint32_t hit_inst() const { return b->hit_inst[i]; }
     SRT_HD_INLINE Cone cone() const { return Cone{b->origin[i].w, b->dir[i].w}; }
     SRT_HD_INLINE void set_ray(const glm::vec3& o, const glm::vec3& d, const Cone& c) const {
         b->origin[i] = f4{o.x, o.y, o.z, c.width};
@@ -108,6 +109,7 @@ struct RaySlot {
         b->hit_t[i] = t;
         b->hit_id[i] = id;
     }
+    SRT_HD_INLINE void set_hit_inst(uint32_t inst) const { b->hit_inst[i] = inst; }
     // Whitted's ray tree (render/ray_tree.h): the weight and, in w, the ray's level.
     SRT_HD_INLINE float level() const { return b->weight[i].w; }
     SRT_HD_INLINE void set_weight_level(const glm::vec3& v, float level) const {
@@ -122,12 +124,14 @@ struct PathRay {
     float pdf = 0.0f;  // path: the last BSDF density (PathState::prev_pdf); Whitted's ray tree: the level
     float t = 0.0f;
     int32_t id = -1;
+    uint32_t inst = kNoInstance;
     SRT_HD_INLINE glm::vec3 origin() const { return o; }
     SRT_HD_INLINE glm::vec3 dir() const { return d; }
     SRT_HD_INLINE glm::vec3 weight() const { return w; }
     SRT_HD_INLINE glm::vec3 radiance() const { return rad; }
     SRT_HD_INLINE float hit_t() const { return t; }
     SRT_HD_INLINE int32_t hit_id() const { return id; }
+    SRT_HD_INLINE uint32_t hit_inst() const { return inst; }
     SRT_HD_INLINE Cone cone() const { return c; }
     SRT_HD_INLINE void set_ray(const glm::vec3& ro, const glm::vec3& rd, const Cone& rc) {
         o = ro;
@@ -163,6 +167,7 @@ struct PathRay {
         t = ht;
         id = hid;
     }
+    SRT_HD_INLINE void set_hit_inst(uint32_t hinst) { inst = hinst; }
     SRT_HD_INLINE float level() const { return pdf; }
     SRT_HD_INLINE void set_weight_level(const glm::vec3& v, float level) {
         w = v;

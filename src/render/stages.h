@@ -155,7 +155,8 @@ SRT_HD_INLINE bool generate_ray(const FrameContext& f, uint32_t i, R& r) {
 // A ray's closest hit, kept; a miss adds what the sky sends (the environment map or the
 // background; under the path integrator, `path`, weighed against the map's light samples)
 // and ends the path.
-template <PathStrategy kStrategy = PathStrategy::Mis, class R>
+// kInstances: whether the hit's instance is kept too (accel/variant.h instances_of).
+template <PathStrategy kStrategy = PathStrategy::Mis, bool kInstances = false, class R>
 SRT_HD_INLINE bool take_hit(const SceneView& s, R& r, const Hit& h, bool path) {
     if (h.id < 0) {
         const glm::vec3 d = r.dir();
@@ -163,17 +164,19 @@ SRT_HD_INLINE bool take_hit(const SceneView& s, R& r, const Hit& h, bool path) {
         return false;
     }
     r.set_hit(h.t, h.id);
+    if constexpr (kInstances) r.set_hit_inst(h.inst);
     return true;
 }
 
 template <int kWidth, class R>
 SRT_HD_INLINE bool intersect_ray(const SceneView& s, R& r, bool path) {
-    return take_hit(s, r, intersect_closest<kWidth>(s, r.origin(), r.dir(), 3.0e38f), path);
+    return take_hit<PathStrategy::Mis, instances_of(kWidth)>(s, r, intersect_closest<kWidth>(s, r.origin(), r.dir(), 3.0e38f), path);
 }
 
 template <int kWidth, class R>
 SRT_HD_INLINE Surface ray_surface(const SceneView& s, const R& r) {
-    return surface_at<kWidth>(s, r.origin(), r.dir(), r.hit_t(), r.hit_id(), r.cone());
+    return surface_at<kWidth>(s, r.origin(), r.dir(), r.hit_t(), r.hit_id(), r.cone(),
+                              instances_of(kWidth) ? r.hit_inst() : kNoInstance);
 }
 
 // Whether a ray reflected at `bounce` (0 = the primary hit) is still within the depth
@@ -354,7 +357,7 @@ SRT_HD_INLINE bool trace_path_vertex(const FrameContext& f, PathRay& r, uint32_t
             arrives = h.id < 0;
             break;
         }
-        if (!take_hit<kStrategy>(f.scene, r, h, true)) return false;
+        if (!take_hit<kStrategy, instances_of(kWidth)>(f.scene, r, h, true)) return false;
         const Surface sf = ray_surface<kWidth>(f.scene, r);
         const RngKey key = path_key(f, i, bounce);
         const PathShade v = path_shade_query<kWidth, kStrategy>(f, sf, r, key, more);

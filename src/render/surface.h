@@ -108,11 +108,50 @@ SRT_HD_INLINE glm::vec2 plane_coords(const PlaneGpu* pl, const Surface& sf) {
 // variable (which a GPU does in local memory).
 SRT_HD_INLINE float channel(const glm::vec3& c, uint32_t k) { return k == 0u ? c.x : k == 1u ? c.y : c.z; }
 
+// A triangle hit of instance `inst` (accel/traverse_instances.h): its hit point found in
+// the mesh's object space with the ray moved there, as triangle_hit_point finds it, then
+// moved back to rendering space. Its error bound grows as pbrt-v4's Transform moves one:
+// the object bound through |M|, gamma(3) of |M| |p| + |T| for the three fmas, and what
+// the instance's mismatch (InstanceGpu::meta.w) adds; an exact instance (kInstanceExact)
+// moves every float exactly and adds nothing. The geometric normal is the object cross
+// product by the cofactor matrix (to_object's transpose, turned over by a mirror), as the
+// cross product of the moved edges would be. `area_scale`: world area over object area.
+SRT_HD_INLINE HitPoint instance_hit_point(const InstanceGpu* inst, const glm::vec3& o, const glm::vec3& d,
+                                          const glm::vec3& v0, const glm::vec3& e1, const glm::vec3& e2,
+                                          float& area_scale) {
+    glm::vec3 oo, od;
+    ray_to_object(inst, o, d, oo, od);
+    const HitPoint ho = triangle_hit_point(oo, od, v0, e1, e2);
+    const f4 w0 = load_f4(&inst->to_world[0]), w1 = load_f4(&inst->to_world[1]), w2 = load_f4(&inst->to_world[2]);
+    const f4 meta = load_f4(&inst->meta);
+    const uint32_t flags = float_bits(meta.y);
+    HitPoint h = ho;
+    h.p = apply_rows(w0, w1, w2, ho.p, true);
+    const f4 a0{fabsf(w0.x), fabsf(w0.y), fabsf(w0.z), fabsf(w0.w)}, a1{fabsf(w1.x), fabsf(w1.y), fabsf(w1.z), fabsf(w1.w)},
+        a2{fabsf(w2.x), fabsf(w2.y), fabsf(w2.z), fabsf(w2.w)};
+    h.err = apply_rows(a0, a1, a2, ho.err, false);
+    if (!(flags & kInstanceExact)) {
+        const glm::vec3 mag = apply_rows(a0, a1, a2, abs3(ho.p), true);  // |M| |p| + |T|
+        h.err = h.err * (1.0f + gamma_bound(3)) + (gamma_bound(3) + meta.w) * mag;
+    }
+    const f4 r0 = load_f4(&inst->to_object[0]), r1 = load_f4(&inst->to_object[1]), r2 = load_f4(&inst->to_object[2]);
+    const glm::vec3 c = glm::cross(e1, e2);
+    glm::vec3 n = apply_rows_transposed(r0, r1, r2, c);
+    if (flags & kInstanceMirror) n = -n;
+    const float n2 = glm::dot(n, n);
+    h.n = n * (1.0f / sqrtf(n2));
+    area_scale = meta.z * sqrtf(n2 / glm::dot(c, c));
+    return h;
+}
+
 // kVariant: the kernels' variant (accel/variant.h with_bvh_width): whether spheres
-// computed in double are, in this scene and this code.
+// computed in double are, in this scene and this code, and whether hits may lie in
+// instances (`inst`, Hit::inst; kNoInstance: the scene's own primitives).
 template <int kVariant>
 SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const glm::vec3& d, float t,
-                                 int32_t id, const Cone& cone = Cone{}) {
+                                 int32_t id, const Cone& cone = Cone{}, uint32_t inst = kNoInstance) {
+    const InstanceGpu* in = instances_of(kVariant) && inst != kNoInstance ? &s.instances[inst] : nullptr;
+    float area_scale = 1.0f;  // an instance's world area over its object area
     Surface sf;
     sf.cone_width = ray_cones_of(kVariant) ? cone.width + cone.spread * t : 0.0f;
     sf.curvature = 0.0f;
@@ -137,11 +176,15 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
             if (ray_cones_of(kVariant)) sf.curvature = glm::dot(hp.n, d) < 0.0f ? inv_radius : -inv_radius;
         } else {
             const f4 c = load_f4(&s.prims[id].p2);
-            hp = triangle_hit_point(o, d, xyz(a), xyz(b), xyz(c));
+            if (in != nullptr) hp = instance_hit_point(in, o, d, xyz(a), xyz(b), xyz(c), area_scale);
+            else hp = triangle_hit_point(o, d, xyz(a), xyz(b), xyz(c));
             if (meta & kPrimSmoothBit) {
                 const f4* vn = &s.normals[3 * uint32_t(id)];
-                const glm::vec3 n = (1.0f - hp.u - hp.v) * xyz(load_f4(&vn[0])) + hp.u * xyz(load_f4(&vn[1])) +
-                                    hp.v * xyz(load_f4(&vn[2]));
+                glm::vec3 n = (1.0f - hp.u - hp.v) * xyz(load_f4(&vn[0])) + hp.u * xyz(load_f4(&vn[1])) +
+                              hp.v * xyz(load_f4(&vn[2]));
+                if (in != nullptr)  // by the inverse transpose, as scene/instances.h moves vertex normals
+                    n = apply_rows_transposed(load_f4(&in->to_object[0]), load_f4(&in->to_object[1]),
+                                              load_f4(&in->to_object[2]), n);
                 const float len2 = glm::dot(n, n);
                 sf.ns = len2 > 0.0f ? n * (1.0f / sqrtf(len2)) : hp.n;
                 smooth = true;
@@ -212,6 +255,7 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
         } else {
             uv = triangle_uv(s, uint32_t(id), hp.u, hp.v);
             uv_per_length = load_f4(&s.uvs[2 * uint32_t(id) + 1]).z;
+            if (in != nullptr) uv_per_length = uv_per_length / sqrtf(area_scale);  // per object length: per world length
         }
         // Each texture at its own coordinates (texture_uv), where it is transformed a
         // footprint wider by its scale.
@@ -245,6 +289,10 @@ SRT_HD_INLINE Surface surface_at(const SceneView& s, const glm::vec3& o, const g
                 const f4 a = load_f4(&tan[0]), b = load_f4(&tan[1]), c = load_f4(&tan[2]);
                 t = (1.0f - hp.u - hp.v) * xyz(a) + hp.u * xyz(b) + hp.v * xyz(c);
                 handedness = a.w < 0.0f ? -1.0f : 1.0f;
+                if (in != nullptr) {  // tangents by the linear part; a mirror turns the frame's handedness
+                    t = apply_rows(load_f4(&in->to_world[0]), load_f4(&in->to_world[1]), load_f4(&in->to_world[2]), t, false);
+                    if (float_bits(load_f4(&in->meta).y) & kInstanceMirror) handedness = -handedness;
+                }
             }
             sf.ns = mapped_normal(sf.ns, t, handedness, normal_texel_in_frame(s, normal_tex, sample(normal_tex)), normal_scale);
             mapped = sf.ns != ns_unmapped;  // a texel without tilt leaves the normal as a plain mesh's

@@ -5,6 +5,7 @@
 #include "scene/json_material.h"
 
 #include "scene/json_doc.h"
+#include "scene/instances.h"
 
 #include "core/error.h"
 #include "core/file_reason.h"
@@ -87,7 +88,7 @@ public:
         root.object("an object");
         static const std::vector<std::string> top_keys = {"camera", "background", "render", "materials",
                                                           "lights", "objects", "include", "animation", "ambient",
-                                                          "light_model", "environment"};
+                                                          "light_model", "environment", "meshes"};
         root.check_keys(top_keys, "the scene");
 
         if (Node inc = root.member("include", "'include'")) {
@@ -118,6 +119,7 @@ public:
                               << "' in an included file is ignored (only the top-level file sets it)\n";
         }
         if (Node mats = root.member("materials", "'materials'")) read_materials(mats);
+        if (Node meshes = root.member("meshes", "'meshes'")) read_meshes(meshes);
         if (Node lights = root.member("lights", "'lights'")) {
             lights.array();
             for (size_t i = 0; i < lights.v->size(); ++i) read_light(lights.element(i));
@@ -401,40 +403,85 @@ private:
             scene_.triangles.push_back(t);
         } else if (type == "mesh") {
             n.check_keys({"type", "file", "transform", "material", "smooth", "uv"}, "mesh");
-            bool smooth = false;
-            if (Node sm = n.member("smooth", "mesh 'smooth'")) smooth = sm.boolean();
-            const size_t first = scene_.triangles.size();
-            Node f = n.require("file", "mesh");
-            const std::string file = resolve_path(n.doc->file, f.str());
             glm::mat4 xform(1.0f);
             if (Node t = n.member("transform", "mesh 'transform'")) xform = read_transform(t);
-            std::optional<uint32_t> override_mat;
-            if (Node m = n.member("material", "mesh 'material'")) override_mat = material_ref(m);
-            const size_t added = append_mesh_file(scene_, file, xform, override_mat, n.doc->file, f.line());
-            // A mesh with normals of its own (OBJ 'vn') keeps them; "smooth" makes them
-            // for a mesh that has none.
-            if (smooth) {
-                bool has_normals = false;
-                for (size_t i = first; i < scene_.triangles.size(); ++i) has_normals = has_normals || scene_.triangles[i].smooth;
-                if (!has_normals) compute_smooth_normals(scene_.triangles, first);
+            read_mesh_file(n, xform);
+        } else if (type == "instance") {
+            n.check_keys({"type", "mesh", "transform"}, "instance");
+            Node m = n.require("mesh", "instance");
+            const std::string name = m.str();
+            const auto it = mesh_ids_.find(name);
+            if (it == mesh_ids_.end()) {
+                std::vector<std::string> names;
+                for (const auto& kv : mesh_ids_) names.push_back(kv.first);
+                std::sort(names.begin(), names.end());
+                m.fail("unknown mesh '" + name + "'" + (names.empty() ? std::string(" (the scene's 'meshes' name none)") : suggestion(name, names)));
             }
-            if (Node uv = n.member("uv", "mesh 'uv'")) {
-                uv.object("an object");
-                uv.check_keys({"projection", "size"}, "mesh 'uv'");
-                const std::string proj = uv.require("projection", "mesh 'uv'").str();
-                if (proj != "box") uv.member("projection", "").fail("unknown uv projection '" + proj + "'" + suggestion(proj, {"box"}));
-                double size = 1.0;
-                if (Node sz = uv.member("size", "mesh 'uv' 'size'")) {
-                    size = sz.number_double();
-                    if (!(size > 0.0)) sz.fail("mesh 'uv' 'size' must be > 0");
-                }
-                box_project_uvs(scene_.triangles, first, size);
-            }
-            if (added == 0)
-                std::cerr << n.doc->where(f.offset()) << ": warning: mesh '" << file << "' has no triangles\n";
+            Instance inst;
+            inst.mesh = it->second;
+            if (Node t = n.member("transform", "instance 'transform'")) read_transform_double(t, inst.linear, inst.translate);
+            scene_.instances.push_back(inst);
         } else {
             n.member("type", "").fail("unknown object type '" + type + "'" +
-                                      suggestion(type, {"sphere", "plane", "triangle", "mesh"}));
+                                      suggestion(type, {"sphere", "plane", "triangle", "mesh", "instance"}));
+        }
+    }
+
+    // A mesh file's triangles appended to the scene's, as a 'mesh' object or a named mesh
+    // (then `xform` is the identity: its object space) reads them: "file", and optionally
+    // "material", "smooth" and "uv". Returns the index of its first triangle.
+    size_t read_mesh_file(const Node& n, const glm::mat4& xform) {
+        bool smooth = false;
+        if (Node sm = n.member("smooth", "mesh 'smooth'")) smooth = sm.boolean();
+        const size_t first = scene_.triangles.size();
+        Node f = n.require("file", "mesh");
+        const std::string file = resolve_path(n.doc->file, f.str());
+        std::optional<uint32_t> override_mat;
+        if (Node m = n.member("material", "mesh 'material'")) override_mat = material_ref(m);
+        const size_t added = append_mesh_file(scene_, file, xform, override_mat, n.doc->file, f.line());
+        // A mesh with normals of its own (OBJ 'vn') keeps them; "smooth" makes them
+        // for a mesh that has none.
+        if (smooth) {
+            bool has_normals = false;
+            for (size_t i = first; i < scene_.triangles.size(); ++i) has_normals = has_normals || scene_.triangles[i].smooth;
+            if (!has_normals) compute_smooth_normals(scene_.triangles, first);
+        }
+        if (Node uv = n.member("uv", "mesh 'uv'")) {
+            uv.object("an object");
+            uv.check_keys({"projection", "size"}, "mesh 'uv'");
+            const std::string proj = uv.require("projection", "mesh 'uv'").str();
+            if (proj != "box") uv.member("projection", "").fail("unknown uv projection '" + proj + "'" + suggestion(proj, {"box"}));
+            double size = 1.0;
+            if (Node sz = uv.member("size", "mesh 'uv' 'size'")) {
+                size = sz.number_double();
+                if (!(size > 0.0)) sz.fail("mesh 'uv' 'size' must be > 0");
+            }
+            box_project_uvs(scene_.triangles, first, size);
+        }
+        if (added == 0)
+            std::cerr << n.doc->where(f.offset()) << ": warning: mesh '" << file << "' has no triangles\n";
+        return first;
+    }
+
+    // "meshes": {"name": {"file": ..., "material", "smooth", "uv"}}: meshes that
+    // 'instance' objects place, each loaded once in its own (object) space.
+    void read_meshes(const Node& n) {
+        n.object("an object of named meshes");
+        for (auto it = n.v->begin(); it != n.v->end(); ++it) {
+            const std::string name = it.key();
+            Node m = n.member(name, "mesh '" + name + "'");
+            m.object("an object");
+            m.check_keys({"file", "material", "smooth", "uv"}, "mesh '" + name + "'");
+            if (const auto found = mesh_where_.find(name); found != mesh_where_.end())
+                m.fail("mesh '" + name + "' is already defined at " + found->second);
+            const size_t first = read_mesh_file(m, glm::mat4(1.0f));
+            Mesh mesh;
+            mesh.name = name;
+            mesh.triangles.assign(scene_.triangles.begin() + std::ptrdiff_t(first), scene_.triangles.end());
+            scene_.triangles.resize(first);
+            mesh_ids_[name] = uint32_t(scene_.meshes.size());
+            mesh_where_[name] = m.doc->where(m.offset());
+            scene_.meshes.push_back(std::move(mesh));
         }
     }
 
@@ -474,11 +521,49 @@ private:
         return glm::scale(m, s);
     }
 
+    // An instance's transform, as read_transform's but in double: the instance keeps the
+    // digits the file gives (a placement at 1e5 rounded to float would move by 4e-3).
+    void read_transform_double(const Node& n, glm::dmat3& linear, glm::dvec3& translate) {
+        n.object("an object");
+        n.check_keys({"translate", "rotate", "scale"}, "instance 'transform'");
+        glm::dvec3 t(0.0), r(0.0), sc(1.0);
+        if (Node tn = n.member("translate", "transform 'translate'")) t = tn.point();
+        if (Node rn = n.member("rotate", "transform 'rotate'")) r = rn.point();
+        if (Node sn = n.member("scale", "transform 'scale'")) {
+            sc = sn.v->is_number() ? glm::dvec3(sn.number_double()) : sn.point();
+            if (sc.x == 0.0 || sc.y == 0.0 || sc.z == 0.0) sn.fail("transform 'scale' must not be 0");
+        }
+        const auto rot = [](double deg, int axis) {
+            // Exact for multiples of 90 degrees, so that a quarter turn moves no float.
+            const double q = deg / 90.0;
+            double c, s;
+            if (q == std::floor(q)) {
+                const int k = int(std::fmod(std::fmod(q, 4.0) + 4.0, 4.0));
+                c = k == 0 ? 1.0 : k == 2 ? -1.0 : 0.0;
+                s = k == 1 ? 1.0 : k == 3 ? -1.0 : 0.0;
+            } else {
+                c = std::cos(deg * M_PI / 180.0);
+                s = std::sin(deg * M_PI / 180.0);
+            }
+            glm::dmat3 m(1.0);
+            const int a = (axis + 1) % 3, b = (axis + 2) % 3;  // column-major: m[column][row]
+            m[a][a] = c;
+            m[a][b] = s;
+            m[b][a] = -s;
+            m[b][b] = c;
+            return m;
+        };
+        linear = rot(r.z, 2) * rot(r.y, 1) * rot(r.x, 0) * glm::dmat3(glm::dvec3(sc.x, 0, 0), glm::dvec3(0, sc.y, 0), glm::dvec3(0, 0, sc.z));
+        translate = t;
+    }
+
     Scene& scene_;
     std::vector<std::unique_ptr<Doc>> docs_;  // kept alive: nodes of includers point into them
     std::vector<std::string> chain_keys_, chain_names_;
     std::unordered_map<std::string, uint32_t> material_ids_;
     std::unordered_map<std::string, std::string> material_where_;
+    std::unordered_map<std::string, uint32_t> mesh_ids_;
+    std::unordered_map<std::string, std::string> mesh_where_;
     bool default_defined_ = false;
 };
 
@@ -491,6 +576,12 @@ void add_json_emitter_lights(Scene& scene, const std::string& path) {
     for (size_t m = 0; m < scene.materials.size(); ++m) groups[m].emission = scene.materials[m].emission;
     for (const Triangle& t : scene.triangles)
         if (scene.materials[t.material].emits()) groups[t.material].add(t.v0, t.v1, t.v2);
+    for (const Instance& inst : scene.instances)
+        for (const Triangle& t : scene.meshes[inst.mesh].triangles)
+            if (scene.materials[t.material].emits()) {
+                const Triangle w = instance_triangle(t, inst);
+                groups[t.material].add(w.v0, w.v1, w.v2);
+            }
     const Bounds3 b = finite_bounds(scene);
     const glm::dvec3 centre = 0.5 * (b.lo + b.hi);
     for (const Sphere& sp : scene.spheres) {

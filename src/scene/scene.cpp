@@ -2,8 +2,10 @@
 #include "scene/scene.h"
 
 #include "core/error.h"
+#include "scene/instances.h"
 
 #include <cmath>
+#include <functional>
 #include <string>
 #include <type_traits>
 
@@ -30,6 +32,7 @@ Bounds3 finite_bounds(const Scene& s) {
         b.grow(t.v1);
         b.grow(t.v2);
     }
+    for (const Instance& i : s.instances) b.grow(instance_bounds(s.meshes[i.mesh], i));
     return b;
 }
 
@@ -141,20 +144,32 @@ void validate(const Scene& s) {
                 [&] { return "plane " + std::to_string(i) + " texture size must be > 0"; });
         unmasked(p.material, "plane " + std::to_string(i));
     }
-    for (size_t i = 0; i < s.triangles.size(); ++i) {
-        const Triangle& t = s.triangles[i];
-        require(finite(t.v0) && finite(t.v1) && finite(t.v2), s,
-                [&] { return "triangle " + std::to_string(i) + " is not finite"; });
-        require(t.material < nm, s, [&] { return "triangle " + std::to_string(i) + " material out of range"; });
+    // The scene's own triangles, then each mesh's, named as the messages name them.
+    const auto check_triangle = [&](const Triangle& t, const std::function<std::string()>& name) {
+        require(finite(t.v0) && finite(t.v1) && finite(t.v2), s, [&] { return name() + " is not finite"; });
+        require(t.material < nm, s, [&] { return name() + " material out of range"; });
         require(!t.has_uv || (std::isfinite(t.uv0.x) && std::isfinite(t.uv0.y) && std::isfinite(t.uv1.x) &&
                               std::isfinite(t.uv1.y) && std::isfinite(t.uv2.x) && std::isfinite(t.uv2.y)),
-                s, [&] { return "triangle " + std::to_string(i) + " has non-finite texture coordinates"; });
+                s, [&] { return name() + " has non-finite texture coordinates"; });
         // A tangent frame (scene/tangents.h): unit tangents, a handedness of +-1.
         const auto tangent_ok = [](const glm::vec4& v) {
             return std::fabs(glm::length(glm::vec3(v)) - 1.0f) < 1e-3f && (v.w == 1.0f || v.w == -1.0f);
         };
         require(!t.has_tangent || (tangent_ok(t.t0) && tangent_ok(t.t1) && tangent_ok(t.t2)), s,
-                [&] { return "triangle " + std::to_string(i) + " has a tangent that is not unit length or a handedness other than +-1"; });
+                [&] { return name() + " has a tangent that is not unit length or a handedness other than +-1"; });
+    };
+    for (size_t i = 0; i < s.triangles.size(); ++i)
+        check_triangle(s.triangles[i], [&] { return "triangle " + std::to_string(i); });
+    for (const Mesh& m : s.meshes)
+        for (size_t i = 0; i < m.triangles.size(); ++i)
+            check_triangle(m.triangles[i], [&] { return "mesh '" + m.name + "' triangle " + std::to_string(i); });
+    for (size_t i = 0; i < s.instances.size(); ++i) {
+        const Instance& in = s.instances[i];
+        require(in.mesh < s.meshes.size(), s, [&] { return "instance " + std::to_string(i) + " names a mesh out of range"; });
+        const double det = glm::determinant(in.linear);
+        require(std::isfinite(det) && det != 0.0 && finite(in.linear[0]) && finite(in.linear[1]) &&
+                    finite(in.linear[2]) && finite(in.translate),
+                s, [&] { return "instance " + std::to_string(i) + " has a transform that is not finite or not invertible"; });
     }
     for (size_t i = 0; i < s.lights.size(); ++i) {
         const Light& l = s.lights[i];

@@ -197,6 +197,23 @@ struct Triangle {
     glm::vec4 t0{0.0f}, t1{0.0f}, t2{0.0f};
 };
 
+// A mesh placed any number of times (Scene::instances): its triangles in its own object
+// space, stored once. Renderers build one bottom-level BVH over it and a top-level BVH
+// over its placements (render/scene_gpu.h); scene/instances.h flattens it into copies.
+struct Mesh {
+    std::string name;  // the scene file's, for messages and reports
+    std::vector<Triangle> triangles;
+};
+
+// A placement of Scene::meshes[mesh]: world = linear * object + translate, in double.
+// The linear part is invertible (the loaders refuse a zero scale); a negative
+// determinant mirrors the mesh.
+struct Instance {
+    uint32_t mesh = 0;
+    glm::dmat3 linear{1.0};
+    glm::dvec3 translate{0.0};
+};
+
 enum class LightType : uint8_t { Point, Directional };
 
 struct Light {
@@ -287,6 +304,10 @@ struct Scene {
     std::vector<Sphere> spheres;
     std::vector<Plane> planes;
     std::vector<Triangle> triangles;
+    // Meshes placed by instances: a two-level hierarchy, each mesh stored once however
+    // often it is placed. `triangles` above are the scene's own, not these.
+    std::vector<Mesh> meshes;
+    std::vector<Instance> instances;
     std::vector<Light> lights;
     LightModel light_model = LightModel::Classic;  // how `lights` are read (scene/integrator.h)
     // The light a mesh loader adds to a file that has none: a white point light above and
@@ -322,6 +343,12 @@ struct Scene {
         return static_cast<uint32_t>(materials.size() - 1);
     }
     size_t primitive_count() const { return spheres.size() + planes.size() + triangles.size(); }
+    // The triangles the instances place, counted once per placement.
+    size_t instanced_triangle_count() const {
+        size_t n = 0;
+        for (const Instance& i : instances) n += meshes[i.mesh].triangles.size();
+        return n;
+    }
 };
 
 // The built-in default scene: mirror and diffuse spheres on a checkered floor between

@@ -46,7 +46,8 @@ std::vector<std::pair<std::string, Scene>> scenes() {
     v.emplace_back("default", builtin_default_scene());
     const std::string src = source_dir();
     for (const char* f : {"scenes/cornell-mirror.json", "scenes/mesh.json", "scenes/hall-of-mirrors.json",
-                          "scenes/big-sphere.json", "scenes/textured.json", "scenes/foliage.json"})
+                          "scenes/big-sphere.json", "scenes/textured.json", "scenes/foliage.json",
+                          "scenes/instances.json"})
         if (std::filesystem::exists(src + "/" + f)) v.emplace_back(f, load_scene(src + "/" + f));
     // Textures from their mip chains, by ray cones through flat and curved mirrors.
     if (std::filesystem::exists(src + "/scenes/textured.json")) {

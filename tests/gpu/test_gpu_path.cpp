@@ -63,6 +63,11 @@ std::vector<std::pair<std::string, Scene>> path_scenes() {
     Scene maps = load_scene(src + "/scenes/materials.json");
     maps.texture_filter = TextureFilter::Trilinear;
     v.emplace_back("materials.json, trilinear", std::move(maps));
+    // Instances (accel/traverse_instances.h): a mesh placed six times, turned, scaled and
+    // mirrored, under the sky.
+    Scene placed = load_scene(src + "/scenes/instances.json");
+    placed.environment = environment_from_file(src + "/assets/env/sky.hdr", 1.0f, 30.0f);
+    v.emplace_back("instances.json under the sky", std::move(placed));
     // A normal-mapped mesh (MikkTSpace's tangents) and one with the file's, mirrored.
     for (const char* f : {"normal-quad.gltf", "normal-quad-tangents.gltf"}) {
         Scene quad = load_scene(src + "/tests/data/textures/" + f);
