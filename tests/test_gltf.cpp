@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "core/image.h"
 #include "render/settings.h"
+#include "scene/instances.h"
 #include "scene/load.h"
 #include "scene/scene.h"
 #include "support/oracle.h"
@@ -137,6 +138,37 @@ TEST(Gltf, EmbeddedBufferWithNormalsAndANodeTransformRendersLikeTheObj) {
     ASSERT_EQ(a.triangles.size(), 2u);
     EXPECT_TRUE(a.triangles[0].smooth);
     EXPECT_EQ(render_scene(a).rgba, render_scene(load_scene(dir / "b.json")).rgba);
+}
+
+// A mesh that several nodes place: one Mesh and an instance a node, which render as the
+// copies would, to the bit where the transforms move floats exactly (scales by powers of
+// two and mirrors, seen from the origin); read as a JSON scene's mesh, copies.
+TEST(Gltf, AMeshPlacedByManyNodesBecomesInstances) {
+    json g = quad_gltf(false);
+    g["nodes"] = {{{"mesh", 0}, {"scale", {4, 4, -4}}}, {{"mesh", 0}, {"scale", {-8, 8, -8}}},
+                  {{"mesh", 0}, {"scale", {2, -2, -2}}}, {{"camera", 0}}};
+    g["scenes"][0]["nodes"] = {0, 1, 2, 3};
+    g["cameras"] = {{{"type", "perspective"}, {"perspective", {{"yfov", 1.2}, {"aspectRatio", 1.5}, {"znear", 0.1}}}}};
+    TempDir dir;
+    write_text(dir / "placed.gltf", g.dump(1));
+    const Scene s = load_scene(dir / "placed.gltf");
+    ASSERT_EQ(s.meshes.size(), 1u);
+    ASSERT_EQ(s.instances.size(), 3u);
+    EXPECT_TRUE(s.triangles.empty());
+    EXPECT_EQ(s.meshes[0].triangles.size(), 2u);
+    EXPECT_EQ(s.camera.from, Point3(0.0));
+    EXPECT_LT(glm::determinant(s.instances[0].linear), 0.0);  // a mirror: (4, 4, -4)
+    Scene flat = s;
+    flatten_instances(flat);
+    ASSERT_EQ(flat.triangles.size(), 6u);
+    EXPECT_EQ(flat.triangles[0].v1, Point3(4, -4, 0));  // (1, -1, 0) scaled by the first node
+    const Image a = render_scene(s), b = render_scene(flat);
+    EXPECT_EQ(a.rgba, b.rgba);
+    // As a JSON scene's mesh: its triangles, copied.
+    write_text(dir / "j.json", wrap(dir / "placed.gltf", "{}"));
+    const Scene j = load_scene(dir / "j.json");
+    EXPECT_TRUE(j.instances.empty());
+    EXPECT_EQ(j.triangles.size(), 6u);
 }
 
 TEST(Gltf, CameraLightsAndMaterialsMapAsDocumented) {

@@ -58,7 +58,7 @@ void expect_schema(const json& d, size_t frames) {
                                {"triangles", Int}, {"lights", Int}, {"textures", Int},
                                {"texture_images", Int}, {"texture_bytes", Int}, {"texture_filter", Str}, {"masked_triangles", Int}, {"load_ms", Num}, {"compile_ms", Num},
                                {"bvh_build_ms", Num}, {"bvh_builder", Str}, {"bvh_nodes", Int}, {"upload_ms", Num},
-                               {"stages_ms", Obj}, {"accel", Obj}}, "scene");
+                               {"stages_ms", Obj}, {"accel", Obj}, {"device_bytes", Int}}, "scene");
     // The load's stages: at least the compile (with its BVH build) and the upload, each a time.
     for (const char* stage : {"build", "upload"}) {
         ASSERT_TRUE(d["scene"]["stages_ms"].contains(stage)) << stage;
@@ -96,6 +96,29 @@ void expect_schema(const json& d, size_t frames) {
         EXPECT_GT(f["frame_ms"].get<double>(), 0.0);
     }
     expect_fields(d["summary"], {{"frames", Int}, {"wall_s", Num}, {"frames_per_s", Num}, {"rays_traced", Int}}, "summary");
+}
+
+// A scene with instances: their counts and bytes, against the scene and its flattened copy.
+TEST(StatsJson, InstancesGiveTheirCountsAndBytes) {
+    TempDir dir;
+    const std::string scene = std::string(SRT_SOURCE_DIR) + "/scenes/instances.json";
+    const Result r = run_binary(kBinary, dir, {"render", "--backend", "cpu", scene, "-W", "32", "-H", "20", "--depth", "2",
+                                               "-o", dir / "a.png", "--stats-json", dir / "s.json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const json in = json::parse(slurp(dir / "s.json"))["scene"]["instances"];
+    expect_fields(in, {{"count", Int}, {"meshes", Int}, {"triangles_placed", Int}, {"triangles_stored", Int}, {"bytes", Int},
+                       {"bytes_per_instance", Num}}, "scene.instances");
+    EXPECT_EQ(in["count"].get<int>(), 6);
+    EXPECT_EQ(in["meshes"].get<int>(), 1);
+    EXPECT_EQ(in["triangles_placed"].get<size_t>(), 6 * in["triangles_stored"].get<size_t>());
+    // Seven records (six and the scene's own primitives) of 112 bytes, and the top level's nodes.
+    EXPECT_GE(in["bytes"].get<size_t>(), 7 * 112u + 64u);
+    const Result f = run_binary(kBinary, dir, {"render", "--backend", "cpu", scene, "--flatten-instances", "-W", "32", "-H",
+                                               "20", "--depth", "2", "-o", dir / "b.png", "--stats-json", dir / "f.json"});
+    ASSERT_EQ(f.exit_code, 0) << f.err;
+    const json flat = json::parse(slurp(dir / "f.json"))["scene"];
+    EXPECT_FALSE(flat.contains("instances"));
+    EXPECT_EQ(flat["triangles"].get<size_t>(), in["triangles_placed"].get<size_t>());
 }
 
 TEST(StatsJson, OneFrameHasEveryFieldAndTheRightCounts) {

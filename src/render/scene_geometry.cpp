@@ -139,6 +139,9 @@ void append_nodes(std::vector<Bvh8Node>& out, const std::vector<Bvh8Node>& in, u
 template <class Stats>
 void add_stats(Stats& to, const Stats& from) {
     to.nodes += from.nodes;
+    to.leaves += from.leaves;
+    to.build_ms += from.build_ms;
+    to.max_depth = std::max(to.max_depth, from.max_depth);
 }
 
 // Whether a transform moves every float exactly: a diagonal of powers of two (or their
@@ -256,10 +259,16 @@ void compile_geometry(const Scene& scene, AccelLayout accel, const BvhBuildOptio
         if (accel == AccelLayout::Bvh8) append_nodes(cs.nodes8, g.b8.nodes, g.node_base, g.prim_base);
         bvh2_base += uint32_t(g.bvh.nodes.size());
     }
-    cs.bvh_stats = sets[0].bvh.stats;
-    cs.bvh4_stats = sets[0].b4.stats;
-    cs.bvh8_stats = sets[0].b8.stats;
-    for (size_t i = 1; i < sets.size(); ++i) {  // the meshes' trees counted in
+    // The stats of the largest tree (its builder, steps and SAH cost), with every other's
+    // counts and times added.
+    size_t largest = 0;
+    for (size_t i = 1; i < sets.size(); ++i)
+        if (sets[i].size() > sets[largest].size()) largest = i;
+    cs.bvh_stats = sets[largest].bvh.stats;
+    cs.bvh4_stats = sets[largest].b4.stats;
+    cs.bvh8_stats = sets[largest].b8.stats;
+    for (size_t i = 0; i < sets.size(); ++i) {
+        if (i == largest) continue;
         const BvhBuildStats& s = sets[i].bvh.stats;
         cs.bvh_stats.nodes += s.nodes;
         cs.bvh_stats.leaves += s.leaves;

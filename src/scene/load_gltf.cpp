@@ -31,6 +31,7 @@
 
 namespace srt {
 namespace {
+constexpr uint32_t kNoMesh = 0xffffffffu;
 
 using namespace gltf;
 
@@ -69,173 +70,218 @@ size_t append_gltf(Scene& scene, const std::string& path, const glm::mat4& xform
     std::vector<Light> lights;
     std::vector<float> light_peak;
     std::vector<char> visiting(m.nodes.size(), 0);
+    // Mesh `mesh_index`'s triangles appended to the scene's, placed at `world`.
+    const auto place_mesh = [&](int mesh_index, const glm::dmat4& world) {
+        const tinygltf::Mesh& mesh = m.meshes[size_t(mesh_index)];
+        const glm::dmat3 nmat = glm::transpose(glm::inverse(glm::dmat3(world)));
+        for (size_t pi = 0; pi < mesh.primitives.size(); ++pi) {
+            const tinygltf::Primitive& prim = mesh.primitives[pi];
+            const std::string pptr = "/meshes/" + std::to_string(mesh_index) + "/primitives/" + std::to_string(pi);
+            if (prim.mode != TINYGLTF_MODE_TRIANGLES && prim.mode != -1) {
+                ++skipped_modes;
+                continue;
+            }
+            const auto pos_it = prim.attributes.find("POSITION");
+            if (pos_it == prim.attributes.end()) fail(path, pptr, "has no POSITION attribute");
+            const View pos = accessor_view(path, m, pos_it->second, TINYGLTF_TYPE_VEC3, {TINYGLTF_COMPONENT_TYPE_FLOAT});
+            View nrm;
+            const auto n_it = prim.attributes.find("NORMAL");
+            const bool smooth = n_it != prim.attributes.end();
+            if (smooth) {
+                nrm = accessor_view(path, m, n_it->second, TINYGLTF_TYPE_VEC3, {TINYGLTF_COMPONENT_TYPE_FLOAT});
+                if (nrm.count != pos.count)
+                    fail(path, "/accessors/" + std::to_string(n_it->second), "NORMAL has " + std::to_string(nrm.count) +
+                                                                              " entries, POSITION " + std::to_string(pos.count));
+            }
+            std::vector<uint32_t> idx;
+            if (prim.indices >= 0) {
+                const View iv = accessor_view(path, m, prim.indices, TINYGLTF_TYPE_SCALAR,
+                                              {TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE, TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT,
+                                               TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT});
+                idx.resize(iv.count);
+                for (size_t i = 0; i < iv.count; ++i) {
+                    idx[i] = read_index(iv, i);
+                    if (idx[i] >= pos.count)
+                        fail(path, "/accessors/" + std::to_string(prim.indices), "index " + std::to_string(idx[i]) +
+                                                                                 " at " + std::to_string(i) + " is out of range (" +
+                                                                                 std::to_string(pos.count) + " vertices)");
+                }
+            } else {
+                idx.resize(pos.count);
+                for (size_t i = 0; i < pos.count; ++i) idx[i] = uint32_t(i);
+            }
+            if (idx.size() % 3 != 0) fail(path, pptr, std::to_string(idx.size()) + " indices are not whole triangles");
+            uint32_t mat_id = material.value_or(0u);
+            int texcoord = 0;
+            if (!material && prim.material >= 0) {
+                if (size_t(prim.material) >= m.materials.size()) fail(path, pptr + "/material", "no such material");
+                mat_id = mats.ids[size_t(prim.material)];
+                texcoord = mats.texcoords[size_t(prim.material)];
+            }
+            // Texture coordinates, read where a texture or a mask will use them.
+            View uvs;
+            const Material& pm = scene.materials[mat_id];
+            if (pm.reads_uvs()) {
+                const auto uv_it = prim.attributes.find("TEXCOORD_" + std::to_string(texcoord));
+                if (uv_it != prim.attributes.end()) {
+                    uvs = accessor_view(path, m, uv_it->second, TINYGLTF_TYPE_VEC2,
+                                        {TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE,
+                                         TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT});
+                    if (uvs.count != pos.count)
+                        fail(path, "/accessors/" + std::to_string(uv_it->second),
+                             uv_it->first + " has " + std::to_string(uvs.count) + " entries, POSITION " + std::to_string(pos.count));
+                }
+            }
+            // The file's tangents, where a normal map will use them and the normals they
+            // go with are the file's (without NORMAL glTF ignores TANGENT).
+            View tan;
+            if (pm.normal_mapped() && smooth && uvs.data != nullptr) {
+                const auto t_it = prim.attributes.find("TANGENT");
+                if (t_it != prim.attributes.end()) {
+                    tan = accessor_view(path, m, t_it->second, TINYGLTF_TYPE_VEC4, {TINYGLTF_COMPONENT_TYPE_FLOAT});
+                    if (tan.count != pos.count)
+                        fail(path, "/accessors/" + std::to_string(t_it->second),
+                             "TANGENT has " + std::to_string(tan.count) + " entries, POSITION " + std::to_string(pos.count));
+                    // Tangents far from perpendicular to their normals are not a frame the
+                    // map was baked in (WaterBottle's 2017 revision has z turned over at
+                    // 77% of its vertices): MikkTSpace's, as for a file without them.
+                    size_t skewed = 0;
+                    for (size_t k = 0; k < tan.count; ++k) {
+                        const glm::dvec3 n(read_float(nrm, k, 0), read_float(nrm, k, 1), read_float(nrm, k, 2));
+                        const glm::dvec3 t(read_float(tan, k, 0), read_float(tan, k, 1), read_float(tan, k, 2));
+                        const double c = std::fabs(glm::dot(n, t)) / (glm::length(n) * glm::length(t));
+                        skewed += !(c <= 0.1);
+                    }
+                    if (skewed * 100 > tan.count) {
+                        scene.notes.push_back(path + ": " + pptr + ": TANGENT is more than 5.7 degrees from perpendicular to "
+                                              "NORMAL at " + std::to_string(skewed) + " of " + std::to_string(tan.count) +
+                                              " vertices: MikkTSpace tangents are used instead");
+                        tan = View{};
+                    }
+                }
+            }
+            // Tangents are directions: the linear part carries them; a mirroring one
+            // turns the handedness over, as it turns cross(n, t).
+            const glm::dmat3 tmat = glm::dmat3(glm::dmat4(xform)) * glm::dmat3(world);
+            const double handed = glm::determinant(tmat) < 0.0 ? -1.0 : 1.0;
+            EmitterGroup* emitter = nullptr;
+            if (emitters && pm.emits()) {
+                emitters->push_back(EmitterGroup{});
+                emitter = &emitters->back();
+                emitter->emission = pm.emission;
+            }
+            // Each triangle made on its own, on every core (the same bits: the matrices
+            // are the products the per-vertex expressions formed, in their order); then,
+            // in file order, the first bad position, the emitter's sums, the scene.
+            const glm::dmat4 place = glm::dmat4(xform) * world;
+            const glm::dmat3 normal_place = glm::dmat3(glm::transpose(glm::inverse(glm::dmat3(glm::dmat4(xform))))) * nmat;
+            constexpr int64_t kKept = -1, kDegenerate = -2;  // else: the vertex whose position is not finite
+            const auto make_triangle = [&](size_t t, Triangle& tri) -> int64_t {
+                Point3* v[3] = {&tri.v0, &tri.v1, &tri.v2};
+                glm::vec3* nn[3] = {&tri.n0, &tri.n1, &tri.n2};
+                glm::vec2* tc[3] = {&tri.uv0, &tri.uv1, &tri.uv2};
+                glm::vec4* tg[3] = {&tri.t0, &tri.t1, &tri.t2};
+                tri.has_uv = uvs.data != nullptr;
+                tri.has_tangent = tan.data != nullptr;
+                bool ok = smooth;
+                for (int c = 0; c < 3; ++c) {
+                    const size_t k = idx[t + size_t(c)];
+                    const glm::dvec3 p(read_float(pos, k, 0), read_float(pos, k, 1), read_float(pos, k, 2));
+                    if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z)) return int64_t(k);
+                    *v[c] = Point3(place * glm::dvec4(p, 1.0));
+                    if (tri.has_uv) *tc[c] = glm::vec2(read_texcoord(uvs, k, 0), read_texcoord(uvs, k, 1));
+                    if (smooth) {
+                        const glm::dvec3 n = normal_place * glm::dvec3(read_float(nrm, k, 0), read_float(nrm, k, 1), read_float(nrm, k, 2));
+                        const double len = glm::length(n);
+                        ok = ok && len > 0.0 && std::isfinite(len);
+                        *nn[c] = ok ? glm::vec3(n / len) : glm::vec3(0.0f);
+                    }
+                    if (tri.has_tangent) {
+                        // One that is zero or not finite: MikkTSpace's frame for the triangle instead.
+                        const glm::dvec3 t3 = tmat * glm::dvec3(read_float(tan, k, 0), read_float(tan, k, 1), read_float(tan, k, 2));
+                        const double len = glm::length(t3), w = read_float(tan, k, 3);
+                        tri.has_tangent = len > 0.0 && std::isfinite(len) && std::isfinite(w);
+                        if (tri.has_tangent) *tg[c] = glm::vec4(glm::vec3(t3 / len), float(w < 0.0 ? -handed : handed));
+                    }
+                }
+                if (degenerate_triangle(tri.v0, tri.v1, tri.v2)) return kDegenerate;
+                tri.smooth = ok;
+                if (!ok) tri.n0 = tri.n1 = tri.n2 = glm::vec3(0.0f);
+                if (!ok || !tri.has_tangent) {
+                    tri.has_tangent = false;
+                    tri.t0 = tri.t1 = tri.t2 = glm::vec4(0.0f);
+                }
+                tri.material = mat_id;
+                return kKept;
+            };
+            const size_t ntri = idx.size() / 3;
+            std::vector<Triangle> tris(ntri);
+            std::vector<int64_t> state(ntri);
+            parallel_for(uint32_t(ntri), 8192, host_cores(),
+                         [&](uint32_t b, uint32_t e) {
+                             for (size_t t = b; t < e; ++t) state[t] = make_triangle(3 * t, tris[t]);
+                         });
+            scene.triangles.reserve(scene.triangles.size() + ntri);
+            for (size_t t = 0; t < ntri; ++t) {
+                if (state[t] >= 0)
+                    fail(path, "/accessors/" + std::to_string(pos_it->second), "position " + std::to_string(state[t]) + " is not finite");
+                if (state[t] == kDegenerate) {
+                    ++degenerate;
+                    continue;
+                }
+                if (emitter) emitter->add(tris[t].v0, tris[t].v1, tris[t].v2);
+                scene.triangles.push_back(tris[t]);
+                ++added;
+            }
+        }
+    };
+    // A mesh that several nodes place becomes one Mesh and an instance a node (scene.h),
+    // unless it emits (its triangles are then each a light) or the file is read as a JSON
+    // scene's mesh (whose triangles the scene takes as they are): then copies.
+    std::vector<int> placements(m.meshes.size(), 0);
+    if (take_camera_and_lights)
+        for (const tinygltf::Node& n : m.nodes)
+            if (n.mesh >= 0 && size_t(n.mesh) < m.meshes.size()) ++placements[size_t(n.mesh)];
+    const auto mesh_emits = [&](const tinygltf::Mesh& mesh) {
+        for (const tinygltf::Primitive& prim : mesh.primitives) {
+            const uint32_t id = material ? *material
+                                : prim.material >= 0 && size_t(prim.material) < m.materials.size() ? mats.ids[size_t(prim.material)]
+                                                                                                    : 0u;
+            if (scene.materials[id].emits()) return true;
+        }
+        return false;
+    };
+    std::vector<uint32_t> mesh_of(m.meshes.size(), kNoMesh);
     // One node, placed at `world`: its mesh, its camera, its light.
     const auto place_node = [&](int ni, const glm::dmat4& world) {
         const std::string nptr = "/nodes/" + std::to_string(ni);
         const tinygltf::Node& node = m.nodes[size_t(ni)];
         if (node.mesh >= 0) {
             if (size_t(node.mesh) >= m.meshes.size()) fail(path, nptr + "/mesh", "no such mesh");
-            const tinygltf::Mesh& mesh = m.meshes[size_t(node.mesh)];
-            const glm::dmat3 nmat = glm::transpose(glm::inverse(glm::dmat3(world)));
-            for (size_t pi = 0; pi < mesh.primitives.size(); ++pi) {
-                const tinygltf::Primitive& prim = mesh.primitives[pi];
-                const std::string pptr = "/meshes/" + std::to_string(node.mesh) + "/primitives/" + std::to_string(pi);
-                if (prim.mode != TINYGLTF_MODE_TRIANGLES && prim.mode != -1) {
-                    ++skipped_modes;
-                    continue;
+            if (placements[size_t(node.mesh)] < 2 || mesh_emits(m.meshes[size_t(node.mesh)])) {
+                place_mesh(node.mesh, world);
+            } else {
+                uint32_t& mi = mesh_of[size_t(node.mesh)];
+                if (mi == kNoMesh) {  // its triangles in its own space, once
+                    const size_t first = scene.triangles.size();
+                    place_mesh(node.mesh, glm::dmat4(1.0));
+                    added -= scene.triangles.size() - first;  // counted below, once a placement
+                    Mesh mesh;
+                    mesh.name = path + ": /meshes/" + std::to_string(node.mesh);
+                    mesh.triangles.assign(scene.triangles.begin() + std::ptrdiff_t(first), scene.triangles.end());
+                    scene.triangles.resize(first);
+                    mi = uint32_t(scene.meshes.size());
+                    scene.meshes.push_back(std::move(mesh));
                 }
-                const auto pos_it = prim.attributes.find("POSITION");
-                if (pos_it == prim.attributes.end()) fail(path, pptr, "has no POSITION attribute");
-                const View pos = accessor_view(path, m, pos_it->second, TINYGLTF_TYPE_VEC3, {TINYGLTF_COMPONENT_TYPE_FLOAT});
-                View nrm;
-                const auto n_it = prim.attributes.find("NORMAL");
-                const bool smooth = n_it != prim.attributes.end();
-                if (smooth) {
-                    nrm = accessor_view(path, m, n_it->second, TINYGLTF_TYPE_VEC3, {TINYGLTF_COMPONENT_TYPE_FLOAT});
-                    if (nrm.count != pos.count)
-                        fail(path, "/accessors/" + std::to_string(n_it->second), "NORMAL has " + std::to_string(nrm.count) +
-                                                                                  " entries, POSITION " + std::to_string(pos.count));
-                }
-                std::vector<uint32_t> idx;
-                if (prim.indices >= 0) {
-                    const View iv = accessor_view(path, m, prim.indices, TINYGLTF_TYPE_SCALAR,
-                                                  {TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE, TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT,
-                                                   TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT});
-                    idx.resize(iv.count);
-                    for (size_t i = 0; i < iv.count; ++i) {
-                        idx[i] = read_index(iv, i);
-                        if (idx[i] >= pos.count)
-                            fail(path, "/accessors/" + std::to_string(prim.indices), "index " + std::to_string(idx[i]) +
-                                                                                     " at " + std::to_string(i) + " is out of range (" +
-                                                                                     std::to_string(pos.count) + " vertices)");
-                    }
-                } else {
-                    idx.resize(pos.count);
-                    for (size_t i = 0; i < pos.count; ++i) idx[i] = uint32_t(i);
-                }
-                if (idx.size() % 3 != 0) fail(path, pptr, std::to_string(idx.size()) + " indices are not whole triangles");
-                uint32_t mat_id = material.value_or(0u);
-                int texcoord = 0;
-                if (!material && prim.material >= 0) {
-                    if (size_t(prim.material) >= m.materials.size()) fail(path, pptr + "/material", "no such material");
-                    mat_id = mats.ids[size_t(prim.material)];
-                    texcoord = mats.texcoords[size_t(prim.material)];
-                }
-                // Texture coordinates, read where a texture or a mask will use them.
-                View uvs;
-                const Material& pm = scene.materials[mat_id];
-                if (pm.reads_uvs()) {
-                    const auto uv_it = prim.attributes.find("TEXCOORD_" + std::to_string(texcoord));
-                    if (uv_it != prim.attributes.end()) {
-                        uvs = accessor_view(path, m, uv_it->second, TINYGLTF_TYPE_VEC2,
-                                            {TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE,
-                                             TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT});
-                        if (uvs.count != pos.count)
-                            fail(path, "/accessors/" + std::to_string(uv_it->second),
-                                 uv_it->first + " has " + std::to_string(uvs.count) + " entries, POSITION " + std::to_string(pos.count));
-                    }
-                }
-                // The file's tangents, where a normal map will use them and the normals they
-                // go with are the file's (without NORMAL glTF ignores TANGENT).
-                View tan;
-                if (pm.normal_mapped() && smooth && uvs.data != nullptr) {
-                    const auto t_it = prim.attributes.find("TANGENT");
-                    if (t_it != prim.attributes.end()) {
-                        tan = accessor_view(path, m, t_it->second, TINYGLTF_TYPE_VEC4, {TINYGLTF_COMPONENT_TYPE_FLOAT});
-                        if (tan.count != pos.count)
-                            fail(path, "/accessors/" + std::to_string(t_it->second),
-                                 "TANGENT has " + std::to_string(tan.count) + " entries, POSITION " + std::to_string(pos.count));
-                        // Tangents far from perpendicular to their normals are not a frame the
-                        // map was baked in (WaterBottle's 2017 revision has z turned over at
-                        // 77% of its vertices): MikkTSpace's, as for a file without them.
-                        size_t skewed = 0;
-                        for (size_t k = 0; k < tan.count; ++k) {
-                            const glm::dvec3 n(read_float(nrm, k, 0), read_float(nrm, k, 1), read_float(nrm, k, 2));
-                            const glm::dvec3 t(read_float(tan, k, 0), read_float(tan, k, 1), read_float(tan, k, 2));
-                            const double c = std::fabs(glm::dot(n, t)) / (glm::length(n) * glm::length(t));
-                            skewed += !(c <= 0.1);
-                        }
-                        if (skewed * 100 > tan.count) {
-                            scene.notes.push_back(path + ": " + pptr + ": TANGENT is more than 5.7 degrees from perpendicular to "
-                                                  "NORMAL at " + std::to_string(skewed) + " of " + std::to_string(tan.count) +
-                                                  " vertices: MikkTSpace tangents are used instead");
-                            tan = View{};
-                        }
-                    }
-                }
-                // Tangents are directions: the linear part carries them; a mirroring one
-                // turns the handedness over, as it turns cross(n, t).
-                const glm::dmat3 tmat = glm::dmat3(glm::dmat4(xform)) * glm::dmat3(world);
-                const double handed = glm::determinant(tmat) < 0.0 ? -1.0 : 1.0;
-                EmitterGroup* emitter = nullptr;
-                if (emitters && pm.emits()) {
-                    emitters->push_back(EmitterGroup{});
-                    emitter = &emitters->back();
-                    emitter->emission = pm.emission;
-                }
-                // Each triangle made on its own, on every core (the same bits: the matrices
-                // are the products the per-vertex expressions formed, in their order); then,
-                // in file order, the first bad position, the emitter's sums, the scene.
                 const glm::dmat4 place = glm::dmat4(xform) * world;
-                const glm::dmat3 normal_place = glm::dmat3(glm::transpose(glm::inverse(glm::dmat3(glm::dmat4(xform))))) * nmat;
-                constexpr int64_t kKept = -1, kDegenerate = -2;  // else: the vertex whose position is not finite
-                const auto make_triangle = [&](size_t t, Triangle& tri) -> int64_t {
-                    Point3* v[3] = {&tri.v0, &tri.v1, &tri.v2};
-                    glm::vec3* nn[3] = {&tri.n0, &tri.n1, &tri.n2};
-                    glm::vec2* tc[3] = {&tri.uv0, &tri.uv1, &tri.uv2};
-                    glm::vec4* tg[3] = {&tri.t0, &tri.t1, &tri.t2};
-                    tri.has_uv = uvs.data != nullptr;
-                    tri.has_tangent = tan.data != nullptr;
-                    bool ok = smooth;
-                    for (int c = 0; c < 3; ++c) {
-                        const size_t k = idx[t + size_t(c)];
-                        const glm::dvec3 p(read_float(pos, k, 0), read_float(pos, k, 1), read_float(pos, k, 2));
-                        if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z)) return int64_t(k);
-                        *v[c] = Point3(place * glm::dvec4(p, 1.0));
-                        if (tri.has_uv) *tc[c] = glm::vec2(read_texcoord(uvs, k, 0), read_texcoord(uvs, k, 1));
-                        if (smooth) {
-                            const glm::dvec3 n = normal_place * glm::dvec3(read_float(nrm, k, 0), read_float(nrm, k, 1), read_float(nrm, k, 2));
-                            const double len = glm::length(n);
-                            ok = ok && len > 0.0 && std::isfinite(len);
-                            *nn[c] = ok ? glm::vec3(n / len) : glm::vec3(0.0f);
-                        }
-                        if (tri.has_tangent) {
-                            // One that is zero or not finite: MikkTSpace's frame for the triangle instead.
-                            const glm::dvec3 t3 = tmat * glm::dvec3(read_float(tan, k, 0), read_float(tan, k, 1), read_float(tan, k, 2));
-                            const double len = glm::length(t3), w = read_float(tan, k, 3);
-                            tri.has_tangent = len > 0.0 && std::isfinite(len) && std::isfinite(w);
-                            if (tri.has_tangent) *tg[c] = glm::vec4(glm::vec3(t3 / len), float(w < 0.0 ? -handed : handed));
-                        }
-                    }
-                    if (degenerate_triangle(tri.v0, tri.v1, tri.v2)) return kDegenerate;
-                    tri.smooth = ok;
-                    if (!ok) tri.n0 = tri.n1 = tri.n2 = glm::vec3(0.0f);
-                    if (!ok || !tri.has_tangent) {
-                        tri.has_tangent = false;
-                        tri.t0 = tri.t1 = tri.t2 = glm::vec4(0.0f);
-                    }
-                    tri.material = mat_id;
-                    return kKept;
-                };
-                const size_t ntri = idx.size() / 3;
-                std::vector<Triangle> tris(ntri);
-                std::vector<int64_t> state(ntri);
-                parallel_for(uint32_t(ntri), 8192, host_cores(),
-                             [&](uint32_t b, uint32_t e) {
-                                 for (size_t t = b; t < e; ++t) state[t] = make_triangle(3 * t, tris[t]);
-                             });
-                scene.triangles.reserve(scene.triangles.size() + ntri);
-                for (size_t t = 0; t < ntri; ++t) {
-                    if (state[t] >= 0)
-                        fail(path, "/accessors/" + std::to_string(pos_it->second), "position " + std::to_string(state[t]) + " is not finite");
-                    if (state[t] == kDegenerate) {
-                        ++degenerate;
-                        continue;
-                    }
-                    if (emitter) emitter->add(tris[t].v0, tris[t].v1, tris[t].v2);
-                    scene.triangles.push_back(tris[t]);
-                    ++added;
-                }
+                Instance inst;
+                inst.mesh = mi;
+                inst.linear = glm::dmat3(place);
+                inst.translate = glm::dvec3(place[3]);
+                if (!(std::fabs(glm::determinant(inst.linear)) > 0.0))
+                    fail(path, nptr, "places its mesh with a transform that flattens it (determinant 0)");
+                scene.instances.push_back(inst);
+                added += scene.meshes[mi].triangles.size();
             }
         }
         if (take_camera_and_lights && node.camera >= 0 && !have_camera) {
@@ -351,7 +397,8 @@ Scene load_gltf_scene(const std::string& path) {
         load_progress::Stage stage("parse", 0, "bytes");
         append_gltf(scene, path, glm::mat4(1.0f), std::nullopt, "", 0, true, &emitters);
     }
-    if (scene.triangles.empty()) throw InputError(path, 0, "glTF file has no triangles in its default scene");
+    if (scene.triangles.empty() && scene.instances.empty())
+        throw InputError(path, 0, "glTF file has no triangles in its default scene");
     // A file without lights of its own is lit by its emissive surfaces, as an OBJ by its Ke.
     if (scene.lights.empty()) add_emitter_lights(scene, emitters, path, "emissiveFactor");
     const bool own_camera = !(scene.camera.from == before.from && scene.camera.at == before.at);
