@@ -36,7 +36,7 @@ inline const std::string& work_dir() {
 
 inline void remove_work_dir() {
     // Only the files the targets write; a loader never creates files.
-    for (const char* f : {"/in.json", "/in.obj", "/in.mtl", "/in.nff", "/in.ply", "/in.gltf", "/in.glb"})
+    for (const char* f : {"/in.json", "/in.obj", "/in.mtl", "/in.nff", "/in.ply", "/in.gltf", "/in.glb", "/tri.obj"})
         ::unlink((work_dir() + f).c_str());
     ::rmdir(work_dir().c_str());
 }
