@@ -111,8 +111,8 @@ TEST(StatsJson, InstancesGiveTheirCountsAndBytes) {
     EXPECT_EQ(in["count"].get<int>(), 6);
     EXPECT_EQ(in["meshes"].get<int>(), 1);
     EXPECT_EQ(in["triangles_placed"].get<size_t>(), 6 * in["triangles_stored"].get<size_t>());
-    // Seven records (six and the scene's own primitives) of 112 bytes, and the top level's nodes.
-    EXPECT_GE(in["bytes"].get<size_t>(), 7 * 112u + 64u);
+    // Seven records (six and the scene's own primitives) of 128 bytes, and the top level's nodes.
+    EXPECT_GE(in["bytes"].get<size_t>(), 7 * 128u + 64u);
     const Result f = run_binary(kBinary, dir, {"render", "--backend", "cpu", scene, "--flatten-instances", "-W", "32", "-H",
                                                "20", "--depth", "2", "-o", dir / "b.png", "--stats-json", dir / "f.json"});
     ASSERT_EQ(f.exit_code, 0) << f.err;

@@ -100,9 +100,9 @@ struct EnvironmentView {
     uint32_t light = kNoEmitter;           // its slot in the light table (after the lights and emitters), or none
 };
 
-// A placed mesh (scene.h Instance) as traversal and shading read it, 112 bytes: its
+// A placed mesh (scene.h Instance) as traversal and shading read it, 128 bytes: its
 // transforms between rendering space and the mesh's object space, as rows (x' =
-// dot(row.xyz, x) + row.w), and where its bottom-level BVH starts.
+// dot(row.xyz, x) + row.w), where its bottom-level BVH starts, and its primitives' ids.
 struct alignas(16) InstanceGpu {
     f4 to_object[3];  // rendering space -> object space: the inverse, computed in double
     f4 to_world[3];   // object space -> rendering space
@@ -111,8 +111,12 @@ struct alignas(16) InstanceGpu {
               // (how much it scales areas, with the normal's change); w: how far (relative to
               // |to_world| |p|) a hit point moved back can lie off the surface traversal hit,
               // since to_world is not exactly to_object's inverse once both are floats
+    f4 keys;  // x: bit-cast, what its primitives' original ids (PrimGpu::p2.w) are counted from:
+              // the ids its triangles have in the flattened scene (scene/instances.h), so that
+              // ties between instances go as there (accel/traversal_common.h closer_prim);
+              // y: bit-cast, its index in Scene::instances
 };
-static_assert(sizeof(InstanceGpu) == 112, "InstanceGpu must be 112 bytes");
+static_assert(sizeof(InstanceGpu) == 128, "InstanceGpu must be 128 bytes");
 // The scene's own primitives, which are in rendering space already: no transform, and
 // their hits carry no instance (Hit::inst kNoInstance).
 constexpr uint32_t kInstanceIdentity = 1u;

@@ -44,6 +44,23 @@ enum HitQuery : int { kClosestHit = 0, kAnyHit = 1, kHitAsked = 2 };
 // changes.
 SRT_HD_INLINE uint32_t prim_key(const PrimGpu* prims, int32_t k) { return float_bits(load_f4(&prims[k].p2).w); }
 
+// The instance a traversal of one mesh's BVH walks (accel/traverse_instances.h): its
+// index, which a hit there carries, and what its primitives' ids count from; the scene's
+// own primitives: kNoInstance and 0.
+struct InstanceKey {
+    uint32_t inst = kNoInstance;
+    uint32_t key_base = 0;
+};
+// The original id of the hit so far: in a mesh, counted from its instance's base.
+template <int kVariant>
+SRT_HD_INLINE uint32_t hit_key(const SceneView& s, const Hit& h) {
+    uint32_t base = 0u;
+    if constexpr (instances_of(kVariant)) {
+        if (h.inst != kNoInstance) base = float_bits(load_f4(&s.instances[h.inst].keys).x);
+    }
+    return base + prim_key(s.prims, h.id);
+}
+
 // Tests primitive k against the hit so far, ties included: a hit at the same t goes to
 // the lower original primitive id, and a primitive beats a plane (whose ids come after
 // every primitive's). Every traversal order and every layout's primitive order then
@@ -100,10 +117,11 @@ SRT_HD_INLINE bool alpha_opaque(const SceneView& s, uint32_t k, const glm::vec2&
 // tree pass through it (render/ray_tree.h).
 SRT_HD_INLINE bool glass_material(const SceneView& s, uint32_t m) { return load_f4(&s.materials[m].medium).w > 0.0f; }
 
-// `through_glass` (any-hit rays only): a dielectric's hit is no hit.
+// `through_glass` (any-hit rays only): a dielectric's hit is no hit. `ik`: the instance
+// whose mesh k is in (ids, and the hit's instance), where the scene has instances.
 template <int kVariant>
 SRT_HD_INLINE bool closer_prim(const SceneView& s, uint32_t k, const glm::vec3& o, const glm::vec3& d, Hit& h,
-                               bool through_glass = false) {
+                               bool through_glass = false, InstanceKey ik = {}) {
     float t;
     glm::vec2 bary(0.0f);
     // The tests' own bound is strict (t < tmax); give them one past any distance and
@@ -112,12 +130,14 @@ SRT_HD_INLINE bool closer_prim(const SceneView& s, uint32_t k, const glm::vec3& 
                                                  alpha_masks_of(kVariant) ? &bary : nullptr))
         return false;
     if (!(t < h.t || (t == h.t && h.id >= 0 &&
-                      (uint32_t(h.id) >= s.prim_count || prim_key(s.prims, int32_t(k)) < prim_key(s.prims, h.id)))))
+                      (uint32_t(h.id) >= s.prim_count ||
+                       (instances_of(kVariant) ? ik.key_base : 0u) + prim_key(s.prims, int32_t(k)) < hit_key<kVariant>(s, h)))))
         return false;
     if (alpha_masks_of(kVariant) && !alpha_opaque(s, k, bary)) return false;
     if (through_glass && glass_material(s, float_bits(load_f4(&s.prims[k].p0).w) & kPrimMaterialMask)) return false;
     h.t = t;
     h.id = int32_t(k);
+    if constexpr (instances_of(kVariant)) h.inst = ik.inst;
     return true;
 }
 

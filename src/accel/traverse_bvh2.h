@@ -13,7 +13,8 @@ namespace srt {
 // leaf as soon as it is found.
 template <int kQuery, int kVariant>
 SRT_HD_INLINE Hit traverse_bvh2(const SceneView& s, const glm::vec3& o, const glm::vec3& d, Hit h,
-                                 bool through_glass, bool any_hit_asked, int32_t root = 0) {
+                                 bool through_glass, bool any_hit_asked, int32_t root = 0,
+                                 InstanceKey ik = {}) {
     const RayInv r = make_ray_inv(o, d);
     Bvh2Stack::Spill spill;
     Bvh2Stack stack(spill);
@@ -59,7 +60,7 @@ SRT_HD_INLINE Hit traverse_bvh2(const SceneView& s, const glm::vec3& o, const gl
             const uint32_t packed = uint32_t(~leaf);
             const uint32_t first = packed >> 3, count = packed & 7u;
             for (uint32_t k = first; k < first + count; ++k)
-                if (closer_prim<kVariant>(s, k, o, d, h, SRT_STOPS_AT_FIRST_HIT && through_glass) &&
+                if (closer_prim<kVariant>(s, k, o, d, h, SRT_STOPS_AT_FIRST_HIT && through_glass, ik) &&
                     SRT_STOPS_AT_FIRST_HIT)
                     return h;
             leaf = node;  // the node in hand may be a leaf too

@@ -102,7 +102,8 @@ SRT_HD_INLINE Bvh8Group bvh8_test_node(const Bvh8Node* node, const RayInv& r, ui
 // pushed as a primitive group and tested when popped.
 template <int kQuery, int kVariant>
 SRT_HD_INLINE Hit traverse_bvh8(const SceneView& s, const glm::vec3& o, const glm::vec3& d, Hit h,
-                                 bool through_glass, bool any_hit_asked, int32_t root = 0) {
+                                 bool through_glass, bool any_hit_asked, int32_t root = 0,
+                                 InstanceKey ik = {}) {
     const RayInv r = make_ray_inv(o, d);
     const uint32_t oct = (r.inv.x < 0.0f ? 1u : 0u) | (r.inv.y < 0.0f ? 2u : 0u) | (r.inv.z < 0.0f ? 4u : 0u);
     Bvh8Stack::Spill spill;
@@ -132,7 +133,7 @@ SRT_HD_INLINE Hit traverse_bvh8(const SceneView& s, const glm::vec3& o, const gl
             }
             const uint32_t k = prim_base + uint32_t(lowest_bit(prim_hits));
             prim_hits &= prim_hits - 1u;
-            if (closer_prim<kVariant>(s, k, o, d, h, SRT_STOPS_AT_FIRST_HIT && through_glass) &&
+            if (closer_prim<kVariant>(s, k, o, d, h, SRT_STOPS_AT_FIRST_HIT && through_glass, ik) &&
                 SRT_STOPS_AT_FIRST_HIT)
                 return h;
         }

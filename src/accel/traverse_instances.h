@@ -9,10 +9,11 @@
 // (the primitive tests of spheres assume a unit direction), as OptiX instances triangle
 // geometry.
 //
-// Every layout finds the same hit: the top level is the same BVH2 for every width,
-// walked in one order, and each mesh's BVH gives the closest of its primitives and the
-// hit so far with closer_prim's ties (accel/traversal_common.h), whatever its layout.
-// Between instances, a tie (the same t) keeps the hit found first in that order.
+// Every layout finds the same hit: each mesh's BVH gives the closest of its primitives
+// and the hit so far, whatever its layout, with closer_prim's ties (accel/
+// traversal_common.h) to the lower original id, where an instance's primitives count
+// from its base (InstanceGpu::keys): the ids of the flattened scene, which therefore
+// breaks every tie as the instanced one does.
 #pragma once
 
 #include "accel/traversal_common.h"
@@ -49,14 +50,17 @@ SRT_HD_INLINE void ray_to_object(const InstanceGpu* inst, const glm::vec3& o, co
 template <int kQuery, int kVariant>
 SRT_HD_INLINE Hit traverse_instance(const SceneView& s, uint32_t k, const glm::vec3& o, const glm::vec3& d, Hit h,
                                     bool through_glass, bool any_hit_asked) {
-    constexpr int kMesh = kVariant & ~kInstances;
     const f4 meta = load_f4(&s.instances[k].meta);
     const int32_t root = int32_t(float_bits(meta.x));
     glm::vec3 oo = o, od = d;
-    if (!(float_bits(meta.y) & kInstanceIdentity)) ray_to_object(&s.instances[k], o, d, oo, od);
-    if (bvh_of(kVariant) == 8) return traverse_bvh8<kQuery, kMesh>(s, oo, od, h, through_glass, any_hit_asked, root);
-    if (bvh_of(kVariant) == 4) return traverse_bvh4<kQuery, kMesh>(s, oo, od, h, through_glass, any_hit_asked, root);
-    return traverse_bvh2<kQuery, kMesh>(s, oo, od, h, through_glass, any_hit_asked, root);
+    InstanceKey ik;
+    if (!(float_bits(meta.y) & kInstanceIdentity)) {
+        ray_to_object(&s.instances[k], o, d, oo, od);
+        ik = InstanceKey{k, float_bits(load_f4(&s.instances[k].keys).x)};
+    }
+    if (bvh_of(kVariant) == 8) return traverse_bvh8<kQuery, kVariant>(s, oo, od, h, through_glass, any_hit_asked, root, ik);
+    if (bvh_of(kVariant) == 4) return traverse_bvh4<kQuery, kVariant>(s, oo, od, h, through_glass, any_hit_asked, root, ik);
+    return traverse_bvh2<kQuery, kVariant>(s, oo, od, h, through_glass, any_hit_asked, root, ik);
 }
 
 // The top level: a plain depth-first walk, nearer child first. A hit found in an
@@ -96,12 +100,8 @@ SRT_HD_INLINE Hit traverse_instances(const SceneView& s, const glm::vec3& o, con
         const uint32_t packed = uint32_t(~node);
         const uint32_t first = packed >> 3, count = packed & 7u;
         for (uint32_t k = first; k < first + count; ++k) {
-            const Hit found = traverse_instance<kQuery, kVariant>(s, k, o, d, h, through_glass, any_hit_asked);
-            if (found.t != h.t || found.id != h.id) {
-                h = found;
-                h.inst = (float_bits(load_f4(&s.instances[k].meta).y) & kInstanceIdentity) ? kNoInstance : k;
-                if (SRT_STOPS_AT_FIRST_HIT) return h;
-            }
+            h = traverse_instance<kQuery, kVariant>(s, k, o, d, h, through_glass, any_hit_asked);
+            if (SRT_STOPS_AT_FIRST_HIT && h.id >= 0) return h;  // (a plane's hit returned before the top level)
         }
         node = stack[--sp];
     }

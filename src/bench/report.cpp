@@ -285,7 +285,7 @@ ojson scene_json(const Scene& scene, const std::string& path, const CompiledScen
     j["device_bytes"] = compiled.device_bytes();
     if (!scene.instances.empty()) {
         // The two-level structure's share: the top level's nodes and the instance records
-        // (112 bytes each), beside the meshes stored once (accel's bytes_per_prim).
+        // (128 bytes each), beside the meshes stored once (accel's bytes_per_prim).
         const size_t inst_bytes = compiled.tlas.size() * sizeof(BvhNode) + compiled.instances.size() * sizeof(InstanceGpu);
         ojson in;
         in["count"] = scene.instances.size();

@@ -5,6 +5,7 @@
 // so that bright lights get the samples. A point light a loader placed as the stand-in of
 // an emissive surface (Light::from_emission) keeps its slot with probability 0: the
 // surface itself is sampled instead, and Whitted's light list is left as it was.
+#include "render/scene_geometry.h"
 #include "render/scene_gpu.h"
 
 #include "render/lights.h"
@@ -56,17 +57,12 @@ void compile_light_table(const Scene& scene, CompiledScene& cs) {
     }
     // Bounds of the primitives, for a directional light's power: what falls on the scene.
     glm::dvec3 lo(1e300), hi(-1e300);
-    for (const PrimGpu& p : cs.prims) {
-        const glm::dvec3 a(p.p0.x, p.p0.y, p.p0.z);
-        if (float_bits(p.p0.w) & kPrimSphereBit) {
-            lo = glm::min(lo, a - glm::dvec3(p.p1.x));
-            hi = glm::max(hi, a + glm::dvec3(p.p1.x));
-        } else {
-            for (const glm::dvec3& v : {a, a + glm::dvec3(p.p1.x, p.p1.y, p.p1.z), a + glm::dvec3(p.p2.x, p.p2.y, p.p2.z)}) {
-                lo = glm::min(lo, v);
-                hi = glm::max(hi, v);
-            }
-        }
+    for (const PrimGpu& p : cs.prims) grow_prim_bounds(p, lo, hi);
+    if (!cs.instances.empty()) {
+        // With instances, meshes' primitives are in their object spaces: the box that
+        // compile_scene made of the placements in rendering space instead.
+        lo = cs.instanced_lo;
+        hi = cs.instanced_hi;
     }
     const double radius = cs.prims.empty() ? 1.0 : 0.5 * glm::length(hi - lo);
     for (size_t k = 0; k < cs.lights.size(); ++k) {

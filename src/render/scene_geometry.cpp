@@ -48,7 +48,6 @@ struct GeometrySet {
     const std::vector<Sphere>* spheres = nullptr;
     const std::vector<Triangle>* triangles = nullptr;
     Point3 origin{0.0};  // subtracted from every position: the rendering origin, or none
-    uint32_t key_base = 0;
     // Built:
     std::vector<glm::vec3> centres;
     std::vector<Corners> tris;
@@ -228,15 +227,12 @@ void compile_geometry(const Scene& scene, AccelLayout accel, const BvhBuildOptio
     sets[0].triangles = &scene.triangles;
     sets[0].origin = cs.render_origin;
     std::vector<uint32_t> set_of_mesh(scene.meshes.size(), 0u);  // 0: none (set 0 is the scene's own)
-    uint32_t key = uint32_t(scene.spheres.size() + scene.triangles.size() + scene.planes.size());
     for (const Instance& inst : scene.instances) {
         const Mesh& m = scene.meshes[inst.mesh];
         if (set_of_mesh[inst.mesh] != 0u || m.triangles.empty()) continue;
         set_of_mesh[inst.mesh] = uint32_t(sets.size());
         GeometrySet g;
-        g.triangles = &m.triangles;
-        g.key_base = key;
-        key += uint32_t(m.triangles.size());
+        g.triangles = &m.triangles;  // ids: each triangle's index, counted from its instance's base
         sets.push_back(std::move(g));
     }
     const bool instanced = sets.size() > 1;
@@ -331,7 +327,7 @@ void compile_geometry(const Scene& scene, AccelLayout accel, const BvhBuildOptio
                     const glm::vec3 centre_lo(s.centre - g.origin - dvec(g.centres[src]));
                     const float r_lo = float(s.radius - double(r));
                     p.p1 = f4{r, r * r, r_lo, float(1.0 / s.radius)};  // 1/r: the cone's curvature (render/surface.h)
-                    p.p2 = f4{centre_lo.x, centre_lo.y, centre_lo.z, bits_float(g.key_base + src)};
+                    p.p2 = f4{centre_lo.x, centre_lo.y, centre_lo.z, bits_float(src)};
                     cs.prim_tests[k] = make_sphere_test(g.centres[src], r, centre_lo, r_lo);
                 } else {
                     const Corners& t = g.tris[src - ns];
@@ -355,7 +351,7 @@ void compile_geometry(const Scene& scene, AccelLayout accel, const BvhBuildOptio
                     if (a.alpha) cs.prim_alpha[k] = tri.material;
                     const glm::vec3 e1 = t.v1 - t.v0, e2 = t.v2 - t.v0;
                     p.p1 = make_f4(e1, 0.0f);
-                    p.p2 = make_f4(e2, bits_float(g.key_base + src));
+                    p.p2 = make_f4(e2, bits_float(src));
                     cs.prim_tests[k] = make_triangle_test(t.v0, e1, e2);
                 }
             }
@@ -367,6 +363,15 @@ void compile_geometry(const Scene& scene, AccelLayout accel, const BvhBuildOptio
     // instance, over their boxes there; the instances stored in its order.
     std::vector<InstanceGpu> records;
     std::vector<BuildPrim> boxes;
+    // The box of everything, as compile_light_table measures a scene without instances
+    // (prim_bounds), each mesh's moved in double: a flattened copy's, where the transforms
+    // move floats exactly.
+    const auto set_bounds = [&](const GeometrySet& g, glm::dvec3& lo, glm::dvec3& hi) {
+        lo = glm::dvec3(std::numeric_limits<double>::max());
+        hi = -lo;
+        for (size_t k = g.prim_base; k < g.prim_base + g.bvh.order.size(); ++k) grow_prim_bounds(cs.prims[k], lo, hi);
+    };
+    set_bounds(sets[0], cs.instanced_lo, cs.instanced_hi);
     if (sets[0].size() > 0) {
         InstanceGpu own{};
         for (int r = 0; r < 3; ++r) {
@@ -374,16 +379,33 @@ void compile_geometry(const Scene& scene, AccelLayout accel, const BvhBuildOptio
             own.to_world[r] = own.to_object[r];
         }
         own.meta = f4{bits_float(sets[0].node_base), bits_float(kInstanceIdentity | kInstanceExact), 1.0f, 0.0f};
+        own.keys = f4{bits_float(0u), bits_float(kNoInstance), 0.0f, 0.0f};
         records.push_back(own);
         boxes.push_back(BuildPrim{sets[0].lo, sets[0].hi});
     }
+    // An instance's primitives are counted from the id its first triangle has in the
+    // flattened scene (scene/instances.h): after the spheres and the scene's own triangles,
+    // and every earlier instance's.
+    size_t key_base = scene.spheres.size() + scene.triangles.size();
     for (const Instance& inst : scene.instances) {
         const uint32_t set = set_of_mesh[inst.mesh];
+        const size_t base = key_base;
+        key_base += scene.meshes[inst.mesh].triangles.size();
+        if (key_base > 0xffffffffu) throw InputError(scene.name, 0, "the instances place more than 2^32 triangles");
         if (set == 0u) continue;  // a mesh without triangles
         const GeometrySet& g = sets[set];
         BuildPrim box;
         InstanceGpu rec = make_instance(inst, g.lo, g.hi, cs.render_origin, box);
+        glm::dvec3 lo, hi;
+        set_bounds(g, lo, hi);
+        for (int c = 0; c < 8; ++c) {
+            const glm::dvec3 p((c & 1) ? hi.x : lo.x, (c & 2) ? hi.y : lo.y, (c & 4) ? hi.z : lo.z);
+            const glm::dvec3 w = inst.linear * p + (inst.translate - cs.render_origin);
+            cs.instanced_lo = glm::min(cs.instanced_lo, w);
+            cs.instanced_hi = glm::max(cs.instanced_hi, w);
+        }
         rec.meta.x = bits_float(g.node_base);
+        rec.keys = f4{bits_float(uint32_t(base)), bits_float(uint32_t(&inst - scene.instances.data())), 0.0f, 0.0f};
         records.push_back(rec);
         boxes.push_back(box);
     }

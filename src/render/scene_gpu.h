@@ -41,6 +41,9 @@ struct CompiledScene {
     // mesh and one over the scene's own primitives, back to back, and `prims` theirs.
     std::vector<BvhNode> tlas;
     std::vector<InstanceGpu> instances;
+    // With instances: the box of everything in rendering space (the scene's own primitives
+    // and each placement's mesh box moved in double), where `prims` cannot say it.
+    glm::dvec3 instanced_lo{0.0}, instanced_hi{0.0};
     std::vector<PrimGpu> prims;
     std::vector<PrimTestGpu> prim_tests;  // one per primitive, in the same order
     std::vector<f4> normals;  // 3 per primitive when any triangle is smooth, else empty
