@@ -106,6 +106,7 @@ const BadCase kBadCases[] = {
     {"json_unknown_material.json", "bad/json_unknown_material.json:6:22: unknown material 'chrom' (did you mean 'chrome'?)"},
     {"json_instance_unknown_mesh.json", "bad/json_instance_unknown_mesh.json:5:38: unknown mesh 'knto' (did you mean 'knot'?)"},
     {"json_instance_no_meshes.json", "bad/json_instance_no_meshes.json:4:38: unknown mesh 'knot' (the scene's 'meshes' name none)"},
+    {"json_instance_huge_scale.json", "bad/json_instance_huge_scale.json:5:59: instance 'transform' scales beyond what float carries"},
     {"json_instance_zero_scale.json", "bad/json_instance_zero_scale.json:5:69: transform 'scale' must not be 0"},
     {"json_instance_missing_mesh.json", "bad/json_instance_missing_mesh.json:5:9: instance is missing 'mesh'"},
     {"json_mesh_missing_file.json", "bad/json_mesh_missing_file.json:3: mesh file '"},

@@ -555,6 +555,12 @@ private:
         };
         linear = rot(r.z, 2) * rot(r.y, 1) * rot(r.x, 0) * glm::dmat3(glm::dvec3(sc.x, 0, 0), glm::dvec3(0, sc.y, 0), glm::dvec3(0, 0, sc.z));
         translate = t;
+        // Renderers move rays by the transform and its inverse in float.
+        const double det = glm::determinant(linear);
+        bool fits = std::isfinite(det) && std::fabs(det) >= 1e-30 && std::fabs(det) <= 1e30;
+        for (int c = 0; c < 3; ++c)
+            for (int k = 0; k < 3; ++k) fits = fits && std::fabs(linear[c][k]) <= 1e30;
+        if (!fits) n.fail("instance 'transform' scales beyond what float carries (entries at most 1e30, the determinant within 1e-30 to 1e30)");
     }
 
     Scene& scene_;

@@ -7,8 +7,12 @@
 #      build, bytes and rays/s (bench, BVH8, stencil);
 #   3. 1,000 placements of Conference, the bunny and the teapot (136 M triangles placed) at
 #      1080p, depth 8: it renders, and its bytes against each mesh stored once.
-# With .gpu/bin/stencilrt-old, also the scenes whose kernels now hold instancing's code
-# (glass under Whitted, spheres in double, the extended materials) old against new.
+#   4. with .gpu/bin/stencilrt-old, the scenes whose kernels now hold instancing's code
+#      (glass under Whitted, spheres in double, the extended materials) and Conference,
+#      old against new, alternating.
+# PARTS (default "check perf ab") picks some, to keep a call within its 10 minutes.
+PARTS=${PARTS:-check perf ab}
+part() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 G=.data/gen; mkdir -p "$G"
 if command -v python3 > /dev/null; then
   python3 tools/assets/gen_instances.py "$G/conf16.json" --mesh conference="$CONF" --count 16
@@ -17,25 +21,25 @@ if command -v python3 > /dev/null; then
   python3 tools/assets/gen_instances.py "$G/k3.json" --mesh conference="$CONF" \
     --mesh bunny=.data/meshes/stanford-bunny.obj --mesh teapot=.data/meshes/teapot.obj --count 3
 fi
-for integ in whitted path; do for accel in bvh2 bvh8; do for m in stencil flags compact pool megakernel regenerate; do
+part check && for integ in whitted path; do for accel in bvh2 bvh8; do for m in stencil flags compact pool megakernel regenerate; do
   compute-sanitizer --tool memcheck --error-exitcode 9 stencilrt render scenes/instances.json --backend cuda \
     --integrator $integ --accel $accel --mode $m -W 96 -H 54 --depth 4 --spp 2 -o "$R/san.png" > "$R/san-$integ-$accel-$m.log" 2>&1
   echo "memcheck $integ $accel $m rc=$? $(grep -E 'ERROR SUMMARY' "$R/san-$integ-$accel-$m.log")"
 done; done; done
 # Instanced against flattened, the same scene and camera.
-for v in inst flat; do
+part perf && for v in inst flat; do
   f=; [ $v = flat ] && f=--flatten-instances
   bench conf16-$v "$G/conf16.json" $f --accel bvh8 --bvh-build sah --modes stencil --depths 1,2,8 --frames 10
   grep -E "^scene|^accel|^bvh" "$R/conf16-$v.txt"
   row stencil conf16-$v; echo
 done
-for s in k1000 k3; do
+part perf && for s in k1000 k3; do
   stencilrt render "$G/$s.json" --backend cuda --accel bvh8 -W 1920 -H 1080 --depth 8 -o "$R/$s.png" \
     --stats-json "$R/$s.stats.json" > "$R/$s.log" 2>&1
   echo "render $s rc=$?"; grep -E "^scene|^bvh|^stages|^frame|memory" "$R/$s.log"
   python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['scene']; print(' device_bytes', d['device_bytes'], 'instances', d.get('instances'))" "$R/$s.stats.json" 2>/dev/null
 done
-[ -x .gpu/bin/stencilrt-old ] || return 0
+{ part ab && [ -x .gpu/bin/stencilrt-old ]; } || return 0
 for k in 1 2; do for which in old new; do
   SRT=stencilrt; [ $which = old ] && SRT=stencilrt-old; export SRT
   bench glass-$which-$k scenes/whitted-glass.json --modes stencil,megakernel --depths 2,8 --frames 20 > /dev/null
