@@ -108,8 +108,8 @@ struct alignas(16) InstanceGpu {
     f4 to_world[3];   // object space -> rendering space
     f4 meta;  // x: bit-cast root node of its BVH (in the layout's array); y: bit-cast flags
               // (kInstanceIdentity, kInstanceMirror); z: |det| of to_world's linear part
-              // (how much it scales areas, with the normal's change); w: how far (relative to
-              // |to_world| |p|) a hit point moved back can lie off the surface traversal hit,
+              // (how much it scales areas, with the normal's change); w: how far (in rendering
+              // units, per axis) a hit point moved back can lie off the surface traversal hit,
               // since to_world is not exactly to_object's inverse once both are floats
     f4 keys;  // x: bit-cast, what its primitives' original ids (PrimGpu::p2.w) are counted from:
               // the ids its triangles have in the flattened scene (scene/instances.h), so that

@@ -132,7 +132,7 @@ SRT_HD_INLINE HitPoint instance_hit_point(const InstanceGpu* inst, const glm::ve
     h.err = apply_rows(a0, a1, a2, ho.err, false);
     if (!(flags & kInstanceExact)) {
         const glm::vec3 mag = apply_rows(a0, a1, a2, abs3(ho.p), true);  // |M| |p| + |T|
-        h.err = h.err * (1.0f + gamma_bound(3)) + (gamma_bound(3) + meta.w) * mag;
+        h.err = h.err * (1.0f + gamma_bound(3)) + gamma_bound(3) * mag + glm::vec3(meta.w);
     }
     const f4 r0 = load_f4(&inst->to_object[0]), r1 = load_f4(&inst->to_object[1]), r2 = load_f4(&inst->to_object[2]);
     const glm::vec3 c = glm::cross(e1, e2);
