@@ -40,9 +40,12 @@ constexpr int kKill = 1024;
 // docs/performance.md, "glTF's BRDF and rough glass"). Not the traversal's.
 constexpr int kMaterials = 2048;
 // Instances (accel/traverse_instances.h): a top-level BVH over placed meshes, each walked
-// in its own space, and shading that moves its hits back. The traversal's, carried only
-// by the variants of every bit (with_scene_flags), so that instancing adds no variant
-// to build and scenes without instances run kernels that hold none of its code.
+// in its own space, and shading that moves its hits back. The traversal's. A scene with
+// instances runs one variant of each kernel set: the BVH8's, with every other bit
+// (kInstanced, below). Its code in the variants of every bit, which glass under Whitted,
+// spheres in double and the extended materials run, cost those frames 3-18% on the H200
+// (docs/performance.md, "Instances"); a variant for each width would cost `make render`
+// three more variants of every kernel.
 constexpr int kInstances = 4096;
 constexpr int bvh_of(int variant) { return variant & 15; }
 constexpr bool precise_spheres_of(int variant) { return (variant & kPreciseSpheres) != 0; }
@@ -103,12 +106,15 @@ SRT_HD_INLINE decltype(auto) with_surface_flags(const SceneView& s, Fn&& fn) {
     if (s.textures || s.alpha_masks) return with_width_flags<kFlags | kSurfaceBits>(s, fn);
     return with_width_flags<kFlags>(s, fn);
 }
-// A scene with instances runs the code of every bit, as one with spheres in double does
-// (kEveryBit): instancing's code (kInstances) lives only there.
-constexpr int kEveryBit = kPreciseSpheres | kSurfaceBits | kInstances;
+// What a scene with spheres in double runs: the code of every bit.
+constexpr int kEveryBit = kPreciseSpheres | kSurfaceBits;
+// What a scene with instances runs, whatever its kernels' other bits: the BVH8 (which
+// compile_scene builds for it, render/scene_geometry.cpp), every bit, and instancing's code.
+constexpr int kInstanced = 8 | kEveryBit | kInstances;
 template <int kFlags, class Fn>
 SRT_HD_INLINE decltype(auto) with_scene_flags(const SceneView& s, Fn&& fn) {
-    if (s.precise_spheres || s.instances != nullptr) return with_width_flags<kFlags | kEveryBit>(s, fn);
+    if (s.instances != nullptr) return fn(std::integral_constant<int, kFlags | kInstanced>{});
+    if (s.precise_spheres) return with_width_flags<kFlags | kEveryBit>(s, fn);
     return with_surface_flags<kFlags>(s, fn);
 }
 template <class Fn>
@@ -132,7 +138,8 @@ constexpr int kEveryPathBit = kPathTracing | kMaterials | kEveryBit;
 // way: the lobes' code finds nothing to do in a scene without them.
 template <bool kLeanLobes = false, class Fn>
 SRT_HD_INLINE decltype(auto) with_path_variant(const SceneView& s, Fn&& fn) {
-    if (s.extended_materials || s.precise_spheres || s.instances != nullptr) return with_width_flags<kEveryPathBit>(s, fn);
+    if (s.instances != nullptr) return fn(std::integral_constant<int, kEveryPathBit | kInstanced>{});
+    if (s.extended_materials || s.precise_spheres) return with_width_flags<kEveryPathBit>(s, fn);
     if constexpr (kLeanLobes) return with_scene_flags<kPathTracing>(s, fn);
     else return with_scene_flags<kPathTracing | kMaterials>(s, fn);
 }
@@ -141,7 +148,7 @@ SRT_HD_INLINE decltype(auto) with_path_variant(const SceneView& s, Fn&& fn) {
 // compiled for Whitted's): the traversal bits of with_path_variant's choice.
 template <class Fn>
 SRT_HD_INLINE decltype(auto) with_path_intersect_variant(const SceneView& s, Fn&& fn) {
-    if (s.extended_materials) return with_width_flags<whitted_variant(kEveryPathBit)>(s, fn);
+    if (s.extended_materials && s.instances == nullptr) return with_width_flags<whitted_variant(kEveryPathBit)>(s, fn);
     return with_bvh_width(s, fn);
 }
 
@@ -154,6 +161,7 @@ SRT_HD_INLINE decltype(auto) with_path_intersect_variant(const SceneView& s, Fn&
 // GPUs of slow double precision more than it does the H100.
 template <class Fn>
 SRT_HD_INLINE decltype(auto) with_tree_variant(const SceneView& s, Fn&& fn) {
+    if (s.instances != nullptr) return fn(std::integral_constant<int, kRayTree | kInstanced>{});
     return with_width_flags<kRayTree | kEveryBit>(s, fn);
 }
 
@@ -171,7 +179,8 @@ SRT_HD_INLINE decltype(auto) with_tree_variant(const SceneView& s, Fn&& fn) {
 template <int kIntegrator, class Fn>
 SRT_HD_INLINE decltype(auto) with_kill_variant(const SceneView& s, Fn&& fn) {
     constexpr int kLobes = path_tracing_of(kIntegrator) ? kMaterials : 0;
-    if (s.precise_spheres || s.textures || s.ray_cones || s.alpha_masks || s.extended_materials || s.instances != nullptr)
+    if (s.instances != nullptr) return fn(std::integral_constant<int, kKill | kIntegrator | kLobes | kInstanced>{});
+    if (s.precise_spheres || s.textures || s.ray_cones || s.alpha_masks || s.extended_materials)
         return with_width_flags<kKill | kIntegrator | kLobes | kEveryBit>(s, fn);
     return with_width_flags<kKill | kIntegrator>(s, fn);
 }

@@ -167,7 +167,10 @@ int cmd_render(const SceneOptions& so, const FrameOptions& fo, const CLI::App& c
     std::fprintf(info, "scene    %s: %zu spheres, %zu planes, %zu triangles%s, %zu lights (%s), textures: %s (load %.1f ms, %s %.1f ms, %u nodes)\n",
                 scene.name.c_str(), scene.spheres.size(), scene.planes.size(), scene.triangles.size(), instances_text(scene).c_str(),
                 scene.lights.size(), to_string(scene.light_model), texture_line(scene, compiled).c_str(), load_ms,
-                so.accel.c_str(), compiled.bvh_stats.build_ms, nodes);
+                compiled.layout_name(), compiled.bvh_stats.build_ms, nodes);
+    if (!compiled.instances.empty() && so.accel_layout() != AccelLayout::Bvh8)
+        std::fprintf(info, "note     a scene with instances is traversed as a BVH8 (--accel %s applies to scenes without)\n",
+                     so.accel.c_str());
     std::fputs(bvh_line(compiled, build).c_str(), info);
     std::fprintf(info, "stages   %s\n", load_progress::summary().c_str());
     if (const Environment& e = scene.environment; e.active())

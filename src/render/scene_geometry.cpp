@@ -236,6 +236,9 @@ void compile_geometry(const Scene& scene, AccelLayout accel, const BvhBuildOptio
         sets.push_back(std::move(g));
     }
     const bool instanced = sets.size() > 1;
+    // A scene with instances is traversed as a BVH8, whatever was asked: its kernels are
+    // compiled for that width alone (accel/variant.h kInstanced).
+    if (instanced) accel = AccelLayout::Bvh8;
     for (GeometrySet& g : sets) build_set(g, accel, options);
 
     // Where each set's nodes and primitives start.

@@ -29,7 +29,8 @@ inline void grow_prim_bounds(const PrimGpu& p, glm::dvec3& lo, glm::dvec3& hi) {
 
 // Fills cs's nodes (nodes4, nodes8), prims, prim_tests and the optional per-primitive
 // arrays, precise_spheres, bvh_stats (bvh4_stats, bvh8_stats), and, where the scene has
-// instances, tlas and instances; cs.render_origin must be set. Every instance's mesh is
+// instances, tlas and instances (and then the BVH8, whatever `accel` says); cs.render_origin
+// must be set. Every instance's mesh is
 // triangles that do not emit (compile_scene places those of emissive meshes as copies).
 // Original ids (PrimGpu::p2.w): the scene's spheres, then its triangles, then its planes
 // (which compile_scene numbers after these); a mesh's, its triangles' indices, counted from

@@ -80,6 +80,9 @@ struct CompiledScene {
     BvhBuildStats bvh_stats;
     Bvh4Stats bvh4_stats;  // AccelLayout::Bvh4 only
     Bvh8Stats bvh8_stats;  // AccelLayout::Bvh8 only
+    // The layout traversal walks: "bvh8", "bvh4" or "bvh2" (a scene with instances always
+    // gets the BVH8, render/scene_geometry.cpp).
+    const char* layout_name() const { return !nodes8.empty() ? "bvh8" : !nodes4.empty() ? "bvh4" : "bvh2"; }
     size_t device_bytes() const;   // bytes of the arrays above
     size_t texture_bytes() const;  // of which textures (texels and their descriptors)
 
@@ -88,6 +91,8 @@ struct CompiledScene {
 
 // A primitive that the BVH's spatial splits cut is stored once a reference (accel/bvh.h):
 // `prims` and the arrays beside it hold copies, each with the primitive's original id.
+// A scene with instances gets the BVH8 layout whatever `accel` asks (accel/variant.h
+// kInstanced).
 CompiledScene compile_scene(const Scene& scene, AccelLayout accel = AccelLayout::Bvh2,
                             const BvhBuildOptions& options = {});
 // The light table of a compiled scene (its emitters and the selection distribution): its
