@@ -4,7 +4,8 @@
 #   1. compute-sanitizer memcheck: scenes/instances.json in every mode over the BVH8 and
 #      the default one over the BVH2, both integrators;
 #   2. 16 copies of Conference (5.3 M triangles placed), instanced against --flatten-instances:
-#      build, bytes and rays/s (bench, BVH8, stencil);
+#      build, bytes and rays/s (bench, BVH8, stencil), and the primary rays' intersect
+#      under Nsight Compute;
 #   3. 1,000 placements of Conference, the bunny and the teapot (136 M triangles placed) at
 #      1080p, depth 8: it renders, and its bytes against each mesh stored once.
 #   4. with .gpu/bin/stencilrt-old, the scenes whose kernels now hold instancing's code
@@ -38,6 +39,13 @@ part perf && for v in inst flat; do
   bench conf16-$v "$G/conf16.json" $f --accel bvh8 --bvh-build sah --modes stencil --depths 1,2,8 --frames 10
   grep -E "^scene|^accel|^bvh" "$R/conf16-$v.txt"
   row stencil conf16-$v; echo
+done
+# The primary rays' intersect of both, under Nsight Compute (memory workload, warp state).
+part perf && for v in inst flat; do
+  f=; [ $v = flat ] && f=--flatten-instances
+  ncu_run conf16-intersect-$v -k regex:k_stencil_write --launch-skip 1 --launch-count 1 \
+    stencilrt render "$G/conf16.json" $f --accel bvh8 --bvh-build sah --backend cuda --launch stream --depth 1 -o /tmp/x.png
+  ncu_summary "$R/ncu-conf16-intersect-$v.txt" | head -24
 done
 part perf && for s in k1000 k3; do
   stencilrt render "$G/$s.json" --backend cuda --accel bvh8 -W 1920 -H 1080 --depth 8 -o "$R/$s.png" \
