@@ -19,7 +19,8 @@ public:
 
     // The BVH4 node for BVH2 node `i`; returns its index. `depth`: of the new node.
     int32_t build(int32_t i, uint32_t depth, uint32_t& stack_need) {
-        std::vector<Entry> c = collapse::open_largest(in_, i, 4);
+        Entry c[8];
+        const int count = collapse::open_largest(in_.data(), i, 4, c);
         const int32_t index = int32_t(out_.size());
         out_.emplace_back();
         stats_.max_depth = std::max(stats_.max_depth, depth);
@@ -27,7 +28,7 @@ public:
         int32_t ref[4];
         uint32_t deepest = 0;  // the most stack any child subtree needs
         for (int k = 0; k < 4; ++k) {
-            if (k >= int(c.size())) {
+            if (k >= count) {
                 for (int a = 0; a < 3; ++a) {
                     lo[a][k] = 1e30f;
                     hi[a][k] = -1e30f;
@@ -35,7 +36,7 @@ public:
                 ref[k] = kBvh4Empty;
                 continue;
             }
-            const Entry& e = c[size_t(k)];
+            const Entry& e = c[k];
             for (int a = 0; a < 3; ++a) {
                 lo[a][k] = e.lo[a];
                 hi[a][k] = e.hi[a];
@@ -50,7 +51,7 @@ public:
             }
         }
         // A ray here pushes every hit child but the nearest.
-        stack_need = uint32_t(c.size() > 0 ? c.size() - 1 : 0) + deepest;
+        stack_need = uint32_t(count > 0 ? count - 1 : 0) + deepest;
         Bvh4Node& n = out_[size_t(index)];
         n.lo_x = f4{lo[0][0], lo[0][1], lo[0][2], lo[0][3]};
         n.hi_x = f4{hi[0][0], hi[0][1], hi[0][2], hi[0][3]};

@@ -31,6 +31,7 @@
 #pragma once
 
 #include "accel/bvh.h"
+#include "accel/bvh8.h"
 #include "core/hd.h"
 
 #include <cmath>
@@ -220,7 +221,7 @@ void ploc_grid(const f4& centroid_lo, const f4& centroid_hi, f4& lo, f4& scale);
 
 // Times of a build's steps, in milliseconds (0 where a step did not run on that side).
 struct PlocTimes {
-    double upload = 0, morton = 0, sort = 0, cluster = 0, download = 0, leaves = 0;
+    double upload = 0, morton = 0, sort = 0, cluster = 0, download = 0, leaves = 0, collapse = 0;
     uint32_t rounds = 0;
 };
 
@@ -235,6 +236,7 @@ struct PlocTree {
 // times, and whether the clustering finished.
 struct PlocResult {
     Bvh bvh;
+    std::shared_ptr<Bvh8> bvh8;  // the device's BVH8 of bvh, where build was asked for it
     PlocTimes times;
     bool complete = true;
 };
@@ -244,9 +246,18 @@ class PlocDevice {
 public:
     virtual ~PlocDevice() = default;
     virtual std::string name() const = 0;
-    // `boxes`: lo and hi of each primitive. Throws std::runtime_error on a device error.
-    virtual PlocResult build(const std::vector<f4>& boxes) = 0;
+    // `boxes`: lo and hi of each primitive; `bvh8`: collapse the tree into the BVH8 there
+    // too (accel/bvh8_collapse.h). Throws std::runtime_error on a device error.
+    virtual PlocResult build(const std::vector<f4>& boxes, bool bvh8 = false) = 0;
+    // The BVH8 of a BVH2 built elsewhere, collapsed on the device (bvh2's leaves not
+    // rewritten: relink_bvh2); `device_ms`, the collapse's kernels. For tests and benches.
+    virtual Bvh8 collapse_bvh8(const std::vector<BvhNode>& bvh2, size_t prims, double& device_ms) = 0;
 };
+
+// build_bvh_ploc (accel/bvh.h) for a scene that traces the BVH8: where `device` builds
+// the tree it collapses it there too, into `bvh8`, and returns true (bvh's leaves not yet
+// moved to its order: relink_bvh2); false where the host must collapse `bvh`.
+bool build_bvh_ploc_bvh8(const std::vector<BuildPrim>& prims, PlocDevice* device, Bvh& bvh, Bvh8& bvh8);
 
 // Steps 1-4 on the host's cores.
 PlocTree ploc_cluster_host(const std::vector<f4>& boxes);

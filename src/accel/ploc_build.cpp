@@ -171,11 +171,13 @@ void ploc_count_stats(Bvh& bvh, const std::string& where, const PlocTimes& tm) {
     st.nodes = uint32_t(bvh.nodes.size());
     st.primitives = st.references = uint32_t(bvh.order.size());
     st.builder = "ploc (" + where + ")";
-    char buf[256];
+    char collapse[64] = "";
+    if (tm.collapse > 0) std::snprintf(collapse, sizeof collapse, "collapse to BVH8 %.2f ms, ", tm.collapse);
+    char buf[320];
     std::snprintf(buf, sizeof buf,
                   "upload %.2f ms, morton %.2f ms, sort %.2f ms, cluster %.2f ms (%u rounds), leaves %.2f ms, "
-                  "download %.2f ms",
-                  tm.upload, tm.morton, tm.sort, tm.cluster, tm.rounds, tm.leaves, tm.download);
+                  "%sdownload %.2f ms",
+                  tm.upload, tm.morton, tm.sort, tm.cluster, tm.rounds, tm.leaves, collapse, tm.download);
     st.steps = buf;
     if (bvh.nodes.empty()) return;
     // Depth first over the layout, as the SAH builder counts: a node or leaf at its depth,
@@ -221,14 +223,16 @@ void ploc_count_stats(Bvh& bvh, const std::string& where, const PlocTimes& tm) {
     }
 }
 
-Bvh build_bvh_ploc(const std::vector<BuildPrim>& prims, PlocDevice* device) {
+namespace {
+
+Bvh build_ploc(const std::vector<BuildPrim>& prims, PlocDevice* device, std::shared_ptr<Bvh8>* bvh8) {
     const auto t0 = Clock::now();
     std::vector<f4> boxes(2 * prims.size());
     for (size_t i = 0; i < prims.size(); ++i) {
         boxes[2 * i] = f4{prims[i].lo.x, prims[i].lo.y, prims[i].lo.z, 0.0f};
         boxes[2 * i + 1] = f4{prims[i].hi.x, prims[i].hi.y, prims[i].hi.z, 0.0f};
     }
-    PlocResult res = device ? device->build(boxes) : ploc_layout_host(ploc_cluster_host(boxes));
+    PlocResult res = device ? device->build(boxes, bvh8 != nullptr) : ploc_layout_host(ploc_cluster_host(boxes));
     if (!res.complete) {
         Bvh bvh = build_bvh(prims, BvhBuildOptions{false, BvhBuilder::Sah, nullptr});
         bvh.stats.builder = "sah (PLOC merged too slowly: " + std::to_string(kPlocMaxRounds) + " rounds)";
@@ -236,6 +240,7 @@ Bvh build_bvh_ploc(const std::vector<BuildPrim>& prims, PlocDevice* device) {
         return bvh;
     }
     Bvh bvh = std::move(res.bvh);
+    if (bvh8) *bvh8 = std::move(res.bvh8);
     ploc_count_stats(bvh, device ? device->name() : "host", res.times);
     if (bvh.stats.max_depth >= uint32_t(kBvhStackSize)) {
         // Deeper than traversal's stack (a clustering of a pathological scene): the SAH
@@ -243,9 +248,22 @@ Bvh build_bvh_ploc(const std::vector<BuildPrim>& prims, PlocDevice* device) {
         const uint32_t deep = bvh.stats.max_depth;
         bvh = build_bvh(prims, BvhBuildOptions{false, BvhBuilder::Sah, nullptr});
         bvh.stats.builder = "sah (PLOC's tree was " + std::to_string(deep) + " deep)";
+        if (bvh8) bvh8->reset();
     }
     bvh.stats.build_ms = ms_since(t0);
     return bvh;
+}
+
+}  // namespace
+
+Bvh build_bvh_ploc(const std::vector<BuildPrim>& prims, PlocDevice* device) { return build_ploc(prims, device, nullptr); }
+
+bool build_bvh_ploc_bvh8(const std::vector<BuildPrim>& prims, PlocDevice* device, Bvh& bvh, Bvh8& bvh8) {
+    std::shared_ptr<Bvh8> b8;
+    bvh = build_ploc(prims, device, device ? &b8 : nullptr);
+    if (!b8) return false;
+    bvh8 = std::move(*b8);
+    return true;
 }
 
 }  // namespace srt

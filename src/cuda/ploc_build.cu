@@ -8,6 +8,8 @@
 // so rounds past the end are harmless.
 #include "cuda/ploc_device.h"
 
+#include "cuda/bvh8_device.h"
+
 #include "cuda/check.h"
 #include "cuda/device_buffer.h"
 #include "cuda/event.h"
@@ -253,7 +255,7 @@ public:
     CudaPlocDevice(int device, std::string name) : device_(device), name_(std::move(name)) {}
     std::string name() const override { return name_; }
 
-    PlocResult build(const std::vector<f4>& boxes) override {
+    PlocResult build(const std::vector<f4>& boxes, bool bvh8) override {
         CUDA_CHECK(cudaSetDevice(device_));
         PlocResult res;
         PlocTimes& times = res.times;
@@ -402,6 +404,14 @@ public:
                                                     order.get());
         CUDA_CHECK_LAUNCH("k_emit");
         CUDA_CHECK(cudaEventRecord(e5.get()));
+        if (bvh8) {
+            try {
+                res.bvh8 = std::make_shared<Bvh8>(collapse_bvh8_on_device(out.get(), root.inner, n, times.collapse));
+            } catch (const std::length_error&) {
+                // Too deep for traversal's stack: build_bvh_ploc makes the SAH builder's
+                // tree instead, and the host collapses that.
+            }
+        }
         res.bvh.nodes.resize(root.inner);
         res.bvh.order.resize(n);
         CUDA_CHECK(cudaMemcpy(res.bvh.nodes.data(), out.get(), out.bytes(), cudaMemcpyDeviceToHost));
@@ -410,8 +420,15 @@ public:
         CUDA_CHECK(cudaEventSynchronize(e6.get()));
         record_times();
         times.leaves = ms(e4, e5);
-        times.download = ms(e5, e6);
+        times.download = ms(e5, e6) - times.collapse;
         return res;
+    }
+
+    Bvh8 collapse_bvh8(const std::vector<BvhNode>& bvh2, size_t prims, double& device_ms) override {
+        CUDA_CHECK(cudaSetDevice(device_));
+        DeviceBuffer<BvhNode> nodes;
+        nodes.upload(bvh2, "BVH nodes");
+        return collapse_bvh8_on_device(nodes.get(), uint32_t(bvh2.size()), prims, device_ms);
     }
 
 private:

@@ -1,7 +1,9 @@
 // scene_geometry.cpp - a scene's primitives and their BVHs (render/scene_geometry.h).
 #include "render/scene_geometry.h"
 
+#include "accel/bvh8_collapse.h"
 #include "accel/intersect.h"
+#include "accel/ploc.h"
 #include "core/error.h"
 #include "core/load_progress.h"
 #include "core/parallel.h"
@@ -91,12 +93,24 @@ void build_set(GeometrySet& g, AccelLayout accel, const BvhBuildOptions& options
         g.hi = glm::max(g.hi, p.hi);
     }
     load_progress::Stage stage("build", build.size(), "primitives");
-    g.bvh = build_bvh(build, options);
+    // Where the GPU builds the tree it collapses it too: the host's collapse is most of
+    // what a quick build costs on the host.
+    Bvh8 device_b8;
+    bool on_device = false;
+    if (accel == AccelLayout::Bvh8 && options.builder == BvhBuilder::Ploc && options.device)
+        on_device = build_bvh_ploc_bvh8(build, options.device, g.bvh, device_b8);
+    else
+        g.bvh = build_bvh(build, options);
     if (accel == AccelLayout::Bvh4 && !g.bvh.nodes.empty()) g.b4 = collapse_bvh4(g.bvh.nodes);
     if (accel == AccelLayout::Bvh8 && !g.bvh.nodes.empty()) {
         // The BVH8 wants each node's leaves together: the primitives move (and the BVH2's
         // leaves with them); ties go by original id, so no hit changes.
-        g.b8 = collapse_bvh8(g.bvh.nodes, g.bvh.order.size());
+        if (on_device) {
+            g.b8 = std::move(device_b8);
+            relink_bvh2(g.bvh.nodes, g.b8.prim_order);
+        } else {
+            g.b8 = collapse_bvh8(g.bvh.nodes, g.bvh.order.size());
+        }
         std::vector<uint32_t> order(g.b8.prim_order.size());
         for (size_t k = 0; k < order.size(); ++k) order[k] = g.bvh.order[g.b8.prim_order[k]];
         g.bvh.order = std::move(order);

@@ -82,14 +82,49 @@ TEST(GpuPloc, TheGpuClustersAsTheHostDoes) {
             EXPECT_TRUE(same_bytes(gpu.nodes4, host.nodes4)) << name << " " << to_string(a);
             EXPECT_TRUE(same_bytes(gpu.nodes8, host.nodes8)) << name << " " << to_string(a);
             EXPECT_TRUE(same_bytes(gpu.prims, host.prims)) << name << " " << to_string(a);
-            if (a == AccelLayout::Bvh2)
-                std::printf("[gpu ploc] %-28s %8u prims: GPU tree == host tree; GPU %.2f ms (%s), host %.1f ms\n",
-                            name.c_str(), gpu.bvh_stats.primitives, gpu.bvh_stats.build_ms,
+            // A tree of more than one leaf is collapsed where it was built.
+            if (a == AccelLayout::Bvh8 && gpu.bvh_stats.primitives > uint32_t(kMaxLeafPrims))
+                EXPECT_NE(gpu.bvh_stats.steps.find("collapse to BVH8"), std::string::npos) << name << ": " << gpu.bvh_stats.steps;
+            if (a != AccelLayout::Bvh4)
+                std::printf("[gpu ploc %s] %-28s %8u prims: GPU tree == host tree; GPU %.2f ms (%s), host %.1f ms\n",
+                            to_string(a), name.c_str(), gpu.bvh_stats.primitives, gpu.bvh_stats.build_ms,
                             gpu.bvh_stats.steps.c_str(), host.bvh_stats.build_ms);
             ++checked;
         }
     }
     EXPECT_GE(checked, 15);
+}
+
+TEST(GpuPloc, TheGpuCollapsesAsTheHostDoes) {
+    // The BVH8 collapse on the device against the host's, on the SAH builder's trees too
+    // (with spatial splits: leaves that share primitives), not only on PLOC's.
+    std::string why;
+    auto device = make_cuda_ploc_device(why);
+    ASSERT_TRUE(device) << why;
+    int checked = 0;
+    for (auto& [name, scene] : scenes()) {
+        for (const bool splits : {true, false}) {
+            const CompiledScene cs = compile_scene(scene, AccelLayout::Bvh2, BvhBuildOptions{splits});
+            if (cs.nodes.empty()) continue;
+            size_t refs = 0;
+            for (const BvhNode& n : cs.nodes)
+                for (int side = 0; side < 2; ++side)
+                    if (n.link[side] < 0) refs += size_t(n.link[2 + side]);
+            std::vector<BvhNode> host_nodes = cs.nodes;
+            const Bvh8 host = collapse_bvh8(host_nodes, refs);
+            double device_ms = 0;
+            const Bvh8 gpu = device->collapse_bvh8(cs.nodes, refs, device_ms);
+            EXPECT_TRUE(same_bytes(gpu.nodes, host.nodes)) << name << (splits ? " splits" : "");
+            EXPECT_EQ(gpu.prim_order, host.prim_order) << name << (splits ? " splits" : "");
+            EXPECT_EQ(gpu.stats.max_depth, host.stats.max_depth) << name;
+            EXPECT_EQ(gpu.stats.leaves, host.stats.leaves) << name;
+            std::printf("[gpu collapse] %-28s %-9s %7zu BVH2 nodes -> %6zu BVH8 nodes: GPU == host; GPU %.3f ms, host %.1f ms\n",
+                        name.c_str(), splits ? "splits" : "no splits", cs.nodes.size(), gpu.nodes.size(), device_ms,
+                        host.stats.build_ms);
+            ++checked;
+        }
+    }
+    EXPECT_GE(checked, 10);
 }
 
 TEST(GpuPloc, FramesThroughTheGpuTreeAreTheCpus) {

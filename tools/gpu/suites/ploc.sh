@@ -4,7 +4,7 @@
 # traversal of its tree against the SAH's on Conference's four ray sets
 # (traversal_bench), and Nsight Compute over a round's kernels.
 srt_gpu_tests --gtest_filter='GpuPloc*' > "$R/tests.txt" 2>&1; echo "== GpuPloc tests (rc=$?)"
-grep -E "^\[gpu ploc\]|FAILED|PASSED" "$R/tests.txt"
+grep -E "^\[gpu (ploc|collapse)|FAILED|PASSED" "$R/tests.txt"
 for s in "$CONF" .data/scenes/sibenik/sibenik.obj .data/scenes/dabrovic-sponza/sponza.obj .data/meshes/stanford-bunny.obj; do
   for b in ploc sah; do
     stencilrt render "$s" --bvh-build $b --accel bvh8 --backend cuda -W 640 -H 360 --depth 1 -o /tmp/x.png > "$R/render.txt" 2>&1

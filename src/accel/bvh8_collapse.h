@@ -1,0 +1,223 @@
+// bvh8_collapse.h - the BVH2 collapsed into the BVH8 (accel/bvh8.h), one wide node at a
+// time, the same steps on the host (accel/bvh8_build.cpp) and on the GPU
+// (cuda/ploc_build.cu), which make the same nodes bit for bit.
+//
+//   1. bottom up over the BVH2: for each node i, what the wide subtree made from it
+//      holds (bvh8_count over open_largest(i)): wide nodes below its own, primitives,
+//      levels, leaves. Every node gets a count, whether or not it becomes a wide node:
+//      a count depends only on the node's subtree, so the order does not matter.
+//   2. top down from the root, a level at a time: each wide node opens its BVH2 node
+//      (collapse.h), gives its children slots (bvh8_encode), and places them
+//      (bvh8_place): where its inner children's nodes and its leaves' primitives go
+//      follows from the counts alone, so the nodes of a level are independent.
+//
+// The places are those of a depth-first collapse: a node's inner children are one block
+// of nodes, made when the node is; the blocks of its children's subtrees follow, in slot
+// order; a node's leaf primitives come first, then its children's subtrees', in slot
+// order.
+#pragma once
+
+#include "accel/bvh8.h"
+#include "accel/collapse.h"
+#include "core/hd.h"
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace srt {
+
+// What collapse_bvh8 checks of a BVH8 made here or on the GPU: a Fault below, the
+// primitives all placed, and the counts and the depth within traversal's limits
+// (std::logic_error or std::length_error). Sets stats.nodes.
+void check_bvh8(Bvh8& b8, size_t prims, uint32_t fault);
+// The BVH2's leaves moved to the BVH8's primitive order (new position k holds BVH2
+// position prim_order[k]), as collapse_bvh8 moves them.
+void relink_bvh2(std::vector<BvhNode>& bvh2, const std::vector<uint32_t>& prim_order);
+
+}  // namespace srt
+
+namespace srt::bvh8 {
+
+using collapse::Entry;
+
+// What the wide subtree made from a BVH2 node holds: the wide nodes below its own (its
+// inner children and their subtrees), the primitives, the levels below its own, and the
+// leaf children of all its nodes.
+struct Count {
+    uint32_t nodes, prims, depth, leaves;
+};
+
+// From open_largest's children c[0 .. n); `load(i)` gives BVH2 node i's count (the GPU
+// reads them past its L1, which other SMs' writes do not reach).
+template <class Load>
+SRT_HD_INLINE Count count(const Entry* c, int n, Load load) {
+    Count r{0u, 0u, 0u, 0u};
+    for (int k = 0; k < n; ++k) {
+        if (c[k].inner()) {
+            const Count s = load(c[k].link);
+            r.nodes += 1u + s.nodes;
+            r.prims += s.prims;
+            r.depth = r.depth > s.depth + 1u ? r.depth : s.depth + 1u;
+            r.leaves += s.leaves;
+        } else {
+            r.prims += uint32_t(c[k].count);
+            r.leaves += 1u;
+        }
+    }
+    return r;
+}
+
+// Why a node could not be made (0: it was).
+enum Fault : uint32_t {
+    kFine = 0,
+    kTooLarge = 1,     // a node's box too large to quantize
+    kOffGrid = 2,      // a child's box off its node's grid (a bug)
+    kLeafOverflow = 4  // a leaf outside its node's 32 primitives (a bug)
+};
+
+// Per axis: the quantization step 2^(e - 127) as its biased exponent e, the smallest in
+// [1, 239] that puts `extent` within 255 steps; 0 where none does. Exact: 255 * 2^k is a
+// double, and the comparisons round nothing.
+SRT_HD_INLINE uint32_t step_exponent(double extent) {
+    if (!(extent > 0.0)) return extent == 0.0 ? 1u : 0u;
+    int exp2 = 0;
+    (void)frexp(extent / 255.0, &exp2);  // extent / 255 < 2^exp2
+    int e = exp2 + 127;
+    e = e < 1 ? 1 : e > 240 ? 240 : e;
+    while (e > 1 && extent <= 255.0 * ldexp(1.0, e - 1 - 127)) --e;
+    while (e <= 239 && extent > 255.0 * ldexp(1.0, e - 127)) ++e;
+    return e <= 239 ? uint32_t(e) : 0u;
+}
+
+// Each child to the slot whose diagonal best matches the direction from the centre of
+// the node's box [lo, hi] to the child's: greedily, the best remaining (child, slot)
+// pair first. in_slot[s]: the child in slot s, or -1.
+SRT_HD_INLINE void assign_slots(const Entry* c, int n, const float lo[3], const float hi[3], int in_slot[8]) {
+    float cost[8][8];
+    for (int i = 0; i < n; ++i)
+        for (int s = 0; s < 8; ++s) {
+            float dot = 0.0f;
+            for (int a = 0; a < 3; ++a) {
+                const float off = 0.5f * (c[i].lo[a] + c[i].hi[a]) - 0.5f * (lo[a] + hi[a]);
+                dot += (s >> a & 1) ? -off : off;
+            }
+            cost[i][s] = dot;
+        }
+    bool child_done[8] = {}, slot_done[8] = {};
+    for (int s = 0; s < 8; ++s) in_slot[s] = -1;
+    for (int round = 0; round < n; ++round) {
+        int bi = -1, bs = -1;
+        for (int i = 0; i < n; ++i)
+            for (int s = 0; s < 8; ++s)
+                if (!child_done[i] && !slot_done[s] && (bi < 0 || cost[i][s] > cost[bi][bs])) {
+                    bi = i;
+                    bs = s;
+                }
+        child_done[bi] = slot_done[bs] = true;
+        in_slot[bs] = bi;
+    }
+}
+
+// The wide node of children c[0 .. n): its grid, its slots' boxes rounded outwards onto
+// the grid, its leaves' meta and its imask; not yet child_base and prim_base
+// (bvh8_place). Returns a Fault.
+SRT_HD_INLINE uint32_t encode(const Entry* c, int n, Bvh8Node& node, int in_slot[8]) {
+    float lo[3] = {1e30f, 1e30f, 1e30f}, hi[3] = {-1e30f, -1e30f, -1e30f};
+    for (int k = 0; k < n; ++k)
+        for (int a = 0; a < 3; ++a) {
+            lo[a] = c[k].lo[a] < lo[a] ? c[k].lo[a] : lo[a];
+            hi[a] = c[k].hi[a] > hi[a] ? c[k].hi[a] : hi[a];
+        }
+    assign_slots(c, n, lo, hi, in_slot);
+    uint32_t fault = kFine;
+    node.px = lo[0];
+    node.py = lo[1];
+    node.pz = lo[2];
+    const double p[3] = {double(lo[0]), double(lo[1]), double(lo[2])};
+    double step[3];
+    for (int a = 0; a < 3; ++a) {
+        const uint32_t e = step_exponent(double(hi[a]) - p[a]);
+        if (e == 0) fault |= kTooLarge;
+        node.e[a] = uint8_t(e == 0 ? 239u : e);
+        step[a] = ldexp(1.0, int(node.e[a]) - 127);
+    }
+    // Boxes, rounded outwards onto the grid (exact in double: a float plus a multiple of a
+    // power of two).
+    node.imask = 0;
+    uint32_t offset = 0;
+    for (int s = 0; s < 8; ++s) {
+        node.meta[s] = 0;
+        for (int a = 0; a < 3; ++a) {
+            node.qlo[a][s] = 255;
+            node.qhi[a][s] = 0;
+        }
+        if (in_slot[s] < 0) continue;
+        const Entry& e = c[in_slot[s]];
+        for (int a = 0; a < 3; ++a) {
+            const double ql = floor((double(e.lo[a]) - p[a]) / step[a]);
+            const double qh = ceil((double(e.hi[a]) - p[a]) / step[a]);
+            if (!(ql >= 0.0 && qh <= 255.0 && ql <= qh)) {
+                fault |= kOffGrid;
+                continue;
+            }
+            node.qlo[a][s] = uint8_t(ql);
+            node.qhi[a][s] = uint8_t(qh);
+        }
+        if (e.inner()) {
+            node.imask = uint8_t(node.imask | (1u << s));
+        } else {
+            // Leaf children: their primitives one after the other, in slot order.
+            if (e.count < 1 || e.count > kBvh8LeafPrims || offset + uint32_t(e.count) > 32u) {
+                fault |= kLeafOverflow;
+                continue;
+            }
+            node.meta[s] = uint8_t((uint32_t(e.count) << 5) | offset);
+            offset += uint32_t(e.count);
+        }
+    }
+    return fault;
+}
+
+// A wide node to make: from BVH2 node `src`, at `pos`, its inner children's block at
+// `child_base`, its leaves' primitives from `prim_base`.
+struct Task {
+    int32_t src;
+    uint32_t pos, child_base, prim_base;
+};
+
+// The places of an encoded node's children (depth first, as the header says): sets the
+// node's bases, writes its leaves' primitives' BVH2 positions into `order`, and returns
+// its inner children's tasks, in slot order, in kids[0 ..).
+SRT_HD_INLINE int place(const Entry* c, const int in_slot[8], const Count* counts, const Task& t, Bvh8Node& node,
+                        uint32_t* order, Task kids[8]) {
+    node.child_base = t.child_base;
+    node.prim_base = t.prim_base;
+    uint32_t leaf_prims = 0, inner = 0;
+    for (int s = 0; s < 8; ++s) {
+        if (in_slot[s] < 0) continue;
+        const Entry& e = c[in_slot[s]];
+        if (e.inner()) {
+            ++inner;
+            continue;
+        }
+        const uint32_t first = uint32_t(~e.link), at = t.prim_base + (node.meta[s] & 31u);
+        for (int32_t k = 0; k < e.count; ++k) order[at + uint32_t(k)] = first + uint32_t(k);
+        leaf_prims += uint32_t(e.count);
+    }
+    uint32_t next_block = t.child_base + inner, next_prim = t.prim_base + leaf_prims;
+    int nk = 0;
+    for (int s = 0; s < 8; ++s) {
+        if (in_slot[s] < 0 || !c[in_slot[s]].inner()) continue;
+        const int32_t src = c[in_slot[s]].link;
+        const Count& sc = counts[src];
+        kids[nk] = Task{src, t.child_base + uint32_t(nk), next_block, next_prim};
+        next_block += sc.nodes;
+        next_prim += sc.prims;
+        ++nk;
+    }
+    return nk;
+}
+
+}  // namespace srt::bvh8

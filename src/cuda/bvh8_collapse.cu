@@ -1,0 +1,163 @@
+// bvh8_collapse.cu - the BVH2 collapsed into the BVH8 on the device: the steps of
+// accel/bvh8_collapse.h as kernels, one thread a node, so the nodes are the host's bit
+// for bit (accel/bvh8_build.cpp collapse_bvh8).
+//
+//   k_c8_parents   each node's parent
+//   k_c8_count     bottom up: a thread starts at every node without inner children and
+//                  climbs; at a node, the last of its inner children's threads to arrive
+//                  goes on (the others stop), so a node is counted once its subtree is
+//   k_c8_level     top down, one launch a level: each wide node of the level encodes
+//                  itself, writes its leaves' primitives and its children's tasks, the
+//                  next level's. The tasks' order in the level is the arrival's, but each
+//                  task carries its place, so what is written is not.
+#include "cuda/bvh8_device.h"
+
+#include "accel/bvh8_collapse.h"
+#include "cuda/check.h"
+#include "cuda/device_buffer.h"
+#include "cuda/event.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace srt {
+namespace {
+
+constexpr int kBlock = 256;
+constexpr int32_t kRoot = -1;  // the root's parent
+
+__device__ int inner_children(const BvhNode& n) { return int(n.link[0] >= 0) + int(n.link[1] >= 0); }
+
+__global__ void k_c8_parents(const BvhNode* bvh2, uint32_t m, int32_t* parent) {
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m) return;
+    if (i == 0) parent[0] = kRoot;
+    const BvhNode n = bvh2[i];
+    for (int side = 0; side < 2; ++side)
+        if (n.link[side] >= 0) parent[n.link[side]] = int32_t(i);
+}
+
+// Reads the counts through L2: another SM wrote them, and this one's L1 may hold old lines.
+__device__ bvh8::Count load_count(const bvh8::Count* counts, int32_t i) {
+    const uint4 v = __ldcg(reinterpret_cast<const uint4*>(counts + i));
+    return bvh8::Count{v.x, v.y, v.z, v.w};
+}
+
+__device__ bvh8::Count count_node(const BvhNode* bvh2, int32_t i, const bvh8::Count* counts) {
+    collapse::Entry c[8];
+    const int n = collapse::open_largest(bvh2, i, 8, c);
+    return bvh8::count(c, n, [counts](int32_t k) { return load_count(counts, k); });
+}
+
+__global__ void k_c8_count(const BvhNode* bvh2, uint32_t m, const int32_t* parent, uint32_t* visits,
+                           bvh8::Count* counts) {
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m || inner_children(bvh2[i]) > 0) return;
+    int32_t x = int32_t(i);
+    while (true) {
+        const bvh8::Count r = count_node(bvh2, x, counts);
+        __stcg(reinterpret_cast<uint4*>(counts + x), make_uint4(r.nodes, r.prims, r.depth, r.leaves));
+        const int32_t p = parent[x];
+        if (p == kRoot) return;
+        __threadfence();  // this node's count, before its arrival is counted
+        if (atomicAdd(&visits[p], 1u) + 1u < uint32_t(inner_children(bvh2[p]))) return;
+        __threadfence();
+        x = p;
+    }
+}
+
+// The level's tasks in `tasks[0 .. *count)`; the next level's appended at `next`.
+__global__ void k_c8_level(const BvhNode* bvh2, const bvh8::Count* counts, const bvh8::Task* tasks,
+                           const uint32_t* count, bvh8::Task* next, uint32_t* next_count, Bvh8Node* nodes,
+                           uint32_t* order, uint32_t* fault) {
+    const uint32_t n_tasks = *count;
+    for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < n_tasks; t += gridDim.x * blockDim.x) {
+        const bvh8::Task task = tasks[t];
+        collapse::Entry c[8];
+        const int n = collapse::open_largest(bvh2, task.src, 8, c);
+        int in_slot[8];
+        Bvh8Node node;
+        const uint32_t f = bvh8::encode(c, n, node, in_slot);
+        bvh8::Task kids[8];
+        const int nk = bvh8::place(c, in_slot, counts, task, node, order, kids);
+        nodes[task.pos] = node;
+        if (f) atomicOr(fault, f);
+        if (nk > 0) {
+            const uint32_t at = atomicAdd(next_count, uint32_t(nk));
+            for (int k = 0; k < nk; ++k) next[at + uint32_t(k)] = kids[k];
+        }
+    }
+}
+
+}  // namespace
+
+Bvh8 collapse_bvh8_on_device(const BvhNode* bvh2, uint32_t m, size_t prims, double& device_ms) {
+    Bvh8 out;
+    device_ms = 0.0;
+    if (m == 0) return out;
+    // Every wide node comes from its own BVH2 node: m bounds the nodes and a level's
+    // tasks, so everything is allocated before the first launch.
+    const uint32_t blocks = (m + kBlock - 1) / kBlock;
+    DeviceBuffer<int32_t> parent;
+    DeviceBuffer<uint32_t> visits, order, level_count, fault;
+    DeviceBuffer<bvh8::Count> counts;
+    DeviceBuffer<Bvh8Node> nodes;
+    DeviceBuffer<bvh8::Task> level[2];
+    parent.allocate(m, "BVH8 collapse: parents");
+    visits.allocate(m, "BVH8 collapse: visits");
+    counts.allocate(m, "BVH8 collapse: counts");
+    nodes.allocate(m, "BVH8 nodes");
+    order.allocate(std::max<size_t>(prims, 1), "BVH8 order");
+    level_count.allocate(2, "BVH8 collapse: level sizes");
+    fault.allocate(1, "BVH8 collapse: faults");
+    for (auto& l : level) l.allocate(m, "BVH8 collapse: tasks");
+    cuda::Event e0, e1;
+    CUDA_CHECK(cudaEventRecord(e0.get()));
+    CUDA_CHECK(cudaMemsetAsync(visits.get(), 0, visits.bytes()));
+    CUDA_CHECK(cudaMemsetAsync(order.get(), 0xff, order.bytes()));
+    CUDA_CHECK(cudaMemsetAsync(fault.get(), 0, fault.bytes()));
+    k_c8_parents<<<blocks, kBlock>>>(bvh2, m, parent.get());
+    k_c8_count<<<blocks, kBlock>>>(bvh2, m, parent.get(), visits.get(), counts.get());
+    CUDA_CHECK_LAUNCH("BVH8 collapse: counts");
+    // The one wait: the root's count gives the levels, and the nodes to bring back.
+    bvh8::Count root;
+    CUDA_CHECK(cudaMemcpy(&root, counts.get(), sizeof root, cudaMemcpyDeviceToHost));
+    const uint32_t total = root.nodes + 1u;
+    if (root.prims != prims || total > m)
+        throw std::logic_error("BVH8 collapse on the device: the counts do not match the BVH2");
+
+    const bvh8::Task first{0, 0u, 1u, 0u};
+    const uint32_t one = 1;
+    CUDA_CHECK(cudaMemcpyAsync(level[0].get(), &first, sizeof first, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpyAsync(level_count.get(), &one, sizeof one, cudaMemcpyHostToDevice));
+    // A level holds at most `total` nodes; a grid that strides keeps the many small levels'
+    // launches short.
+    const uint32_t level_blocks = std::min((total + kBlock - 1) / kBlock, 264u);
+    for (uint32_t d = 0; d <= root.depth; ++d) {
+        const int in = int(d & 1u), out_l = in ^ 1;
+        CUDA_CHECK(cudaMemsetAsync(level_count.get() + out_l, 0, sizeof(uint32_t)));
+        k_c8_level<<<level_blocks, kBlock>>>(bvh2, counts.get(), level[in].get(), level_count.get() + in,
+                                             level[out_l].get(), level_count.get() + out_l, nodes.get(), order.get(),
+                                             fault.get());
+        CUDA_CHECK_LAUNCH("BVH8 collapse: a level");
+    }
+    CUDA_CHECK(cudaEventRecord(e1.get()));
+    uint32_t f = 0;
+    CUDA_CHECK(cudaMemcpy(&f, fault.get(), sizeof f, cudaMemcpyDeviceToHost));
+    float ms = 0.0f;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, e0.get(), e1.get()));
+    device_ms = double(ms);
+    out.nodes.resize(total);
+    out.prim_order.resize(prims);
+    CUDA_CHECK(cudaMemcpy(out.nodes.data(), nodes.get(), total * sizeof(Bvh8Node), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(out.prim_order.data(), order.get(), prims * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    out.stats.leaves = root.leaves;
+    out.stats.max_depth = root.depth;
+    out.stats.build_ms = device_ms;
+    check_bvh8(out, prims, f);
+    return out;
+}
+
+}  // namespace srt
