@@ -217,11 +217,20 @@ SRT_HD_INLINE void ploc_place_child(bool right, const PlocFold& left_sibling, ui
 
 // The grid of the Morton codes over the centroids' bounds: its corner and its scale, so
 // that both sides compute the codes from the same floats.
-void ploc_grid(const f4& centroid_lo, const f4& centroid_hi, f4& lo, f4& scale);
+SRT_HD_INLINE void ploc_grid(const f4& centroid_lo, const f4& centroid_hi, f4& lo, f4& scale) {
+    lo = centroid_lo;
+    const float e[3] = {centroid_hi.x - centroid_lo.x, centroid_hi.y - centroid_lo.y, centroid_hi.z - centroid_lo.z};
+    float s[3];
+    for (int a = 0; a < 3; ++a) s[a] = e[a] > 0.0f ? 1023.0f / e[a] : 0.0f;
+    scale = f4{s[0], s[1], s[2], 0.0f};
+}
 
 // Times of a build's steps, in milliseconds (0 where a step did not run on that side).
 struct PlocTimes {
-    double upload = 0, morton = 0, sort = 0, cluster = 0, download = 0, leaves = 0, collapse = 0;
+    double allocate = 0, upload = 0, morton = 0, sort = 0, cluster = 0, download = 0, leaves = 0, collapse = 0;
+    // On the device: from the boxes there to the last tree made (the BVH2, or the BVH8
+    // where it collapsed it), the work and the waits between, not the copies.
+    double device = 0;
     uint32_t rounds = 0;
 };
 

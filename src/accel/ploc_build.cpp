@@ -29,14 +29,6 @@ uint32_t* gather(const std::vector<PlocNode>& nodes, int32_t id, uint32_t* out) 
 
 }  // namespace
 
-void ploc_grid(const f4& centroid_lo, const f4& centroid_hi, f4& lo, f4& scale) {
-    lo = centroid_lo;
-    const float e[3] = {centroid_hi.x - centroid_lo.x, centroid_hi.y - centroid_lo.y, centroid_hi.z - centroid_lo.z};
-    float s[3];
-    for (int a = 0; a < 3; ++a) s[a] = e[a] > 0.0f ? 1023.0f / e[a] : 0.0f;
-    scale = f4{s[0], s[1], s[2], 0.0f};
-}
-
 PlocTree ploc_cluster_host(const std::vector<f4>& boxes) {
     PlocTree t;
     const uint32_t n = uint32_t(boxes.size() / 2);
@@ -173,11 +165,14 @@ void ploc_count_stats(Bvh& bvh, const std::string& where, const PlocTimes& tm) {
     st.builder = "ploc (" + where + ")";
     char collapse[64] = "";
     if (tm.collapse > 0) std::snprintf(collapse, sizeof collapse, "collapse to BVH8 %.2f ms, ", tm.collapse);
-    char buf[320];
+    char device[64] = "";
+    if (tm.device > 0) std::snprintf(device, sizeof device, "; on the device %.2f ms", tm.device);
+    char buf[400];
     std::snprintf(buf, sizeof buf,
-                  "upload %.2f ms, morton %.2f ms, sort %.2f ms, cluster %.2f ms (%u rounds), leaves %.2f ms, "
-                  "%sdownload %.2f ms",
-                  tm.upload, tm.morton, tm.sort, tm.cluster, tm.rounds, tm.leaves, collapse, tm.download);
+                  "allocate %.2f ms, upload %.2f ms, morton %.2f ms, sort %.2f ms, cluster %.2f ms (%u rounds), "
+                  "leaves %.2f ms, %sdownload %.2f ms%s",
+                  tm.allocate, tm.upload, tm.morton, tm.sort, tm.cluster, tm.rounds, tm.leaves, collapse, tm.download,
+                  device);
     st.steps = buf;
     if (bvh.nodes.empty()) return;
     // Depth first over the layout, as the SAH builder counts: a node or leaf at its depth,

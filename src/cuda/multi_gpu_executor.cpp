@@ -2,7 +2,7 @@
 #include "cuda/multi_gpu_executor.h"
 
 #include "cuda/check.h"
-#include "cuda/device_buffer.h"
+#include "cuda/device_arena.h"
 #include "render/split_executor.h"
 
 #include <chrono>
@@ -26,31 +26,6 @@ using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
-
-// Page-locked host memory (the staging of a host gather), grown on demand.
-class PinnedBuffer {
-public:
-    PinnedBuffer() = default;
-    PinnedBuffer(const PinnedBuffer&) = delete;
-    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-    ~PinnedBuffer() {
-        if (ptr_) cudaFreeHost(ptr_);
-    }
-    void* reserve(size_t bytes) {
-        if (bytes > bytes_) {
-            if (ptr_) cudaFreeHost(ptr_);
-            ptr_ = nullptr;
-            bytes_ = 0;
-            CUDA_CHECK(cudaHostAlloc(&ptr_, bytes, cudaHostAllocPortable));
-            bytes_ = bytes;
-        }
-        return ptr_;
-    }
-
-private:
-    void* ptr_ = nullptr;
-    size_t bytes_ = 0;
-};
 
 // What one GPU keeps for gathering its band: the band's buffer and a stream on that GPU,
 // the staging for host gathers, and how it reaches the GPU it last gathered to.

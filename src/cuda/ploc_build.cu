@@ -1,14 +1,18 @@
 // ploc_build.cu - PLOC's five steps (accel/ploc.h) as kernels: the same functions the
-// host runs, one thread an index, so the GPU's tree is the host's bit for bit. Only the
-// finished layout and its order come back.
+// host runs, one thread an index, so the GPU's tree is the host's bit for bit; then, for
+// a scene that traces the BVH8, the collapse (cuda/bvh8_collapse.cu). Only the finished
+// layout, its order and the BVH8 come back.
 //
-// A round is four launches (nearest, flags, CUB's exclusive sum, merge). The host
-// learns the cluster count only every kRoundsPerSync rounds: the kernels read the count
-// of their round from the device, and a round with one cluster left changes nothing,
-// so rounds past the end are harmless.
+// The build's memory is one allocation made before its first step. The host waits on
+// the device twice: for the clustering's end, and for the layout's size. A round is four
+// launches (nearest, flags, CUB's exclusive sum, merge); the host learns the cluster
+// count every kRoundsPerSync rounds, a batch late, through page-locked memory: the
+// kernels read the count of their round from the device, and a round with one cluster
+// left changes nothing, so rounds past the end are harmless.
 #include "cuda/ploc_device.h"
 
 #include "cuda/bvh8_device.h"
+#include "cuda/device_arena.h"
 
 #include "cuda/check.h"
 #include "cuda/device_buffer.h"
@@ -17,6 +21,9 @@
 #include <cub/cub.cuh>
 
 #include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
 
 namespace srt {
 namespace {
@@ -29,7 +36,7 @@ __device__ uint32_t ordered(float f) {
     const uint32_t b = __float_as_uint(f);
     return (b & 0x80000000u) ? ~b : b | 0x80000000u;
 }
-float unordered(uint32_t u) { return bits_float((u & 0x80000000u) ? u & 0x7fffffffu : ~u); }
+__device__ float unordered(uint32_t u) { return __uint_as_float((u & 0x80000000u) ? u & 0x7fffffffu : ~u); }
 
 // The clustering's counts of a round: clusters left, nodes made so far.
 struct RoundState {
@@ -60,9 +67,18 @@ __global__ void k_centroid_bounds(const f4* boxes, uint32_t n, uint32_t* bounds)
     }
 }
 
-__global__ void k_morton(const f4* boxes, uint32_t n, f4 lo, f4 scale, uint32_t* keys, uint32_t* vals) {
+// The round state's start, and the bounds' identities.
+__global__ void k_init_bounds(uint32_t* bounds, RoundState* state, uint32_t n) {
+    if (threadIdx.x < 6) bounds[threadIdx.x] = threadIdx.x < 3 ? 0xffffffffu : 0u;
+    if (threadIdx.x == 0) state[0] = RoundState{n, n};
+}
+
+__global__ void k_morton(const f4* boxes, uint32_t n, const uint32_t* bounds, uint32_t* keys, uint32_t* vals) {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
+    f4 lo, scale;
+    ploc_grid(f4{unordered(bounds[0]), unordered(bounds[1]), unordered(bounds[2]), 0},
+              f4{unordered(bounds[3]), unordered(bounds[4]), unordered(bounds[5]), 0}, lo, scale);
     keys[i] = ploc_morton(boxes[2 * i], boxes[2 * i + 1], lo, scale);
     vals[i] = i;
 }
@@ -261,96 +277,137 @@ public:
         PlocTimes& times = res.times;
         const uint32_t n = uint32_t(boxes.size() / 2);
         if (n == 0) return res;
+        const size_t total = 2 * size_t(n) - 1;
+        const uint32_t inner_max = std::max(n - 1, 1u);  // the layout's nodes at most
+        const bool collapse = bvh8 && n > uint32_t(kMaxLeafPrims);
+        const auto t_alloc = std::chrono::steady_clock::now();
+
+        // Every buffer of the build in one allocation, before the first step: the steps'
+        // times are then the work and its waits, as a build into buffers the caller sized
+        // beforehand (OptiX's) is timed. CUB's temporary bytes first: they size a piece.
+        size_t sort_bytes = 0, scan_bytes = 0;
+        CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, static_cast<uint32_t*>(nullptr),
+                                                   static_cast<uint32_t*>(nullptr), static_cast<uint32_t*>(nullptr),
+                                                   static_cast<uint32_t*>(nullptr), n, 0, 30));
+        CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, static_cast<uint64_t*>(nullptr),
+                                                 static_cast<uint64_t*>(nullptr), n));
+        struct {
+            f4* boxes;
+            uint32_t *bounds, *keys, *vals, *keys_out, *vals_out, *cluster[2], *nn, *tail_rounds;
+            uint64_t *flag, *sum;
+            unsigned char* temp;
+            PlocNode *nodes, *box[2];
+            RoundState* state;
+            uint32_t *parent, *visits, *flat, *first, *order;
+            PlocFold* fold;
+            BvhNode* out;
+            Bvh8DeviceScratch c8;
+        } d{};
+        arena_.carve(
+            [&](DeviceArena& a) {
+                d.boxes = a.take<f4>(2 * size_t(n));
+                d.bounds = a.take<uint32_t>(6);
+                d.keys = a.take<uint32_t>(n);
+                d.vals = a.take<uint32_t>(n);
+                d.keys_out = a.take<uint32_t>(n);
+                d.vals_out = a.take<uint32_t>(n);
+                d.flag = a.take<uint64_t>(n);
+                d.sum = a.take<uint64_t>(n);
+                d.temp = a.take<unsigned char>(std::max(sort_bytes, scan_bytes));
+                d.nodes = a.take<PlocNode>(total);
+                for (int k = 0; k < 2; ++k) {
+                    d.cluster[k] = a.take<uint32_t>(n);
+                    d.box[k] = a.take<PlocNode>(n);
+                }
+                d.nn = a.take<uint32_t>(n);
+                d.state = a.take<RoundState>(2);
+                d.tail_rounds = a.take<uint32_t>(1);
+                d.parent = a.take<uint32_t>(total);
+                d.visits = a.take<uint32_t>(inner_max);
+                d.fold = a.take<PlocFold>(total);
+                d.flat = a.take<uint32_t>(total);
+                d.first = a.take<uint32_t>(total);
+                d.out = a.take<BvhNode>(inner_max);
+                d.order = a.take<uint32_t>(n);
+                if (collapse) d.c8.carve(a, inner_max, n);
+            },
+            "the PLOC build");
+        // The cluster counts come back through page-locked memory, without a blocking copy.
+        auto* pinned = static_cast<RoundState*>(pinned_.reserve(4 * sizeof(RoundState)));
+        times.allocate = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_alloc).count();
+        // The arena is this build's: the renderer wants the memory back.
+        struct Release {
+            DeviceArena& a;
+            ~Release() { a.release(); }
+        } release{arena_};
+
         cuda::Event e0, e1, e2, e3, e4, e5, e6;
         CUDA_CHECK(cudaEventRecord(e0.get()));
-        DeviceBuffer<f4> d_boxes;
-        d_boxes.upload(boxes, "the primitives' boxes");
+        CUDA_CHECK(cudaMemcpy(d.boxes, boxes.data(), boxes.size() * sizeof(f4), cudaMemcpyHostToDevice));
         CUDA_CHECK(cudaEventRecord(e1.get()));
 
-        // Morton codes over the centroids' grid, the grid as the host computes it.
-        DeviceBuffer<uint32_t> bounds, keys, vals, keys_out, vals_out;
-        bounds.allocate(6, "bounds");
-        const uint32_t init[6] = {0xffffffffu, 0xffffffffu, 0xffffffffu, 0, 0, 0};
-        CUDA_CHECK(cudaMemcpy(bounds.get(), init, sizeof init, cudaMemcpyHostToDevice));
-        k_centroid_bounds<<<std::min(blocks(n), 1024u), kBlock>>>(d_boxes.get(), n, bounds.get());
-        CUDA_CHECK_LAUNCH("k_centroid_bounds");
-        uint32_t got[6];
-        CUDA_CHECK(cudaMemcpy(got, bounds.get(), sizeof got, cudaMemcpyDeviceToHost));
-        f4 grid_lo, scale;
-        ploc_grid(f4{unordered(got[0]), unordered(got[1]), unordered(got[2]), 0},
-                  f4{unordered(got[3]), unordered(got[4]), unordered(got[5]), 0}, grid_lo, scale);
-        keys.allocate(n, "Morton codes");
-        vals.allocate(n, "Morton order");
-        keys_out.allocate(n, "Morton codes");
-        vals_out.allocate(n, "Morton order");
-        k_morton<<<blocks(n), kBlock>>>(d_boxes.get(), n, grid_lo, scale, keys.get(), vals.get());
+        // Morton codes over the centroids' grid, which each thread works out from the
+        // bounds as the host does (ploc_grid): no copy back.
+        k_init_bounds<<<1, 32>>>(d.bounds, d.state, n);
+        k_centroid_bounds<<<std::min(blocks(n), 1024u), kBlock>>>(d.boxes, n, d.bounds);
+        k_morton<<<blocks(n), kBlock>>>(d.boxes, n, d.bounds, d.keys, d.vals);
         CUDA_CHECK_LAUNCH("k_morton");
         CUDA_CHECK(cudaEventRecord(e2.get()));
 
         // CUB's radix sort is stable: ties keep index order, as the host's sort of
         // (code, index) does.
-        size_t sort_bytes = 0, scan_bytes = 0;
-        CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys.get(), keys_out.get(), vals.get(),
-                                                   vals_out.get(), n, 0, 30));
-        DeviceBuffer<uint64_t> flag, sum;
-        flag.allocate(n, "PLOC flags");
-        sum.allocate(n, "PLOC sums");
-        CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, flag.get(), sum.get(), n));
-        DeviceBuffer<unsigned char> temp;
-        temp.allocate(std::max(sort_bytes, scan_bytes), "CUB's temporary storage");
-        CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.get(), sort_bytes, keys.get(), keys_out.get(), vals.get(),
-                                                   vals_out.get(), n, 0, 30));
+        CUDA_CHECK(cub::DeviceRadixSort::SortPairs(d.temp, sort_bytes, d.keys, d.keys_out, d.vals, d.vals_out, n, 0, 30));
         CUDA_CHECK(cudaEventRecord(e3.get()));
 
-        DeviceBuffer<PlocNode> nodes;
-        nodes.allocate(2 * size_t(n) - 1, "PLOC nodes");
-        DeviceBuffer<uint32_t> cluster[2], nn;
-        DeviceBuffer<PlocNode> box[2];
-        for (int k = 0; k < 2; ++k) {
-            cluster[k].allocate(n, "PLOC clusters");
-            box[k].allocate(n, "PLOC clusters' boxes");
-        }
-        nn.allocate(n, "PLOC neighbours");
-        k_leaves<<<blocks(n), kBlock>>>(d_boxes.get(), vals_out.get(), n, nodes.get(), cluster[0].get(), box[0].get());
+        k_leaves<<<blocks(n), kBlock>>>(d.boxes, d.vals_out, n, d.nodes, d.cluster[0], d.box[0]);
         CUDA_CHECK_LAUNCH("k_leaves");
-        DeviceBuffer<RoundState> state;
-        state.allocate(2, "PLOC state");
-        const RoundState start{n, n};
-        CUDA_CHECK(cudaMemcpy(state.get(), &start, sizeof start, cudaMemcpyHostToDevice));
-        uint32_t bound = n;  // the count as the host last learnt it: no round has more
-        int round = 0;
+        // Rounds go in batches of kRoundsPerSync. The host learns a batch's cluster count
+        // while the next batch runs, and sizes the next grids by it: the GPU never waits
+        // for the host. A count is never more than the one it sizes for (counts only fall),
+        // and rounds past the last merge change nothing.
+        cuda::Event batch_done[2];
+        uint32_t bound = n;
+        int round = 0, batch = 0, pending = -1;
         while (bound > kTailClusters && uint32_t(round) < kPlocMaxRounds) {
-            for (int k = 0; k < kRoundsPerSync; ++k, ++round) {
+            for (int k = 0; k < kRoundsPerSync && uint32_t(round) < kPlocMaxRounds; ++k, ++round) {
                 const int in = round & 1, out = in ^ 1;
-                const RoundState* s = state.get() + in;
-                k_nearest<<<blocks(bound), kBlock>>>(s, box[in].get(), nn.get());
-                k_flags<<<blocks(bound), kBlock>>>(s, nn.get(), bound, flag.get());
-                CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.get(), scan_bytes, flag.get(), sum.get(), bound));
-                k_merge<<<blocks(bound), kBlock>>>(s, cluster[in].get(), box[in].get(), nn.get(), flag.get(), sum.get(),
-                                                   nodes.get(), cluster[out].get(), box[out].get(), state.get() + out);
+                const RoundState* st = d.state + in;
+                k_nearest<<<blocks(bound), kBlock>>>(st, d.box[in], d.nn);
+                k_flags<<<blocks(bound), kBlock>>>(st, d.nn, bound, d.flag);
+                CUDA_CHECK(cub::DeviceScan::ExclusiveSum(d.temp, scan_bytes, d.flag, d.sum, bound));
+                k_merge<<<blocks(bound), kBlock>>>(st, d.cluster[in], d.box[in], d.nn, d.flag, d.sum, d.nodes,
+                                                   d.cluster[out], d.box[out], d.state + out);
                 CUDA_CHECK_LAUNCH("PLOC round");
             }
-            RoundState now;
-            CUDA_CHECK(cudaMemcpy(&now, state.get() + (round & 1), sizeof now, cudaMemcpyDeviceToHost));
-            bound = now.count;
+            const int slot = batch & 1;
+            CUDA_CHECK(cudaMemcpyAsync(pinned + slot, d.state + (round & 1), sizeof(RoundState), cudaMemcpyDeviceToHost));
+            CUDA_CHECK(cudaEventRecord(batch_done[slot].get()));
+            if (pending >= 0) {
+                CUDA_CHECK(cudaEventSynchronize(batch_done[pending].get()));
+                bound = pinned[pending].count;
+            }
+            pending = slot;
+            ++batch;
         }
         if (bound > 1 && uint32_t(round) < kPlocMaxRounds) {
             const int in = round & 1;
-            DeviceBuffer<uint32_t> tail_rounds;
-            tail_rounds.allocate(1, "PLOC rounds");
             CUDA_CHECK(cudaFuncSetAttribute(k_tail, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kTailShared)));
-            k_tail<<<1, kTailThreads, kTailShared>>>(state.get() + in, cluster[in].get(), box[in].get(), nodes.get(),
-                                                     kPlocMaxRounds - uint32_t(round), tail_rounds.get());
+            k_tail<<<1, kTailThreads, kTailShared>>>(d.state + in, d.cluster[in], d.box[in], d.nodes,
+                                                     kPlocMaxRounds - uint32_t(round), d.tail_rounds);
             CUDA_CHECK_LAUNCH("k_tail");
-            uint32_t ran = 0;
-            RoundState now;
-            CUDA_CHECK(cudaMemcpy(&ran, tail_rounds.get(), sizeof ran, cudaMemcpyDeviceToHost));
-            CUDA_CHECK(cudaMemcpy(&now, state.get() + in, sizeof now, cudaMemcpyDeviceToHost));
-            round += int(ran);
-            bound = now.count;
+        } else {
+            CUDA_CHECK(cudaMemsetAsync(d.tail_rounds, 0, sizeof(uint32_t)));
         }
-        times.rounds = uint32_t(round);
+        // Where the clustering ended: the state the last round (or the tail) left.
+        CUDA_CHECK(cudaMemcpyAsync(pinned + 2, d.state + (round & 1), sizeof(RoundState), cudaMemcpyDeviceToHost));
+        uint32_t ran = 0;
+        CUDA_CHECK(cudaMemcpyAsync(&pinned[3].count, d.tail_rounds, sizeof(uint32_t), cudaMemcpyDeviceToHost));
         CUDA_CHECK(cudaEventRecord(e4.get()));
+        CUDA_CHECK(cudaEventSynchronize(e4.get()));
+        ran = pinned[3].count;
+        round += int(ran);
+        bound = pinned[2].count;
+        times.rounds = uint32_t(round);
         const auto ms = [](const cuda::Event& a, const cuda::Event& b) {
             float v = 0;
             CUDA_CHECK(cudaEventElapsedTime(&v, a.get(), b.get()));
@@ -366,12 +423,11 @@ public:
             res.complete = false;
             return res;
         }
-        const size_t total = 2 * size_t(n) - 1;
         if (n <= uint32_t(kMaxLeafPrims)) {
             // Perhaps one leaf, wrapped (accel/bvh.h): the host lays out these few nodes.
             PlocTree t;
             t.nodes.resize(total);
-            CUDA_CHECK(cudaMemcpy(t.nodes.data(), nodes.get(), total * sizeof(PlocNode), cudaMemcpyDeviceToHost));
+            CUDA_CHECK(cudaMemcpy(t.nodes.data(), d.nodes, total * sizeof(PlocNode), cudaMemcpyDeviceToHost));
             CUDA_CHECK(cudaEventRecord(e5.get()));
             CUDA_CHECK(cudaEventSynchronize(e5.get()));
             record_times();
@@ -380,47 +436,45 @@ public:
             return ploc_layout_host(t);
         }
 
-        // Step 5: the leaves and the layout.
-        DeviceBuffer<uint32_t> parent, visits, flat, first;
-        DeviceBuffer<PlocFold> fold;
-        parent.allocate(total, "PLOC parents");
-        visits.allocate(n - 1, "PLOC visits");
-        fold.allocate(total, "PLOC folds");
-        flat.allocate(total, "PLOC places");
-        first.allocate(total, "PLOC places");
-        CUDA_CHECK(cudaMemset(parent.get() + (total - 1), 0xff, sizeof(uint32_t)));
-        CUDA_CHECK(cudaMemset(visits.get(), 0, (n - 1) * sizeof(uint32_t)));
-        k_parents<<<blocks(n - 1), kBlock>>>(nodes.get(), n, parent.get());
-        k_fold<<<blocks(n), kBlock>>>(nodes.get(), n, parent.get(), visits.get(), fold.get());
-        k_place<<<blocks(uint32_t(total)), kBlock>>>(nodes.get(), n, parent.get(), fold.get(), flat.get(), first.get());
+        // Step 5: the leaves and the layout; the layout's node count stays on the device
+        // (the root's fold), where the collapse reads it.
+        CUDA_CHECK(cudaMemsetAsync(d.parent + (total - 1), 0xff, sizeof(uint32_t)));
+        CUDA_CHECK(cudaMemsetAsync(d.visits, 0, (n - 1) * sizeof(uint32_t)));
+        k_parents<<<blocks(n - 1), kBlock>>>(d.nodes, n, d.parent);
+        k_fold<<<blocks(n), kBlock>>>(d.nodes, n, d.parent, d.visits, d.fold);
+        k_place<<<blocks(uint32_t(total)), kBlock>>>(d.nodes, n, d.parent, d.fold, d.flat, d.first);
+        k_emit<<<blocks(uint32_t(total)), kBlock>>>(d.nodes, n, d.fold, d.flat, d.first, d.out, d.order);
         CUDA_CHECK_LAUNCH("PLOC leaves");
-        PlocFold root;
-        CUDA_CHECK(cudaMemcpy(&root, fold.get() + (total - 1), sizeof root, cudaMemcpyDeviceToHost));
-        DeviceBuffer<BvhNode> out;
-        DeviceBuffer<uint32_t> order;
-        out.allocate(root.inner, "BVH nodes");
-        order.allocate(n, "BVH order");
-        k_emit<<<blocks(uint32_t(total)), kBlock>>>(nodes.get(), n, fold.get(), flat.get(), first.get(), out.get(),
-                                                    order.get());
-        CUDA_CHECK_LAUNCH("k_emit");
+        const uint32_t* layout_nodes = &d.fold[total - 1].inner;
+        if (collapse) enqueue_bvh8_counts(d.out, layout_nodes, inner_max, n, d.c8);
         CUDA_CHECK(cudaEventRecord(e5.get()));
-        if (bvh8) {
-            try {
-                res.bvh8 = std::make_shared<Bvh8>(collapse_bvh8_on_device(out.get(), root.inner, n, times.collapse));
-            } catch (const std::length_error&) {
-                // Too deep for traversal's stack: build_bvh_ploc makes the SAH builder's
-                // tree instead, and the host collapses that.
-            }
+        // The one wait of the last steps: the layout's size, and the collapse's levels.
+        PlocFold root;
+        CUDA_CHECK(cudaMemcpy(&root, d.fold + (total - 1), sizeof root, cudaMemcpyDeviceToHost));
+        bvh8::Count c8_root{};
+        bool collapsed = false;
+        if (collapse) {
+            CUDA_CHECK(cudaMemcpy(&c8_root, d.c8.counts, sizeof c8_root, cudaMemcpyDeviceToHost));
+            // Deeper than traversal's stack allows (a pathological clustering): no BVH8
+            // here; build_bvh_ploc makes the SAH builder's tree instead, and the host
+            // collapses that.
+            collapsed = c8_root.prims == n && 2 * (c8_root.depth + 1) <= uint32_t(kBvh8StackSize);
+            if (collapsed) enqueue_bvh8_levels(d.out, c8_root, d.c8);
         }
-        res.bvh.nodes.resize(root.inner);
-        res.bvh.order.resize(n);
-        CUDA_CHECK(cudaMemcpy(res.bvh.nodes.data(), out.get(), out.bytes(), cudaMemcpyDeviceToHost));
-        CUDA_CHECK(cudaMemcpy(res.bvh.order.data(), order.get(), order.bytes(), cudaMemcpyDeviceToHost));
         CUDA_CHECK(cudaEventRecord(e6.get()));
         CUDA_CHECK(cudaEventSynchronize(e6.get()));
         record_times();
         times.leaves = ms(e4, e5);
-        times.download = ms(e5, e6) - times.collapse;
+        times.collapse = collapsed ? ms(e5, e6) : 0.0;
+        times.device = ms(e1, e6);
+        const auto t_down = std::chrono::steady_clock::now();
+        res.bvh.nodes.resize(root.inner);
+        res.bvh.order.resize(n);
+        CUDA_CHECK(cudaMemcpy(res.bvh.nodes.data(), d.out, root.inner * sizeof(BvhNode), cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(res.bvh.order.data(), d.order, n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+        if (collapsed) res.bvh8 = std::make_shared<Bvh8>(download_bvh8(c8_root, n, d.c8));
+        times.download = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_down).count();
+        if (res.bvh8) res.bvh8->stats.build_ms = times.collapse;
         return res;
     }
 
@@ -434,6 +488,8 @@ public:
 private:
     int device_;
     std::string name_;
+    DeviceArena arena_;
+    PinnedBuffer pinned_;
 };
 
 }  // namespace

@@ -5,10 +5,14 @@
 # (traversal_bench), and Nsight Compute over a round's kernels.
 srt_gpu_tests --gtest_filter='GpuPloc*' > "$R/tests.txt" 2>&1; echo "== GpuPloc tests (rc=$?)"
 grep -E "^\[gpu (ploc|collapse)|FAILED|PASSED" "$R/tests.txt"
+# Warm builds to the BVH8, 7 of each scene (each repeat builds the BVH2, the BVH4 and then
+# the BVH8, so the BVH8's build is never a process's first): its steps, and the device's part.
+srt_gpu_tests --gtest_filter='GpuPloc.TheGpuClustersAsTheHostDoes' --gtest_repeat=7 > "$R/builds.txt" 2>&1
+echo "== warm BVH8 builds (rc=$?)"; grep -E "^\[gpu ploc bvh8\] (conference|200k)" "$R/builds.txt"
 for s in "$CONF" .data/scenes/sibenik/sibenik.obj .data/scenes/dabrovic-sponza/sponza.obj .data/meshes/stanford-bunny.obj; do
   for b in ploc sah; do
     stencilrt render "$s" --bvh-build $b --accel bvh8 --backend cuda -W 640 -H 360 --depth 1 -o /tmp/x.png > "$R/render.txt" 2>&1
-    printf '%-12s %-4s ' "$(basename "$s" .obj)" "$b"; grep -E "^bvh" "$R/render.txt" | cut -c1-400
+    printf '%-12s %-4s ' "$(basename "$s" .obj)" "$b"; grep -E "^bvh" "$R/render.txt" | cut -c1-700
   done
 done
 for b in sah ploc; do
@@ -19,6 +23,10 @@ done
 ncu_run ploc-rounds -k regex:'k_nearest|k_merge|k_flags|k_morton|k_leaves|k_centroid' --launch-count 12 \
   stencilrt render "$CONF" --bvh-build ploc --backend cuda -W 64 -H 64 --depth 1 -o /tmp/x.png
 ncu_summary "$R/ncu-ploc-rounds.txt" | head -60
+# The collapse's kernels: the counts, and the levels (the largest of them).
+ncu_run ploc-collapse -k regex:'k_c8_' --launch-count 16 \
+  stencilrt render "$CONF" --bvh-build ploc --accel bvh8 --backend cuda -W 64 -H 64 --depth 1 -o /tmp/x.png
+ncu_summary "$R/ncu-ploc-collapse.txt" | head -60
 # compute-sanitizer over the builder's kernels (memcheck, racecheck for the tail's block
 # scan, synccheck, initcheck), on every scene of the GPU-equals-host test.
 for tool in memcheck racecheck synccheck initcheck; do
