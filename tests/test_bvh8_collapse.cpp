@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -133,6 +134,25 @@ TEST(Bvh8Collapse, PlacesAreDepthFirstAndBoxesHoldTheirChildren) {
         for (uint32_t n : {1u, 2u, 5u, 9u, 33u, 1000u, 20000u}) {
             SCOPED_TRACE(std::to_string(n) + (o.builder == BvhBuilder::Ploc ? " ploc" : o.spatial_splits ? " sah+splits" : " sah"));
             check_collapse(random_prims(n, n, 10.0f), o);
+        }
+}
+
+TEST(Bvh8Collapse, TheGpusStepsPlaceAsTheDepthFirstWalk) {
+    // The places the GPU works out from counts (collapse_bvh8_by_counts runs its steps
+    // here) against the host's depth-first walk: the same nodes and order, byte for byte.
+    const BvhBuildOptions builders[] = {BvhBuildOptions{}, BvhBuildOptions{false},
+                                        BvhBuildOptions{false, BvhBuilder::Ploc, nullptr}};
+    for (const BvhBuildOptions& o : builders)
+        for (uint32_t n : {1u, 3u, 9u, 100u, 5000u, 30000u}) {
+            SCOPED_TRACE(std::to_string(n) + (o.builder == BvhBuilder::Ploc ? " ploc" : o.spatial_splits ? " sah+splits" : " sah"));
+            Bvh bvh = build_bvh(random_prims(n, 100 + n, 10.0f), o);
+            const Bvh8 by_counts = collapse_bvh8_by_counts(bvh.nodes, bvh.order.size());
+            const Bvh8 walked = collapse_bvh8(bvh.nodes, bvh.order.size());
+            ASSERT_EQ(by_counts.nodes.size(), walked.nodes.size());
+            EXPECT_EQ(std::memcmp(by_counts.nodes.data(), walked.nodes.data(), walked.nodes.size() * sizeof(Bvh8Node)), 0);
+            EXPECT_EQ(by_counts.prim_order, walked.prim_order);
+            EXPECT_EQ(by_counts.stats.max_depth, walked.stats.max_depth);
+            EXPECT_EQ(by_counts.stats.leaves, walked.stats.leaves);
         }
 }
 

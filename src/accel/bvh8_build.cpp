@@ -1,5 +1,7 @@
-// bvh8_build.cpp - the BVH2 collapsed into 8-wide quantized nodes (accel/bvh8.h), on the
-// host, by the steps of accel/bvh8_collapse.h that the GPU runs too.
+// bvh8_build.cpp - the BVH2 collapsed into 8-wide quantized nodes (accel/bvh8.h) on the
+// host: depth first, opening only the BVH2 nodes that become wide nodes; and the GPU's
+// steps (accel/bvh8_collapse.h: counts, then places) run here, for the tests that hold
+// the two to the same nodes.
 #include "accel/bvh8.h"
 
 #include "accel/bvh8_collapse.h"
@@ -43,11 +45,69 @@ void relink_bvh2(std::vector<BvhNode>& bvh2, const std::vector<uint32_t>& prim_o
             if (node.link[side] < 0 && node.link[2 + side] > 0) node.link[side] = ~int32_t(moved[size_t(~node.link[side])]);
 }
 
+namespace {
+
+using bvh8::Entry;
+
+// Depth first, as the places are defined (accel/bvh8_collapse.h): a node's block of
+// inner children is the next free place when the node is made, its leaves' primitives
+// the next free positions. Only the wide nodes' BVH2 nodes are opened.
+class DepthFirst {
+public:
+    DepthFirst(const std::vector<BvhNode>& bvh2, Bvh8& out) : bvh2_(bvh2), out_(out) {}
+
+    void node(int32_t src, uint32_t pos, uint32_t depth) {
+        out_.stats.max_depth = std::max(out_.stats.max_depth, depth);
+        Entry c[8];
+        const int n = collapse::open_largest(bvh2_.data(), src, 8, c);
+        uint32_t slots = 0;
+        Bvh8Node node;
+        fault |= bvh8::encode(c, n, node, slots);
+        node.prim_base = uint32_t(out_.prim_order.size());
+        int32_t inner[8];
+        uint32_t n_inner = 0;
+        for (int s = 0; s < 8; ++s) {
+            Entry e;
+            if (!bvh8::child_in_slot(c, n, slots, s, e)) continue;
+            if (e.inner()) {
+                inner[n_inner++] = e.link;
+                continue;
+            }
+            ++out_.stats.leaves;
+            for (int32_t k = 0; k < e.count; ++k) out_.prim_order.push_back(uint32_t(~e.link) + uint32_t(k));
+        }
+        node.child_base = uint32_t(out_.nodes.size());
+        out_.nodes.resize(out_.nodes.size() + n_inner);
+        out_.nodes[pos] = node;
+        for (uint32_t k = 0; k < n_inner; ++k) this->node(inner[k], node.child_base + k, depth + 1);
+    }
+
+    uint32_t fault = 0;
+
+private:
+    const std::vector<BvhNode>& bvh2_;
+    Bvh8& out_;
+};
+
+}  // namespace
+
 Bvh8 collapse_bvh8(std::vector<BvhNode>& bvh2, size_t prims) {
     const auto t0 = std::chrono::steady_clock::now();
     Bvh8 out;
     if (bvh2.empty()) return out;
-    using bvh8::Entry;
+    out.prim_order.reserve(prims);
+    out.nodes.resize(1);
+    DepthFirst walk(bvh2, out);
+    walk.node(0, 0, 0);
+    check_bvh8(out, prims, walk.fault);
+    relink_bvh2(bvh2, out.prim_order);
+    out.stats.build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return out;
+}
+
+Bvh8 collapse_bvh8_by_counts(const std::vector<BvhNode>& bvh2, size_t prims) {
+    Bvh8 out;
+    if (bvh2.empty()) return out;
     // Step 1: the layout puts children after their parents, so the nodes in reverse
     // order are bottom up.
     const int32_t m = int32_t(bvh2.size());
@@ -60,29 +120,26 @@ Bvh8 collapse_bvh8(std::vector<BvhNode>& bvh2, size_t prims) {
         const int n = collapse::open_largest(bvh2.data(), i, 8, c);
         counts[size_t(i)] = bvh8::count(c, n, [&counts](int32_t k) { return counts[size_t(k)]; });
     }
-    // Step 2: every node's place is known from the counts; depth first here, level by
-    // level on the GPU, to the same places.
+    // Step 2: every node's place follows from the counts, in any order (the GPU's is a
+    // level at a time).
     const bvh8::Count& root = counts[0];
     out.nodes.resize(size_t(root.nodes) + 1);
     out.prim_order.assign(root.prims, UINT32_MAX);
     out.stats.leaves = root.leaves;
     out.stats.max_depth = root.depth;
     uint32_t fault = 0;
-    std::vector<bvh8::Task> stack{bvh8::Task{0, 0u, 1u, 0u}};
-    while (!stack.empty()) {
-        const bvh8::Task t = stack.back();
-        stack.pop_back();
+    std::vector<bvh8::Task> todo{bvh8::Task{0, 0u, 1u, 0u}};
+    while (!todo.empty()) {
+        const bvh8::Task t = todo.back();
+        todo.pop_back();
         const int n = collapse::open_largest(bvh2.data(), t.src, 8, c);
-        int in_slot[8];
+        uint32_t slots = 0;
         Bvh8Node& node = out.nodes[t.pos];
-        fault |= bvh8::encode(c, n, node, in_slot);
-        bvh8::Task kids[8];
-        const int nk = bvh8::place(c, in_slot, counts.data(), t, node, out.prim_order.data(), kids);
-        for (int k = nk - 1; k >= 0; --k) stack.push_back(kids[k]);
+        fault |= bvh8::encode(c, n, node, slots);
+        bvh8::place(c, n, slots, counts.data(), t, node, out.prim_order.data(),
+                    [&todo](int, const bvh8::Task& kid) { todo.push_back(kid); });
     }
     check_bvh8(out, prims, fault);
-    relink_bvh2(bvh2, out.prim_order);
-    out.stats.build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     return out;
 }
 

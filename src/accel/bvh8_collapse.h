@@ -1,20 +1,21 @@
 // bvh8_collapse.h - the BVH2 collapsed into the BVH8 (accel/bvh8.h), one wide node at a
-// time, the same steps on the host (accel/bvh8_build.cpp) and on the GPU
-// (cuda/ploc_build.cu), which make the same nodes bit for bit.
-//
-//   1. bottom up over the BVH2: for each node i, what the wide subtree made from it
-//      holds (bvh8_count over open_largest(i)): wide nodes below its own, primitives,
-//      levels, leaves. Every node gets a count, whether or not it becomes a wide node:
-//      a count depends only on the node's subtree, so the order does not matter.
-//   2. top down from the root, a level at a time: each wide node opens its BVH2 node
-//      (collapse.h), gives its children slots (bvh8_encode), and places them
-//      (bvh8_place): where its inner children's nodes and its leaves' primitives go
-//      follows from the counts alone, so the nodes of a level are independent.
+// time. What a wide node is (open_largest, assign_slots, encode) is written once, for the
+// host (accel/bvh8_build.cpp) and the GPU (cuda/bvh8_collapse.cu), which make the same
+// nodes bit for bit.
 //
 // The places are those of a depth-first collapse: a node's inner children are one block
 // of nodes, made when the node is; the blocks of its children's subtrees follow, in slot
 // order; a node's leaf primitives come first, then its children's subtrees', in slot
-// order.
+// order. The host walks depth first. The GPU cannot, so it works the places out:
+//
+//   1. bottom up over the BVH2: for each node i, what the wide subtree made from it
+//      holds (count over open_largest(i)): wide nodes below its own, primitives, levels,
+//      leaves. Every node gets a count, whether or not it becomes a wide node: a count
+//      depends only on the node's subtree, so the order does not matter.
+//   2. top down from the root, a level at a time: each wide node opens its BVH2 node,
+//      encodes itself, and places its children (place): where its inner children's nodes
+//      and its leaves' primitives go follows from the counts alone, so the nodes of a
+//      level are independent. collapse_bvh8_by_counts runs the same on the host.
 #pragma once
 
 #include "accel/bvh8.h"
@@ -35,6 +36,10 @@ void check_bvh8(Bvh8& b8, size_t prims, uint32_t fault);
 // The BVH2's leaves moved to the BVH8's primitive order (new position k holds BVH2
 // position prim_order[k]), as collapse_bvh8 moves them.
 void relink_bvh2(std::vector<BvhNode>& bvh2, const std::vector<uint32_t>& prim_order);
+// The BVH8 by the GPU's steps below, on the host: the same nodes and order as
+// collapse_bvh8's (bvh2 is not relinked). For the tests: the host's collapse walks
+// depth first, which opens only the BVH2 nodes that become wide nodes.
+Bvh8 collapse_bvh8_by_counts(const std::vector<BvhNode>& bvh2, size_t prims);
 
 }  // namespace srt
 
@@ -54,7 +59,9 @@ struct Count {
 template <class Load>
 SRT_HD_INLINE Count count(const Entry* c, int n, Load load) {
     Count r{0u, 0u, 0u, 0u};
-    for (int k = 0; k < n; ++k) {
+    SRT_COLLAPSE_UNROLL
+    for (int k = 0; k < 8; ++k) {
+        if (k >= n) continue;
         if (c[k].inner()) {
             const Count s = load(c[k].link);
             r.nodes += 1u + s.nodes;
@@ -93,44 +100,68 @@ SRT_HD_INLINE uint32_t step_exponent(double extent) {
 
 // Each child to the slot whose diagonal best matches the direction from the centre of
 // the node's box [lo, hi] to the child's: greedily, the best remaining (child, slot)
-// pair first. in_slot[s]: the child in slot s, or -1.
-SRT_HD_INLINE void assign_slots(const Entry* c, int n, const float lo[3], const float hi[3], int in_slot[8]) {
+// pair first, ties to the first in (child, slot) order. Returns the slots, child i's in
+// bits 4i .. 4i + 3. In registers on the GPU: every index a constant (collapse.h).
+SRT_HD_INLINE uint32_t assign_slots(const Entry* c, int n, const float lo[3], const float hi[3]) {
     float cost[8][8];
-    for (int i = 0; i < n; ++i)
+    SRT_COLLAPSE_UNROLL
+    for (int i = 0; i < 8; ++i) {
+        float off[3];
+        for (int a = 0; a < 3; ++a)
+            off[a] = i < n ? 0.5f * (c[i].lo[a] + c[i].hi[a]) - 0.5f * (lo[a] + hi[a]) : 0.0f;
+        SRT_COLLAPSE_UNROLL
         for (int s = 0; s < 8; ++s) {
             float dot = 0.0f;
-            for (int a = 0; a < 3; ++a) {
-                const float off = 0.5f * (c[i].lo[a] + c[i].hi[a]) - 0.5f * (lo[a] + hi[a]);
-                dot += (s >> a & 1) ? -off : off;
-            }
+            for (int a = 0; a < 3; ++a) dot += (s >> a & 1) ? -off[a] : off[a];
             cost[i][s] = dot;
         }
-    bool child_done[8] = {}, slot_done[8] = {};
-    for (int s = 0; s < 8; ++s) in_slot[s] = -1;
+    }
+    uint32_t child_done = 0, slot_done = 0, slots = 0;
     for (int round = 0; round < n; ++round) {
         int bi = -1, bs = -1;
-        for (int i = 0; i < n; ++i)
+        float best = 0.0f;
+        SRT_COLLAPSE_UNROLL
+        for (int i = 0; i < 8; ++i) {
+            SRT_COLLAPSE_UNROLL
             for (int s = 0; s < 8; ++s)
-                if (!child_done[i] && !slot_done[s] && (bi < 0 || cost[i][s] > cost[bi][bs])) {
+                if (i < n && !(child_done >> i & 1u) && !(slot_done >> s & 1u) && (bi < 0 || cost[i][s] > best)) {
                     bi = i;
                     bs = s;
+                    best = cost[i][s];
                 }
-        child_done[bi] = slot_done[bs] = true;
-        in_slot[bs] = bi;
+        }
+        child_done |= 1u << bi;
+        slot_done |= 1u << bs;
+        slots |= uint32_t(bs) << (4 * bi);
     }
+    return slots;
+}
+
+// The child in slot s, where there is one, copied into e.
+SRT_HD_INLINE bool child_in_slot(const Entry* c, int n, uint32_t slots, int s, Entry& e) {
+    bool found = false;
+    SRT_COLLAPSE_UNROLL
+    for (int i = 0; i < 8; ++i)
+        if (i < n && (slots >> (4 * i) & 15u) == uint32_t(s)) {
+            e = c[i];
+            found = true;
+        }
+    return found;
 }
 
 // The wide node of children c[0 .. n): its grid, its slots' boxes rounded outwards onto
-// the grid, its leaves' meta and its imask; not yet child_base and prim_base
-// (bvh8_place). Returns a Fault.
-SRT_HD_INLINE uint32_t encode(const Entry* c, int n, Bvh8Node& node, int in_slot[8]) {
+// the grid, its leaves' meta and its imask; not yet child_base and prim_base (place).
+// `slots`: assign_slots'. Returns a Fault.
+SRT_HD_INLINE uint32_t encode(const Entry* c, int n, Bvh8Node& node, uint32_t& slots) {
     float lo[3] = {1e30f, 1e30f, 1e30f}, hi[3] = {-1e30f, -1e30f, -1e30f};
-    for (int k = 0; k < n; ++k)
-        for (int a = 0; a < 3; ++a) {
-            lo[a] = c[k].lo[a] < lo[a] ? c[k].lo[a] : lo[a];
-            hi[a] = c[k].hi[a] > hi[a] ? c[k].hi[a] : hi[a];
-        }
-    assign_slots(c, n, lo, hi, in_slot);
+    SRT_COLLAPSE_UNROLL
+    for (int k = 0; k < 8; ++k)
+        for (int a = 0; a < 3; ++a)
+            if (k < n) {
+                lo[a] = c[k].lo[a] < lo[a] ? c[k].lo[a] : lo[a];
+                hi[a] = c[k].hi[a] > hi[a] ? c[k].hi[a] : hi[a];
+            }
+    slots = assign_slots(c, n, lo, hi);
     uint32_t fault = kFine;
     node.px = lo[0];
     node.py = lo[1];
@@ -147,14 +178,15 @@ SRT_HD_INLINE uint32_t encode(const Entry* c, int n, Bvh8Node& node, int in_slot
     // power of two).
     node.imask = 0;
     uint32_t offset = 0;
+    SRT_COLLAPSE_UNROLL
     for (int s = 0; s < 8; ++s) {
         node.meta[s] = 0;
         for (int a = 0; a < 3; ++a) {
             node.qlo[a][s] = 255;
             node.qhi[a][s] = 0;
         }
-        if (in_slot[s] < 0) continue;
-        const Entry& e = c[in_slot[s]];
+        Entry e;
+        if (!child_in_slot(c, n, slots, s, e)) continue;
         for (int a = 0; a < 3; ++a) {
             const double ql = floor((double(e.lo[a]) - p[a]) / step[a]);
             const double qh = ceil((double(e.hi[a]) - p[a]) / step[a]);
@@ -188,36 +220,36 @@ struct Task {
 };
 
 // The places of an encoded node's children (depth first, as the header says): sets the
-// node's bases, writes its leaves' primitives' BVH2 positions into `order`, and returns
-// its inner children's tasks, in slot order, in kids[0 ..).
-SRT_HD_INLINE int place(const Entry* c, const int in_slot[8], const Count* counts, const Task& t, Bvh8Node& node,
-                        uint32_t* order, Task kids[8]) {
+// node's bases, writes its leaves' primitives' BVH2 positions into `order`, and hands
+// each inner child's task to emit(k, task), k counting them in slot order.
+template <class Emit>
+SRT_HD_INLINE void place(const Entry* c, int n, uint32_t slots, const Count* counts, const Task& t, Bvh8Node& node,
+                         uint32_t* order, Emit emit) {
     node.child_base = t.child_base;
     node.prim_base = t.prim_base;
-    uint32_t leaf_prims = 0, inner = 0;
+    uint32_t leaf_prims = 0;
+    SRT_COLLAPSE_UNROLL
     for (int s = 0; s < 8; ++s) {
-        if (in_slot[s] < 0) continue;
-        const Entry& e = c[in_slot[s]];
-        if (e.inner()) {
-            ++inner;
-            continue;
-        }
+        Entry e;
+        if (!child_in_slot(c, n, slots, s, e) || e.inner()) continue;
         const uint32_t first = uint32_t(~e.link), at = t.prim_base + (node.meta[s] & 31u);
         for (int32_t k = 0; k < e.count; ++k) order[at + uint32_t(k)] = first + uint32_t(k);
         leaf_prims += uint32_t(e.count);
     }
+    uint32_t inner = 0;
+    for (int s = 0; s < 8; ++s) inner += uint32_t(node.imask) >> s & 1u;
     uint32_t next_block = t.child_base + inner, next_prim = t.prim_base + leaf_prims;
-    int nk = 0;
+    int k = 0;
+    SRT_COLLAPSE_UNROLL
     for (int s = 0; s < 8; ++s) {
-        if (in_slot[s] < 0 || !c[in_slot[s]].inner()) continue;
-        const int32_t src = c[in_slot[s]].link;
-        const Count& sc = counts[src];
-        kids[nk] = Task{src, t.child_base + uint32_t(nk), next_block, next_prim};
+        Entry e;
+        if (!child_in_slot(c, n, slots, s, e) || !e.inner()) continue;
+        const Count sc = counts[e.link];
+        emit(k, Task{e.link, t.child_base + uint32_t(k), next_block, next_prim});
         next_block += sc.nodes;
         next_prim += sc.prims;
-        ++nk;
+        ++k;
     }
-    return nk;
 }
 
 }  // namespace srt::bvh8

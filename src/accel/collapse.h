@@ -10,11 +10,18 @@
 
 #include <cstdint>
 
+// Unrolls a loop over a wide node's 8 entries or slots on the GPU (see open_largest).
+#if defined(__CUDACC__)
+#define SRT_COLLAPSE_UNROLL _Pragma("unroll")
+#else
+#define SRT_COLLAPSE_UNROLL
+#endif
+
 namespace srt::collapse {
 
 // A child of a BVH2 node: its box and its link (>= 0 inner node, < 0 leaf with count).
 struct Entry {
-    float lo[3], hi[3];
+    float lo[3] = {0.0f, 0.0f, 0.0f}, hi[3] = {0.0f, 0.0f, 0.0f};
     int32_t link = 0, count = 0;
     SRT_HD bool inner() const { return link >= 0; }
     SRT_HD float area() const {
@@ -23,43 +30,69 @@ struct Entry {
     }
 };
 
+// BVH2 node n's child on `side` as an entry.
+SRT_HD_INLINE Entry child_entry(const BvhNode& n, int side) {
+    Entry e;
+    const f4& xy = side == 0 ? n.lxy : n.rxy;
+    e.lo[0] = xy.x;
+    e.hi[0] = xy.y;
+    e.lo[1] = xy.z;
+    e.hi[1] = xy.w;
+    e.lo[2] = side == 0 ? n.lrz.x : n.lrz.z;
+    e.hi[2] = side == 0 ? n.lrz.y : n.lrz.w;
+    e.link = n.link[side];
+    e.count = n.link[2 + side];
+    return e;
+}
+
 // The children of BVH2 node i into out[0..), without empty slots; returns how many.
 SRT_HD_INLINE int children(const BvhNode* bvh2, int32_t i, Entry out[2]) {
     const BvhNode& n = bvh2[i];
-    int k = 0;
-    for (int side = 0; side < 2; ++side) {
-        const int32_t link = n.link[side], count = n.link[2 + side];
-        if (link < 0 && count == 0) continue;  // empty slot
-        Entry& e = out[k++];
-        const f4& xy = side == 0 ? n.lxy : n.rxy;
-        e.lo[0] = xy.x;
-        e.hi[0] = xy.y;
-        e.lo[1] = xy.z;
-        e.hi[1] = xy.w;
-        e.lo[2] = side == 0 ? n.lrz.x : n.lrz.z;
-        e.hi[2] = side == 0 ? n.lrz.y : n.lrz.w;
-        e.link = link;
-        e.count = count;
-    }
-    return k;
+    const Entry a = child_entry(n, 0), b = child_entry(n, 1);
+    const bool has_a = !(a.link < 0 && a.count == 0), has_b = !(b.link < 0 && b.count == 0);  // an empty slot
+    out[0] = has_a ? a : b;
+    out[1] = b;
+    return int(has_a) + int(has_b);
 }
 
 // The children of a wide node made from BVH2 node i, into c[0..width): its two children,
 // then the inner child of largest surface area opened into its own two in its place,
 // until `width` children or only leaves. Returns how many. width <= 8.
+//
+// Every index into c is a constant once the loops unroll, so that on the GPU the entries
+// stay in registers: an array indexed by a variable lives in local memory, and its
+// latency, a few dozen cycles an access, was most of a wide node's time there.
 SRT_HD_INLINE int open_largest(const BvhNode* bvh2, int32_t i, int width, Entry c[8]) {
     int n = children(bvh2, i, c);
     while (n < width) {
         int best = -1;
-        for (int k = 0; k < n; ++k)
-            if (c[k].inner() && (best < 0 || c[k].area() > c[best].area())) best = k;
+        float best_area = 0.0f;
+        int32_t best_link = 0;
+        SRT_COLLAPSE_UNROLL
+        for (int k = 0; k < 8; ++k)
+            if (k < n && c[k].inner()) {
+                const float a = c[k].area();
+                if (best < 0 || a > best_area) {
+                    best = k;
+                    best_area = a;
+                    best_link = c[k].link;
+                }
+            }
         if (best < 0) break;
         Entry g[2];
-        const int m = children(bvh2, c[best].link, g);
-        // c[best] becomes g[0 .. m): the entries after it move by m - 1.
-        for (int k = n - 1; k > best; --k) c[k + m - 1] = c[k];
-        for (int k = 0; k < m; ++k) c[best + k] = g[k];
-        n += m - 1;
+        const int m = children(bvh2, best_link, g);
+        // c[best] becomes g[0 .. m): the entries after it move by m - 1, from the last down.
+        const int next = n + m - 1;
+        SRT_COLLAPSE_UNROLL
+        for (int k = 7; k >= 0; --k) {
+            if (k >= next || k < best) continue;
+            if (k >= best + m) {
+                if (m == 2) c[k] = c[k > 0 ? k - 1 : 0];
+            } else {
+                c[k] = k == best ? g[0] : g[1];
+            }
+        }
+        n = next;
     }
     return n;
 }

@@ -84,17 +84,15 @@ __global__ void k_c8_level(const BvhNode* bvh2, const bvh8::Count* counts, const
         const bvh8::Task task = tasks[t];
         collapse::Entry c[8];
         const int n = collapse::open_largest(bvh2, task.src, 8, c);
-        int in_slot[8];
+        uint32_t slots = 0;
         Bvh8Node node;
-        const uint32_t f = bvh8::encode(c, n, node, in_slot);
-        bvh8::Task kids[8];
-        const int nk = bvh8::place(c, in_slot, counts, task, node, order, kids);
+        const uint32_t f = bvh8::encode(c, n, node, slots);
+        const uint32_t inner = uint32_t(__popc(node.imask));
+        const uint32_t at = inner > 0 ? atomicAdd(next_count, inner) : 0u;
+        bvh8::place(c, n, slots, counts, task, node, order,
+                    [next, at](int k, const bvh8::Task& kid) { next[at + uint32_t(k)] = kid; });
         nodes[task.pos] = node;
         if (f) atomicOr(fault, f);
-        if (nk > 0) {
-            const uint32_t at = atomicAdd(next_count, uint32_t(nk));
-            for (int k = 0; k < nk; ++k) next[at + uint32_t(k)] = kids[k];
-        }
     }
 }
 
