@@ -60,21 +60,22 @@ public:
         out_.stats.max_depth = std::max(out_.stats.max_depth, depth);
         Entry c[8];
         const int n = collapse::open_largest(bvh2_.data(), src, 8, c);
-        uint32_t slots = 0;
+        Entry by_slot[8];
         Bvh8Node node;
-        fault |= bvh8::encode(c, n, node, slots);
+        fault |= bvh8::encode(c, n, node, by_slot);
         node.prim_base = uint32_t(out_.prim_order.size());
         int32_t inner[8];
         uint32_t n_inner = 0;
         for (int s = 0; s < 8; ++s) {
-            Entry e;
-            if (!bvh8::child_in_slot(c, n, slots, s, e)) continue;
+            const Entry& e = by_slot[s];
             if (e.inner()) {
                 inner[n_inner++] = e.link;
                 continue;
             }
+            const uint32_t count = node.meta[s] >> 5;  // 0: an empty slot
+            if (count == 0) continue;
             ++out_.stats.leaves;
-            for (int32_t k = 0; k < e.count; ++k) out_.prim_order.push_back(uint32_t(~e.link) + uint32_t(k));
+            for (uint32_t k = 0; k < count; ++k) out_.prim_order.push_back(uint32_t(~e.link) + k);
         }
         node.child_base = uint32_t(out_.nodes.size());
         out_.nodes.resize(out_.nodes.size() + n_inner);
@@ -133,10 +134,10 @@ Bvh8 collapse_bvh8_by_counts(const std::vector<BvhNode>& bvh2, size_t prims) {
         const bvh8::Task t = todo.back();
         todo.pop_back();
         const int n = collapse::open_largest(bvh2.data(), t.src, 8, c);
-        uint32_t slots = 0;
+        Entry by_slot[8];
         Bvh8Node& node = out.nodes[t.pos];
-        fault |= bvh8::encode(c, n, node, slots);
-        bvh8::place(c, n, slots, counts.data(), t, node, out.prim_order.data(),
+        fault |= bvh8::encode(c, n, node, by_slot);
+        bvh8::place(by_slot, counts.data(), t, node, out.prim_order.data(),
                     [&todo](int, const bvh8::Task& kid) { todo.push_back(kid); });
     }
     check_bvh8(out, prims, fault);

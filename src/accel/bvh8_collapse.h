@@ -117,6 +117,7 @@ SRT_HD_INLINE uint32_t assign_slots(const Entry* c, int n, const float lo[3], co
         }
     }
     uint32_t child_done = 0, slot_done = 0, slots = 0;
+    SRT_NO_UNROLL
     for (int round = 0; round < n; ++round) {
         int bi = -1, bs = -1;
         float best = 0.0f;
@@ -137,22 +138,29 @@ SRT_HD_INLINE uint32_t assign_slots(const Entry* c, int n, const float lo[3], co
     return slots;
 }
 
-// The child in slot s, where there is one, copied into e.
-SRT_HD_INLINE bool child_in_slot(const Entry* c, int n, uint32_t slots, int s, Entry& e) {
-    bool found = false;
+// The children in slot order: slot s's child in by_slot[s], bit s of the result set
+// where slot s holds one. One select network, constant indices on both sides; what reads
+// by_slot afterwards loops over the slots without unrolling, so the GPU's code stays
+// small (an unrolled copy per slot was some 30 KB of instructions that a level's few
+// threads fetched cold).
+SRT_HD_INLINE uint32_t in_slot_order(const Entry* c, int n, uint32_t slots, Entry by_slot[8]) {
+    uint32_t has = 0;
     SRT_COLLAPSE_UNROLL
-    for (int i = 0; i < 8; ++i)
-        if (i < n && (slots >> (4 * i) & 15u) == uint32_t(s)) {
-            e = c[i];
-            found = true;
-        }
-    return found;
+    for (int s = 0; s < 8; ++s) {
+        SRT_COLLAPSE_UNROLL
+        for (int i = 0; i < 8; ++i)
+            if (i < n && (slots >> (4 * i) & 15u) == uint32_t(s)) {
+                by_slot[s] = c[i];
+                has |= 1u << s;
+            }
+    }
+    return has;
 }
 
 // The wide node of children c[0 .. n): its grid, its slots' boxes rounded outwards onto
 // the grid, its leaves' meta and its imask; not yet child_base and prim_base (place).
-// `slots`: assign_slots'. Returns a Fault.
-SRT_HD_INLINE uint32_t encode(const Entry* c, int n, Bvh8Node& node, uint32_t& slots) {
+// Its children in slot order go to by_slot (in_slot_order), for place. Returns a Fault.
+SRT_HD_INLINE uint32_t encode(const Entry* c, int n, Bvh8Node& node, Entry by_slot[8]) {
     float lo[3] = {1e30f, 1e30f, 1e30f}, hi[3] = {-1e30f, -1e30f, -1e30f};
     SRT_COLLAPSE_UNROLL
     for (int k = 0; k < 8; ++k)
@@ -161,7 +169,7 @@ SRT_HD_INLINE uint32_t encode(const Entry* c, int n, Bvh8Node& node, uint32_t& s
                 lo[a] = c[k].lo[a] < lo[a] ? c[k].lo[a] : lo[a];
                 hi[a] = c[k].hi[a] > hi[a] ? c[k].hi[a] : hi[a];
             }
-    slots = assign_slots(c, n, lo, hi);
+    const uint32_t has = in_slot_order(c, n, assign_slots(c, n, lo, hi), by_slot);
     uint32_t fault = kFine;
     node.px = lo[0];
     node.py = lo[1];
@@ -175,38 +183,41 @@ SRT_HD_INLINE uint32_t encode(const Entry* c, int n, Bvh8Node& node, uint32_t& s
         step[a] = ldexp(1.0, int(node.e[a]) - 127);
     }
     // Boxes, rounded outwards onto the grid (exact in double: a float plus a multiple of a
-    // power of two).
+    // power of two). An empty slot: the inverted box no ray enters.
     node.imask = 0;
     uint32_t offset = 0;
-    SRT_COLLAPSE_UNROLL
+    SRT_NO_UNROLL
     for (int s = 0; s < 8; ++s) {
-        node.meta[s] = 0;
-        for (int a = 0; a < 3; ++a) {
-            node.qlo[a][s] = 255;
-            node.qhi[a][s] = 0;
-        }
-        Entry e;
-        if (!child_in_slot(c, n, slots, s, e)) continue;
-        for (int a = 0; a < 3; ++a) {
-            const double ql = floor((double(e.lo[a]) - p[a]) / step[a]);
-            const double qh = ceil((double(e.hi[a]) - p[a]) / step[a]);
-            if (!(ql >= 0.0 && qh <= 255.0 && ql <= qh)) {
-                fault |= kOffGrid;
-                continue;
+        uint8_t meta = 0, qlo[3] = {255, 255, 255}, qhi[3] = {0, 0, 0};
+        if (has >> s & 1u) {
+            const Entry& e = by_slot[s];
+            for (int a = 0; a < 3; ++a) {
+                const double ql = floor((double(e.lo[a]) - p[a]) / step[a]);
+                const double qh = ceil((double(e.hi[a]) - p[a]) / step[a]);
+                if (!(ql >= 0.0 && qh <= 255.0 && ql <= qh)) {
+                    fault |= kOffGrid;
+                    continue;
+                }
+                qlo[a] = uint8_t(ql);
+                qhi[a] = uint8_t(qh);
             }
-            node.qlo[a][s] = uint8_t(ql);
-            node.qhi[a][s] = uint8_t(qh);
-        }
-        if (e.inner()) {
-            node.imask = uint8_t(node.imask | (1u << s));
-        } else {
-            // Leaf children: their primitives one after the other, in slot order.
-            if (e.count < 1 || e.count > kBvh8LeafPrims || offset + uint32_t(e.count) > 32u) {
+            if (e.inner()) {
+                node.imask = uint8_t(node.imask | (1u << s));
+            } else if (e.count < 1 || e.count > kBvh8LeafPrims || offset + uint32_t(e.count) > 32u) {
                 fault |= kLeafOverflow;
-                continue;
+            } else {
+                // Leaf children: their primitives one after the other, in slot order.
+                meta = uint8_t((uint32_t(e.count) << 5) | offset);
+                offset += uint32_t(e.count);
             }
-            node.meta[s] = uint8_t((uint32_t(e.count) << 5) | offset);
-            offset += uint32_t(e.count);
+        } else {
+            by_slot[s].link = -1;  // read as an empty leaf by place
+            by_slot[s].count = 0;
+        }
+        node.meta[s] = meta;
+        for (int a = 0; a < 3; ++a) {
+            node.qlo[a][s] = qlo[a];
+            node.qhi[a][s] = qhi[a];
         }
     }
     return fault;
@@ -221,29 +232,33 @@ struct Task {
 
 // The places of an encoded node's children (depth first, as the header says): sets the
 // node's bases, writes its leaves' primitives' BVH2 positions into `order`, and hands
-// each inner child's task to emit(k, task), k counting them in slot order.
+// each inner child's task to emit(k, task), k counting them in slot order. `by_slot`:
+// encode's.
 template <class Emit>
-SRT_HD_INLINE void place(const Entry* c, int n, uint32_t slots, const Count* counts, const Task& t, Bvh8Node& node,
-                         uint32_t* order, Emit emit) {
+SRT_HD_INLINE void place(const Entry by_slot[8], const Count* counts, const Task& t, Bvh8Node& node, uint32_t* order,
+                         Emit emit) {
     node.child_base = t.child_base;
     node.prim_base = t.prim_base;
-    uint32_t leaf_prims = 0;
-    SRT_COLLAPSE_UNROLL
+    uint32_t leaf_prims = 0, inner = 0;
+    SRT_NO_UNROLL
     for (int s = 0; s < 8; ++s) {
-        Entry e;
-        if (!child_in_slot(c, n, slots, s, e) || e.inner()) continue;
-        const uint32_t first = uint32_t(~e.link), at = t.prim_base + (node.meta[s] & 31u);
-        for (int32_t k = 0; k < e.count; ++k) order[at + uint32_t(k)] = first + uint32_t(k);
-        leaf_prims += uint32_t(e.count);
+        const Entry& e = by_slot[s];
+        if (e.inner()) {
+            ++inner;
+            continue;
+        }
+        // The count as encode wrote it: 0 for an empty slot, and for a leaf it refused
+        // (a Fault), so nothing is written outside the node's primitives.
+        const uint32_t count = node.meta[s] >> 5, first = uint32_t(~e.link), at = t.prim_base + (node.meta[s] & 31u);
+        for (uint32_t k = 0; k < count; ++k) order[at + k] = first + k;
+        leaf_prims += count;
     }
-    uint32_t inner = 0;
-    for (int s = 0; s < 8; ++s) inner += uint32_t(node.imask) >> s & 1u;
     uint32_t next_block = t.child_base + inner, next_prim = t.prim_base + leaf_prims;
     int k = 0;
-    SRT_COLLAPSE_UNROLL
+    SRT_NO_UNROLL
     for (int s = 0; s < 8; ++s) {
-        Entry e;
-        if (!child_in_slot(c, n, slots, s, e) || !e.inner()) continue;
+        const Entry& e = by_slot[s];
+        if (!e.inner()) continue;
         const Count sc = counts[e.link];
         emit(k, Task{e.link, t.child_base + uint32_t(k), next_block, next_prim});
         next_block += sc.nodes;
