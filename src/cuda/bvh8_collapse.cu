@@ -39,14 +39,6 @@ __global__ void k_c8_parents(const BvhNode* bvh2, const uint32_t* m, int32_t* pa
         if (n.link[side] >= 0) parent[n.link[side]] = int32_t(i);
 }
 
-// Asks L1 for node i's children's nodes: open_largest opens one of them next, and a load
-// it waits on costs an L2 round trip where the line is not already near.
-__device__ void prefetch_children(const BvhNode* bvh2, int32_t i) {
-    const int4 links = *reinterpret_cast<const int4*>(bvh2[i].link);
-    if (links.x >= 0) asm volatile("prefetch.global.L1 [%0];" ::"l"(bvh2 + links.x));
-    if (links.y >= 0) asm volatile("prefetch.global.L1 [%0];" ::"l"(bvh2 + links.y));
-}
-
 // Reads the counts through L2: another SM wrote them, and this one's L1 may hold old lines.
 __device__ bvh8::Count load_count(const bvh8::Count* counts, int32_t i) {
     const uint4 v = __ldcg(reinterpret_cast<const uint4*>(counts + i));
@@ -54,7 +46,6 @@ __device__ bvh8::Count load_count(const bvh8::Count* counts, int32_t i) {
 }
 
 __device__ bvh8::Count count_node(const BvhNode* bvh2, int32_t i, const bvh8::Count* counts) {
-    prefetch_children(bvh2, i);
     collapse::Entry c[8];
     const int n = collapse::open_largest(bvh2, i, 8, c);
     return bvh8::count(c, n, [counts](int32_t k) { return load_count(counts, k); });
@@ -91,7 +82,6 @@ __global__ void k_c8_level(const BvhNode* bvh2, const bvh8::Count* counts, const
     const uint32_t n_tasks = *count;
     for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < n_tasks; t += gridDim.x * blockDim.x) {
         const bvh8::Task task = tasks[t];
-        prefetch_children(bvh2, task.src);
         collapse::Entry c[8];
         const int n = collapse::open_largest(bvh2, task.src, 8, c);
         collapse::Entry by_slot[8];
