@@ -1,7 +1,7 @@
 // collapse.h - what the wide BVHs (accel/bvh4.h, accel/bvh8.h) share when they collapse
 // the BVH2: a BVH2 node's children as entries, and the greedy opening of the largest
 // inner child (Wald et al., "Getting Rid of Packets", 2008; tinybvh's BVH4 and BVH8).
-// Fixed arrays and no allocation, so that the host and the device (cuda/ploc_build.cu)
+// Fixed arrays and no allocation, so that the host and the device (cuda/bvh8_collapse.cu)
 // run the same code.
 #pragma once
 
