@@ -1,7 +1,9 @@
-// bvh4_build.cpp - the BVH2 collapsed into four-wide nodes (accel/bvh4.h).
+// bvh4_build.cpp - the BVH2 collapsed into four-wide nodes (accel/bvh4.h) on the host:
+// depth first; and the GPU's steps (accel/bvh4_collapse.h: counts, then places) run
+// here, for the tests that hold the two to the same nodes.
 #include "accel/bvh4.h"
 
-#include "accel/collapse.h"
+#include "accel/bvh4_collapse.h"
 
 #include <algorithm>
 #include <chrono>
@@ -24,45 +26,21 @@ public:
         const int32_t index = int32_t(out_.size());
         out_.emplace_back();
         stats_.max_depth = std::max(stats_.max_depth, depth);
-        float lo[3][4], hi[3][4];
         int32_t ref[4];
         uint32_t deepest = 0;  // the most stack any child subtree needs
-        for (int k = 0; k < 4; ++k) {
-            if (k >= count) {
-                for (int a = 0; a < 3; ++a) {
-                    lo[a][k] = 1e30f;
-                    hi[a][k] = -1e30f;
-                }
-                ref[k] = kBvh4Empty;
-                continue;
-            }
-            const Entry& e = c[k];
-            for (int a = 0; a < 3; ++a) {
-                lo[a][k] = e.lo[a];
-                hi[a][k] = e.hi[a];
-            }
-            if (e.inner()) {
+        for (int k = 0; k < count; ++k) {
+            if (c[k].inner()) {
                 uint32_t need = 0;
-                ref[k] = build(e.link, depth + 1, need);
+                ref[k] = build(c[k].link, depth + 1, need);
                 deepest = std::max(deepest, need);
             } else {
                 ++stats_.leaves;
-                ref[k] = ~((int32_t(~e.link) << 3) | e.count);
+                ref[k] = bvh4::leaf_ref(c[k]);
             }
         }
         // A ray here pushes every hit child but the nearest.
         stack_need = uint32_t(count > 0 ? count - 1 : 0) + deepest;
-        Bvh4Node& n = out_[size_t(index)];
-        n.lo_x = f4{lo[0][0], lo[0][1], lo[0][2], lo[0][3]};
-        n.hi_x = f4{hi[0][0], hi[0][1], hi[0][2], hi[0][3]};
-        n.lo_y = f4{lo[1][0], lo[1][1], lo[1][2], lo[1][3]};
-        n.hi_y = f4{hi[1][0], hi[1][1], hi[1][2], hi[1][3]};
-        n.lo_z = f4{lo[2][0], lo[2][1], lo[2][2], lo[2][3]};
-        n.hi_z = f4{hi[2][0], hi[2][1], hi[2][2], hi[2][3]};
-        for (int k = 0; k < 4; ++k) {
-            n.child[k] = ref[k];
-            n.pad[k] = 0;
-        }
+        out_[size_t(index)] = bvh4::make_node(c, count, ref);
         return index;
     }
 
@@ -77,6 +55,13 @@ private:
 
 }  // namespace
 
+void check_bvh4(Bvh4& b4) {
+    b4.stats.nodes = uint32_t(b4.nodes.size());
+    if (b4.stats.max_stack > uint32_t(kBvh4StackSize))
+        throw std::length_error("BVH4: a traversal could need " + std::to_string(b4.stats.max_stack) +
+                                " stack entries, more than " + std::to_string(kBvh4StackSize));
+}
+
 Bvh4 collapse_bvh4(const std::vector<BvhNode>& bvh2) {
     const auto t0 = std::chrono::steady_clock::now();
     Bvh4 out;
@@ -86,12 +71,36 @@ Bvh4 collapse_bvh4(const std::vector<BvhNode>& bvh2) {
     c.build(0, 0, need);
     out.stats = c.stats();
     out.nodes = c.take();
-    out.stats.nodes = uint32_t(out.nodes.size());
     out.stats.max_stack = need + 1;  // + the bottom-of-stack marker
-    if (out.stats.max_stack > uint32_t(kBvh4StackSize))
-        throw std::length_error("BVH4: a traversal could need " + std::to_string(out.stats.max_stack) +
-                                " stack entries, more than " + std::to_string(kBvh4StackSize));
+    check_bvh4(out);
     out.stats.build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return out;
+}
+
+Bvh4 collapse_bvh4_by_counts(const std::vector<BvhNode>& bvh2) {
+    Bvh4 out;
+    if (bvh2.empty()) return out;
+    // Step 1: every BVH2 node's count.
+    const std::vector<bvh4::Count> counts = collapse::counts_bottom_up<bvh4::Count>(
+        bvh2, 4, [](const Entry* c, int n, auto load) { return bvh4::count(c, n, load); });
+    // Step 2: every node's place follows from the counts, in any order (the GPU's is a
+    // level at a time).
+    const bvh4::Count& root = counts[0];
+    out.nodes.resize(size_t(root.nodes) + 1);
+    out.stats.leaves = root.leaves;
+    out.stats.max_depth = root.depth;
+    out.stats.max_stack = root.stack + 1;
+    std::vector<bvh4::Task> todo{bvh4::Task{0, 0u}};
+    while (!todo.empty()) {
+        const bvh4::Task t = todo.back();
+        todo.pop_back();
+        Entry c[8];
+        const int n = collapse::open_largest(bvh2.data(), t.src, 4, c);
+        int32_t ref[4];
+        bvh4::place(c, n, t, counts, ref, [&todo](int, const bvh4::Task& kid) { todo.push_back(kid); });
+        out.nodes[t.pos] = bvh4::make_node(c, n, ref);
+    }
+    check_bvh4(out);
     return out;
 }
 

@@ -109,18 +109,9 @@ Bvh8 collapse_bvh8(std::vector<BvhNode>& bvh2, size_t prims) {
 Bvh8 collapse_bvh8_by_counts(const std::vector<BvhNode>& bvh2, size_t prims) {
     Bvh8 out;
     if (bvh2.empty()) return out;
-    // Step 1: the layout puts children after their parents, so the nodes in reverse
-    // order are bottom up.
-    const int32_t m = int32_t(bvh2.size());
-    std::vector<bvh8::Count> counts(bvh2.size());
-    Entry c[8];
-    for (int32_t i = m - 1; i >= 0; --i) {
-        for (int side = 0; side < 2; ++side)
-            if (bvh2[size_t(i)].link[side] >= 0 && (bvh2[size_t(i)].link[side] <= i || bvh2[size_t(i)].link[side] >= m))
-                throw std::logic_error("BVH8: the BVH2's children must follow their parents");
-        const int n = collapse::open_largest(bvh2.data(), i, 8, c);
-        counts[size_t(i)] = bvh8::count(c, n, [&counts](int32_t k) { return counts[size_t(k)]; });
-    }
+    // Step 1: every BVH2 node's count.
+    const std::vector<bvh8::Count> counts = collapse::counts_bottom_up<bvh8::Count>(
+        bvh2, 8, [](const Entry* c, int n, auto load) { return bvh8::count(c, n, load); });
     // Step 2: every node's place follows from the counts, in any order (the GPU's is a
     // level at a time).
     const bvh8::Count& root = counts[0];
@@ -133,6 +124,7 @@ Bvh8 collapse_bvh8_by_counts(const std::vector<BvhNode>& bvh2, size_t prims) {
     while (!todo.empty()) {
         const bvh8::Task t = todo.back();
         todo.pop_back();
+        Entry c[8];
         const int n = collapse::open_largest(bvh2.data(), t.src, 8, c);
         Entry by_slot[8];
         Bvh8Node& node = out.nodes[t.pos];

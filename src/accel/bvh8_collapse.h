@@ -1,6 +1,6 @@
 // bvh8_collapse.h - the BVH2 collapsed into the BVH8 (accel/bvh8.h), one wide node at a
 // time. What a wide node is (open_largest, assign_slots, encode) is written once, for the
-// host (accel/bvh8_build.cpp) and the GPU (cuda/bvh8_collapse.cu), which make the same
+// host (accel/bvh8_build.cpp) and the GPU (cuda/wide_collapse.cu), which make the same
 // nodes bit for bit.
 //
 // The places are those of a depth-first collapse: a node's inner children are one block

@@ -1,7 +1,7 @@
 // collapse.h - what the wide BVHs (accel/bvh4.h, accel/bvh8.h) share when they collapse
 // the BVH2: a BVH2 node's children as entries, and the greedy opening of the largest
 // inner child (Wald et al., "Getting Rid of Packets", 2008; tinybvh's BVH4 and BVH8).
-// Fixed arrays and no allocation, so that the host and the device (cuda/bvh8_collapse.cu)
+// Fixed arrays and no allocation, so that the host and the device (cuda/wide_collapse.cu)
 // run the same code.
 #pragma once
 
@@ -9,6 +9,9 @@
 #include "core/hd.h"
 
 #include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 // Unrolls a loop over a wide node's 8 entries or slots on the GPU (see open_largest).
 #if defined(__CUDACC__)
@@ -95,6 +98,27 @@ SRT_HD_INLINE int open_largest(const BvhNode* bvh2, int32_t i, int width, Entry 
         n = next;
     }
     return n;
+}
+
+// On the host, every BVH2 node's count of what the wide subtree made from it holds
+// (accel/bvh4_collapse.h, accel/bvh8_collapse.h: count(c, n, load) over open_largest):
+// the layout puts children after their parents, so the nodes in reverse order are
+// bottom up. As the GPU counts, for the tests that hold the two to the same nodes.
+template <class Count, class CountFn>
+std::vector<Count> counts_bottom_up(const std::vector<BvhNode>& bvh2, int width, CountFn count) {
+    const int32_t m = int32_t(bvh2.size());
+    std::vector<Count> counts(bvh2.size());
+    Entry c[8];
+    for (int32_t i = m - 1; i >= 0; --i) {
+        for (int side = 0; side < 2; ++side) {
+            const int32_t link = bvh2[size_t(i)].link[side];
+            if (link >= 0 && (link <= i || link >= m))
+                throw std::logic_error("BVH" + std::to_string(width) + ": the BVH2's children must follow their parents");
+        }
+        const int n = open_largest(bvh2.data(), i, width, c);
+        counts[size_t(i)] = count(c, n, [&counts](int32_t k) { return counts[size_t(k)]; });
+    }
+    return counts;
 }
 
 }  // namespace srt::collapse

@@ -31,14 +31,23 @@
 #pragma once
 
 #include "accel/bvh.h"
+#include "accel/bvh4.h"
 #include "accel/bvh8.h"
 #include "core/hd.h"
 
 #include <cmath>
 #include <cstdint>
-#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
+
+// Before the neighbour search's loop, whose latency, not its work, bounds a thread on the
+// GPU: eight steps' loads in flight at once.
+#if defined(__CUDACC__)
+#define SRT_PLOC_UNROLL _Pragma("unroll 8")
+#else
+#define SRT_PLOC_UNROLL
+#endif
 
 namespace srt {
 
@@ -106,12 +115,16 @@ SRT_HD_INLINE float ploc_union_area(const PlocNode& a, const PlocNode& b) {
 // the nearer place, then to the pair that starts at an even place, then to the lower:
 // equal boxes (coincident or repeated geometry) then pair off (0,1), (2,3), ... and
 // halve each round, where "the lower index" alone would let one pair merge a round.
-SRT_HD_INLINE uint32_t ploc_nearest(uint32_t i, uint32_t count, const PlocNode* box) {
+// `box` (and below `nn`, `cluster`) is anything indexed by the cluster: an array, or on
+// the GPU a block's window of it in shared memory.
+template <class Boxes>
+SRT_HD_INLINE uint32_t ploc_nearest(uint32_t i, uint32_t count, const Boxes& box) {
     const PlocNode me = box[i];
     const uint32_t first = i > kPlocRadius ? i - kPlocRadius : 0u;
     const uint32_t last = i + kPlocRadius < count - 1 ? i + kPlocRadius : count - 1;
     float best = 3.0e38f;
     uint32_t best_j = i, best_rank = 0xffffffffu;
+    SRT_PLOC_UNROLL
     for (uint32_t j = first; j <= last; ++j) {
         if (j == i) continue;
         const float d = ploc_union_area(me, box[j]);
@@ -131,7 +144,8 @@ SRT_HD_INLINE uint32_t ploc_nearest(uint32_t i, uint32_t count, const PlocNode* 
 // high word is 1 where it makes a new node (it and its neighbour are each other's
 // nearest, and it is the lower), the low word 1 where it stays a cluster (all but the
 // higher of a merging pair).
-SRT_HD_INLINE uint64_t ploc_flag(uint32_t i, const uint32_t* nn) {
+template <class Nn>
+SRT_HD_INLINE uint64_t ploc_flag(uint32_t i, const Nn& nn) {
     const uint32_t j = nn[i];
     const bool mutual = nn[j] == i;
     const uint64_t merge = mutual && i < j ? 1u : 0u;
@@ -145,9 +159,9 @@ SRT_HD_INLINE uint64_t ploc_flag(uint32_t i, const uint32_t* nn) {
 // The same, as what it makes: false where cluster i goes (the higher of a merging pair);
 // else its place and id next round (its node is nodes[id], made here if new). `f` and
 // `s` are its flag and their exclusive sum.
-SRT_HD_INLINE bool ploc_merged(uint32_t i, const uint32_t* cluster, const PlocNode* box, const uint32_t* nn,
-                               uint64_t f, uint64_t s, uint32_t first_new, PlocNode* nodes, uint32_t& place,
-                               uint32_t& id) {
+template <class Clusters, class Boxes, class Nn>
+SRT_HD_INLINE bool ploc_merged(uint32_t i, const Clusters& cluster, const Boxes& box, const Nn& nn, uint64_t f,
+                               uint64_t s, uint32_t first_new, PlocNode* nodes, uint32_t& place, uint32_t& id) {
     if ((f & 0xffffffffu) == 0) return false;
     place = uint32_t(s & 0xffffffffu);
     if ((f >> 32) == 0) {
@@ -164,11 +178,12 @@ SRT_HD_INLINE bool ploc_merged(uint32_t i, const uint32_t* cluster, const PlocNo
     nodes[id] = n;
     return true;
 }
-SRT_HD_INLINE void ploc_merge(uint32_t i, const uint32_t* cluster, const PlocNode* box, const uint32_t* nn,
-                              const uint64_t* flag, const uint64_t* sum, uint32_t first_new, PlocNode* nodes,
-                              uint32_t* next_cluster, PlocNode* next_box) {
+template <class Clusters, class Boxes, class Nn>
+SRT_HD_INLINE void ploc_merge(uint32_t i, const Clusters& cluster, const Boxes& box, const Nn& nn, uint64_t flag,
+                              uint64_t sum, uint32_t first_new, PlocNode* nodes, uint32_t* next_cluster,
+                              PlocNode* next_box) {
     uint32_t place, id;
-    if (!ploc_merged(i, cluster, box, nn, flag[i], sum[i], first_new, nodes, place, id)) return;
+    if (!ploc_merged(i, cluster, box, nn, flag, sum, first_new, nodes, place, id)) return;
     next_cluster[place] = id;
     next_box[place] = nodes[id];
 }
@@ -232,6 +247,7 @@ struct PlocTimes {
     // where it collapsed it), the work and the waits between, not the copies.
     double device = 0;
     uint32_t rounds = 0;
+    uint32_t collapse_width = 0;  // the wide tree collapsed on the device: 4 or 8; 0 none
 };
 
 // The clustering's result: 2n - 1 nodes (n leaves first), root last.
@@ -245,28 +261,37 @@ struct PlocTree {
 // times, and whether the clustering finished.
 struct PlocResult {
     Bvh bvh;
-    std::shared_ptr<Bvh8> bvh8;  // the device's BVH8 of bvh, where build was asked for it
+    std::optional<Bvh4> bvh4;  // the device's BVH4 or BVH8 of bvh, where build was asked for it
+    std::optional<Bvh8> bvh8;
     PlocTimes times;
     bool complete = true;
 };
+
+// Which wide tree a build collapses its BVH2 into where it runs.
+enum class PlocCollapse { None, Bvh4, Bvh8 };
 
 // Where PLOC runs when not on the host: the GPU (cuda/ploc_build.cu), all five steps.
 class PlocDevice {
 public:
     virtual ~PlocDevice() = default;
     virtual std::string name() const = 0;
-    // `boxes`: lo and hi of each primitive; `bvh8`: collapse the tree into the BVH8 there
-    // too (accel/bvh8_collapse.h). Throws std::runtime_error on a device error.
-    virtual PlocResult build(const std::vector<f4>& boxes, bool bvh8 = false) = 0;
-    // The BVH8 of a BVH2 built elsewhere, collapsed on the device (bvh2's leaves not
-    // rewritten: relink_bvh2); `device_ms`, the collapse's kernels. For tests and benches.
+    // `boxes`: lo and hi of each primitive; `wide`: collapse the tree into the BVH4 or the
+    // BVH8 there too (accel/bvh4_collapse.h, accel/bvh8_collapse.h). Throws
+    // std::runtime_error on a device error.
+    virtual PlocResult build(const std::vector<f4>& boxes, PlocCollapse wide = PlocCollapse::None) = 0;
+    // The BVH8 or BVH4 of a BVH2 built elsewhere, collapsed on the device (the BVH2's
+    // leaves not rewritten for the BVH8: relink_bvh2); `device_ms`, the collapse's kernels.
+    // For tests and benches.
     virtual Bvh8 collapse_bvh8(const std::vector<BvhNode>& bvh2, size_t prims, double& device_ms) = 0;
+    virtual Bvh4 collapse_bvh4(const std::vector<BvhNode>& bvh2, double& device_ms) = 0;
 };
 
-// build_bvh_ploc (accel/bvh.h) for a scene that traces the BVH8: where `device` builds
-// the tree it collapses it there too, into `bvh8`, and returns true (bvh's leaves not yet
-// moved to its order: relink_bvh2); false where the host must collapse `bvh`.
+// build_bvh_ploc (accel/bvh.h) for a scene that traces a wide BVH: where `device` builds
+// the tree it collapses it there too, into `bvh4` or `bvh8`, and returns true (for the
+// BVH8, bvh's leaves not yet moved to its order: relink_bvh2); false where the host must
+// collapse `bvh`.
 bool build_bvh_ploc_bvh8(const std::vector<BuildPrim>& prims, PlocDevice* device, Bvh& bvh, Bvh8& bvh8);
+bool build_bvh_ploc_bvh4(const std::vector<BuildPrim>& prims, PlocDevice* device, Bvh& bvh, Bvh4& bvh4);
 
 // Steps 1-4 on the host's cores.
 PlocTree ploc_cluster_host(const std::vector<f4>& boxes);

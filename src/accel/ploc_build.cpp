@@ -84,7 +84,7 @@ PlocTree ploc_cluster_host(const std::vector<f4>& boxes) {
         }
         parallel_for(count, 4096, threads, [&](uint32_t b, uint32_t e) {
             for (uint32_t i = b; i < e; ++i)
-                ploc_merge(i, cluster.data(), box.data(), nn.data(), flag.data(), sum.data(), made, t.nodes.data(),
+                ploc_merge(i, cluster.data(), box.data(), nn.data(), flag[i], sum[i], made, t.nodes.data(),
                            next.data(), next_box.data());
         });
         made += uint32_t(total >> 32);
@@ -164,7 +164,7 @@ void ploc_count_stats(Bvh& bvh, const std::string& where, const PlocTimes& tm) {
     st.primitives = st.references = uint32_t(bvh.order.size());
     st.builder = "ploc (" + where + ")";
     char collapse[64] = "";
-    if (tm.collapse > 0) std::snprintf(collapse, sizeof collapse, "collapse to BVH8 %.2f ms, ", tm.collapse);
+    if (tm.collapse > 0) std::snprintf(collapse, sizeof collapse, "collapse to BVH%u %.2f ms, ", tm.collapse_width, tm.collapse);
     char device[64] = "";
     if (tm.device > 0) std::snprintf(device, sizeof device, "; on the device %.2f ms", tm.device);
     char buf[400];
@@ -220,14 +220,15 @@ void ploc_count_stats(Bvh& bvh, const std::string& where, const PlocTimes& tm) {
 
 namespace {
 
-Bvh build_ploc(const std::vector<BuildPrim>& prims, PlocDevice* device, std::shared_ptr<Bvh8>* bvh8) {
+// `wide`: the tree the device collapses, into `res` (dropped where the BVH2 is replaced).
+Bvh build_ploc(const std::vector<BuildPrim>& prims, PlocDevice* device, PlocCollapse wide, PlocResult* wide_out) {
     const auto t0 = Clock::now();
     std::vector<f4> boxes(2 * prims.size());
     for (size_t i = 0; i < prims.size(); ++i) {
         boxes[2 * i] = f4{prims[i].lo.x, prims[i].lo.y, prims[i].lo.z, 0.0f};
         boxes[2 * i + 1] = f4{prims[i].hi.x, prims[i].hi.y, prims[i].hi.z, 0.0f};
     }
-    PlocResult res = device ? device->build(boxes, bvh8 != nullptr) : ploc_layout_host(ploc_cluster_host(boxes));
+    PlocResult res = device ? device->build(boxes, wide) : ploc_layout_host(ploc_cluster_host(boxes));
     if (!res.complete) {
         Bvh bvh = build_bvh(prims, BvhBuildOptions{false, BvhBuilder::Sah, nullptr});
         bvh.stats.builder = "sah (PLOC merged too slowly: " + std::to_string(kPlocMaxRounds) + " rounds)";
@@ -235,7 +236,10 @@ Bvh build_ploc(const std::vector<BuildPrim>& prims, PlocDevice* device, std::sha
         return bvh;
     }
     Bvh bvh = std::move(res.bvh);
-    if (bvh8) *bvh8 = std::move(res.bvh8);
+    if (wide_out) {
+        wide_out->bvh4 = std::move(res.bvh4);
+        wide_out->bvh8 = std::move(res.bvh8);
+    }
     ploc_count_stats(bvh, device ? device->name() : "host", res.times);
     if (bvh.stats.max_depth >= uint32_t(kBvhStackSize)) {
         // Deeper than traversal's stack (a clustering of a pathological scene): the SAH
@@ -243,7 +247,10 @@ Bvh build_ploc(const std::vector<BuildPrim>& prims, PlocDevice* device, std::sha
         const uint32_t deep = bvh.stats.max_depth;
         bvh = build_bvh(prims, BvhBuildOptions{false, BvhBuilder::Sah, nullptr});
         bvh.stats.builder = "sah (PLOC's tree was " + std::to_string(deep) + " deep)";
-        if (bvh8) bvh8->reset();
+        if (wide_out) {
+            wide_out->bvh4.reset();
+            wide_out->bvh8.reset();
+        }
     }
     bvh.stats.build_ms = ms_since(t0);
     return bvh;
@@ -251,13 +258,23 @@ Bvh build_ploc(const std::vector<BuildPrim>& prims, PlocDevice* device, std::sha
 
 }  // namespace
 
-Bvh build_bvh_ploc(const std::vector<BuildPrim>& prims, PlocDevice* device) { return build_ploc(prims, device, nullptr); }
+Bvh build_bvh_ploc(const std::vector<BuildPrim>& prims, PlocDevice* device) {
+    return build_ploc(prims, device, PlocCollapse::None, nullptr);
+}
 
 bool build_bvh_ploc_bvh8(const std::vector<BuildPrim>& prims, PlocDevice* device, Bvh& bvh, Bvh8& bvh8) {
-    std::shared_ptr<Bvh8> b8;
-    bvh = build_ploc(prims, device, device ? &b8 : nullptr);
-    if (!b8) return false;
-    bvh8 = std::move(*b8);
+    PlocResult wide;
+    bvh = build_ploc(prims, device, PlocCollapse::Bvh8, device ? &wide : nullptr);
+    if (!wide.bvh8) return false;
+    bvh8 = std::move(*wide.bvh8);
+    return true;
+}
+
+bool build_bvh_ploc_bvh4(const std::vector<BuildPrim>& prims, PlocDevice* device, Bvh& bvh, Bvh4& bvh4) {
+    PlocResult wide;
+    bvh = build_ploc(prims, device, PlocCollapse::Bvh4, device ? &wide : nullptr);
+    if (!wide.bvh4) return false;
+    bvh4 = std::move(*wide.bvh4);
     return true;
 }
 

@@ -1,18 +1,20 @@
 // ploc_build.cu - PLOC's five steps (accel/ploc.h) as kernels: the same functions the
-// host runs, one thread an index, so the GPU's tree is the host's bit for bit; then, for
-// a scene that traces the BVH8, the collapse (cuda/bvh8_collapse.cu). Only the finished
-// layout, its order and the BVH8 come back.
+// host runs, one thread an index, so the GPU's tree is the host's bit for bit. The
+// clustering's rounds are in cuda/ploc_rounds.cu; for a scene that traces the BVH8, the
+// collapse follows (cuda/wide_collapse.cu). Only the finished layout, its order and the
+// BVH8 come back.
 //
 // The build's memory is one allocation made before its first step. The host waits on
-// the device twice: for the clustering's end, and for the layout's size. A round is four
-// launches (nearest, flags, CUB's exclusive sum, merge); the host learns the cluster
-// count every kRoundsPerSync rounds, a batch late, through page-locked memory: the
-// kernels read the count of their round from the device, and a round with one cluster
-// left changes nothing, so rounds past the end are harmless.
+// the device twice: for the clustering's end, and for the layout's size. A round is one
+// launch; the host learns the cluster count every kRoundsPerSync rounds, a batch late,
+// through page-locked memory: the kernels read the count of their round from the
+// device, and a round with one cluster left changes nothing, so rounds past the end are
+// harmless.
 #include "cuda/ploc_device.h"
 
-#include "cuda/bvh8_device.h"
 #include "cuda/device_arena.h"
+#include "cuda/ploc_rounds.h"
+#include "cuda/wide_collapse.h"
 
 #include "cuda/check.h"
 #include "cuda/device_buffer.h"
@@ -24,6 +26,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <stdexcept>
 
 namespace srt {
 namespace {
@@ -37,11 +40,6 @@ __device__ uint32_t ordered(float f) {
     return (b & 0x80000000u) ? ~b : b | 0x80000000u;
 }
 __device__ float unordered(uint32_t u) { return __uint_as_float((u & 0x80000000u) ? u & 0x7fffffffu : ~u); }
-
-// The clustering's counts of a round: clusters left, nodes made so far.
-struct RoundState {
-    uint32_t count, made;
-};
 
 __global__ void k_centroid_bounds(const f4* boxes, uint32_t n, uint32_t* bounds) {
     uint32_t lo[3] = {0xffffffffu, 0xffffffffu, 0xffffffffu}, hi[3] = {0, 0, 0};
@@ -90,91 +88,6 @@ __global__ void k_leaves(const f4* boxes, const uint32_t* sorted, uint32_t n, Pl
     const uint32_t p = sorted[k];
     nodes[k] = box[k] = ploc_leaf(boxes[2 * p], boxes[2 * p + 1], p);
     cluster[k] = k;
-}
-
-__global__ void k_nearest(const RoundState* state, const PlocNode* box, uint32_t* nn) {
-    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    const uint32_t count = state->count;
-    if (i >= count) return;
-    nn[i] = ploc_nearest(i, count, box);
-}
-
-__global__ void k_flags(const RoundState* state, const uint32_t* nn, uint32_t bound, uint64_t* flag) {
-    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= bound) return;
-    flag[i] = i < state->count ? ploc_flag(i, nn) : 0u;
-}
-
-__global__ void k_merge(const RoundState* state, const uint32_t* cluster, const PlocNode* box, const uint32_t* nn,
-                        const uint64_t* flag, const uint64_t* sum, PlocNode* nodes, uint32_t* next_cluster,
-                        PlocNode* next_box, RoundState* next_state) {
-    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    const RoundState s = *state;
-    if (i >= s.count) return;
-    ploc_merge(i, cluster, box, nn, flag, sum, s.made, nodes, next_cluster, next_box);
-    if (i == s.count - 1) {
-        const uint64_t total = sum[i] + flag[i];
-        *next_state = RoundState{uint32_t(total & 0xffffffffu), s.made + uint32_t(total >> 32)};
-    }
-}
-
-// The last rounds, once few clusters are left, in one block, the clusters' boxes in its
-// shared memory: __syncthreads stands in for the launches between a round's steps, whose
-// cost (some 5 us each, four a round) is most of a round's there, and the neighbour search
-// reads shared memory, not L2. The same steps, so the same tree: a round's merges are
-// worked out (ploc_merged) before any cluster moves to its place, so the boxes can move
-// in place; a cluster's box is its node's, so each mover reads it from `nodes`.
-constexpr int kTailThreads = 1024;
-constexpr int kTailItems = 4;
-constexpr uint32_t kTailClusters = uint32_t(kTailThreads * kTailItems);
-constexpr size_t kTailShared = kTailClusters * (sizeof(PlocNode) + 2 * sizeof(uint32_t));
-
-__global__ void __launch_bounds__(kTailThreads)
-    k_tail(RoundState* state, const uint32_t* cluster_in, const PlocNode* box_in, PlocNode* nodes,
-           uint32_t rounds_left, uint32_t* rounds_run) {
-    using Scan = cub::BlockScan<uint64_t, kTailThreads>;
-    __shared__ typename Scan::TempStorage scan;
-    extern __shared__ uint4 tail_shared[];
-    PlocNode* box = reinterpret_cast<PlocNode*>(tail_shared);
-    uint32_t* cluster = reinterpret_cast<uint32_t*>(box + kTailClusters);
-    uint32_t* nn = cluster + kTailClusters;
-    uint32_t count = state->count, made = state->made, rounds = 0;
-    for (uint32_t i = threadIdx.x; i < count; i += blockDim.x) {
-        box[i] = box_in[i];
-        cluster[i] = cluster_in[i];
-    }
-    __syncthreads();
-    while (count > 1 && rounds < rounds_left) {
-        for (uint32_t i = threadIdx.x; i < count; i += blockDim.x) nn[i] = ploc_nearest(i, count, box);
-        __syncthreads();
-        uint64_t flag[kTailItems], sum[kTailItems];
-        for (int k = 0; k < kTailItems; ++k) {
-            const uint32_t i = threadIdx.x * kTailItems + uint32_t(k);
-            flag[k] = i < count ? ploc_flag(i, nn) : 0u;
-        }
-        uint64_t total;
-        Scan(scan).ExclusiveSum(flag, sum, total);
-        uint32_t place[kTailItems], id[kTailItems];
-        bool moves[kTailItems];
-        for (int k = 0; k < kTailItems; ++k) {
-            const uint32_t i = threadIdx.x * kTailItems + uint32_t(k);
-            moves[k] = i < count && ploc_merged(i, cluster, box, nn, flag[k], sum[k], made, nodes, place[k], id[k]);
-        }
-        __syncthreads();  // every box read; the new nodes written
-        for (int k = 0; k < kTailItems; ++k)
-            if (moves[k]) {
-                cluster[place[k]] = id[k];
-                box[place[k]] = nodes[id[k]];
-            }
-        __syncthreads();
-        made += uint32_t(total >> 32);
-        count = uint32_t(total & 0xffffffffu);
-        ++rounds;
-    }
-    if (threadIdx.x == 0) {
-        *rounds_run = rounds;
-        state->count = count;
-    }
 }
 
 // Step 5 (accel/ploc.h ploc_fold, ploc_place_child) on the device.
@@ -271,7 +184,7 @@ public:
     CudaPlocDevice(int device, std::string name) : device_(device), name_(std::move(name)) {}
     std::string name() const override { return name_; }
 
-    PlocResult build(const std::vector<f4>& boxes, bool bvh8) override {
+    PlocResult build(const std::vector<f4>& boxes, PlocCollapse wide) override {
         CUDA_CHECK(cudaSetDevice(device_));
         PlocResult res;
         PlocTimes& times = res.times;
@@ -279,29 +192,29 @@ public:
         if (n == 0) return res;
         const size_t total = 2 * size_t(n) - 1;
         const uint32_t inner_max = std::max(n - 1, 1u);  // the layout's nodes at most
-        const bool collapse = bvh8 && n > uint32_t(kMaxLeafPrims);
+        // Fewer primitives make one leaf, or a few: the host collapses those.
+        const bool collapse = wide != PlocCollapse::None && n > uint32_t(kMaxLeafPrims);
+        const WideLayout layout = wide == PlocCollapse::Bvh4 ? WideLayout::Bvh4 : WideLayout::Bvh8;
         const auto t_alloc = std::chrono::steady_clock::now();
 
         // Every buffer of the build in one allocation, before the first step: the steps'
         // times are then the work and its waits, as a build into buffers the caller sized
         // beforehand (OptiX's) is timed. CUB's temporary bytes first: they size a piece.
-        size_t sort_bytes = 0, scan_bytes = 0;
+        size_t sort_bytes = 0;
         CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, static_cast<uint32_t*>(nullptr),
                                                    static_cast<uint32_t*>(nullptr), static_cast<uint32_t*>(nullptr),
                                                    static_cast<uint32_t*>(nullptr), n, 0, 30));
-        CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, static_cast<uint64_t*>(nullptr),
-                                                 static_cast<uint64_t*>(nullptr), n));
         struct {
             f4* boxes;
-            uint32_t *bounds, *keys, *vals, *keys_out, *vals_out, *cluster[2], *nn, *tail_rounds;
-            uint64_t *flag, *sum;
+            uint32_t *bounds, *keys, *vals, *keys_out, *vals_out, *cluster[2], *tail_rounds;
+            PlocRoundScratch rounds;
             unsigned char* temp;
             PlocNode *nodes, *box[2];
             RoundState* state;
             uint32_t *parent, *visits, *flat, *first, *order;
             PlocFold* fold;
             BvhNode* out;
-            Bvh8DeviceScratch c8;
+            WideCollapse wide;
         } d{};
         arena_.carve(
             [&](DeviceArena& a) {
@@ -311,15 +224,13 @@ public:
                 d.vals = a.take<uint32_t>(n);
                 d.keys_out = a.take<uint32_t>(n);
                 d.vals_out = a.take<uint32_t>(n);
-                d.flag = a.take<uint64_t>(n);
-                d.sum = a.take<uint64_t>(n);
-                d.temp = a.take<unsigned char>(std::max(sort_bytes, scan_bytes));
+                d.rounds.carve(a, n);
+                d.temp = a.take<unsigned char>(sort_bytes);
                 d.nodes = a.take<PlocNode>(total);
                 for (int k = 0; k < 2; ++k) {
                     d.cluster[k] = a.take<uint32_t>(n);
                     d.box[k] = a.take<PlocNode>(n);
                 }
-                d.nn = a.take<uint32_t>(n);
                 d.state = a.take<RoundState>(2);
                 d.tail_rounds = a.take<uint32_t>(1);
                 d.parent = a.take<uint32_t>(total);
@@ -329,7 +240,7 @@ public:
                 d.first = a.take<uint32_t>(total);
                 d.out = a.take<BvhNode>(inner_max);
                 d.order = a.take<uint32_t>(n);
-                if (collapse) d.c8.carve(a, inner_max, n);
+                if (collapse) d.wide.carve(a, layout, inner_max, n);
             },
             "the PLOC build");
         // The cluster counts come back through page-locked memory, without a blocking copy.
@@ -361,23 +272,20 @@ public:
 
         k_leaves<<<blocks(n), kBlock>>>(d.boxes, d.vals_out, n, d.nodes, d.cluster[0], d.box[0]);
         CUDA_CHECK_LAUNCH("k_leaves");
+        d.rounds.reset();
         // Rounds go in batches of kRoundsPerSync. The host learns a batch's cluster count
         // while the next batch runs, and sizes the next grids by it: the GPU never waits
         // for the host. A count is never more than the one it sizes for (counts only fall),
         // and rounds past the last merge change nothing.
         cuda::Event batch_done[2];
+        const uint32_t tail = ploc_tail_clusters();
         uint32_t bound = n;
         int round = 0, batch = 0, pending = -1;
-        while (bound > kTailClusters && uint32_t(round) < kPlocMaxRounds) {
+        while (bound > tail && uint32_t(round) < kPlocMaxRounds) {
             for (int k = 0; k < kRoundsPerSync && uint32_t(round) < kPlocMaxRounds; ++k, ++round) {
                 const int in = round & 1, out = in ^ 1;
-                const RoundState* st = d.state + in;
-                k_nearest<<<blocks(bound), kBlock>>>(st, d.box[in], d.nn);
-                k_flags<<<blocks(bound), kBlock>>>(st, d.nn, bound, d.flag);
-                CUDA_CHECK(cub::DeviceScan::ExclusiveSum(d.temp, scan_bytes, d.flag, d.sum, bound));
-                k_merge<<<blocks(bound), kBlock>>>(st, d.cluster[in], d.box[in], d.nn, d.flag, d.sum, d.nodes,
-                                                   d.cluster[out], d.box[out], d.state + out);
-                CUDA_CHECK_LAUNCH("PLOC round");
+                enqueue_ploc_round(d.state, uint32_t(round), d.cluster[in], d.box[in], d.nodes, d.cluster[out],
+                                   d.box[out], bound, d.rounds);
             }
             const int slot = batch & 1;
             CUDA_CHECK(cudaMemcpyAsync(pinned + slot, d.state + (round & 1), sizeof(RoundState), cudaMemcpyDeviceToHost));
@@ -391,21 +299,17 @@ public:
         }
         if (bound > 1 && uint32_t(round) < kPlocMaxRounds) {
             const int in = round & 1;
-            CUDA_CHECK(cudaFuncSetAttribute(k_tail, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kTailShared)));
-            k_tail<<<1, kTailThreads, kTailShared>>>(d.state + in, d.cluster[in], d.box[in], d.nodes,
-                                                     kPlocMaxRounds - uint32_t(round), d.tail_rounds);
-            CUDA_CHECK_LAUNCH("k_tail");
+            enqueue_ploc_tail(d.state + in, d.cluster[in], d.box[in], d.nodes, kPlocMaxRounds - uint32_t(round),
+                              d.tail_rounds);
         } else {
             CUDA_CHECK(cudaMemsetAsync(d.tail_rounds, 0, sizeof(uint32_t)));
         }
         // Where the clustering ended: the state the last round (or the tail) left.
         CUDA_CHECK(cudaMemcpyAsync(pinned + 2, d.state + (round & 1), sizeof(RoundState), cudaMemcpyDeviceToHost));
-        uint32_t ran = 0;
         CUDA_CHECK(cudaMemcpyAsync(&pinned[3].count, d.tail_rounds, sizeof(uint32_t), cudaMemcpyDeviceToHost));
         CUDA_CHECK(cudaEventRecord(e4.get()));
         CUDA_CHECK(cudaEventSynchronize(e4.get()));
-        ran = pinned[3].count;
-        round += int(ran);
+        round += int(pinned[3].count);
         bound = pinned[2].count;
         times.rounds = uint32_t(round);
         const auto ms = [](const cuda::Event& a, const cuda::Event& b) {
@@ -446,35 +350,36 @@ public:
         k_emit<<<blocks(uint32_t(total)), kBlock>>>(d.nodes, n, d.fold, d.flat, d.first, d.out, d.order);
         CUDA_CHECK_LAUNCH("PLOC leaves");
         const uint32_t* layout_nodes = &d.fold[total - 1].inner;
-        if (collapse) enqueue_bvh8_counts(d.out, layout_nodes, inner_max, n, d.c8);
+        if (collapse) d.wide.enqueue_counts(d.out, layout_nodes);
         CUDA_CHECK(cudaEventRecord(e5.get()));
         // The one wait of the last steps: the layout's size, and the collapse's levels.
         PlocFold root;
         CUDA_CHECK(cudaMemcpy(&root, d.fold + (total - 1), sizeof root, cudaMemcpyDeviceToHost));
-        bvh8::Count c8_root{};
-        bool collapsed = false;
-        if (collapse) {
-            CUDA_CHECK(cudaMemcpy(&c8_root, d.c8.counts, sizeof c8_root, cudaMemcpyDeviceToHost));
-            // Deeper than traversal's stack allows (a pathological clustering): no BVH8
-            // here; build_bvh_ploc makes the SAH builder's tree instead, and the host
-            // collapses that.
-            collapsed = c8_root.prims == n && 2 * (c8_root.depth + 1) <= uint32_t(kBvh8StackSize);
-            if (collapsed) enqueue_bvh8_levels(d.out, c8_root, d.c8);
-        }
+        // A tree deeper than traversal's stack allows (a pathological clustering) is not
+        // collapsed here; build_bvh_ploc makes the SAH builder's tree instead, and the
+        // host collapses that.
+        const bool collapsed = collapse && d.wide.read_root(root.inner);
+        if (collapsed) d.wide.enqueue_levels(d.out);
         CUDA_CHECK(cudaEventRecord(e6.get()));
         CUDA_CHECK(cudaEventSynchronize(e6.get()));
         record_times();
         times.leaves = ms(e4, e5);
         times.collapse = collapsed ? ms(e5, e6) : 0.0;
+        times.collapse_width = collapsed ? (layout == WideLayout::Bvh4 ? 4u : 8u) : 0u;
         times.device = ms(e1, e6);
         const auto t_down = std::chrono::steady_clock::now();
         res.bvh.nodes.resize(root.inner);
         res.bvh.order.resize(n);
         CUDA_CHECK(cudaMemcpy(res.bvh.nodes.data(), d.out, root.inner * sizeof(BvhNode), cudaMemcpyDeviceToHost));
         CUDA_CHECK(cudaMemcpy(res.bvh.order.data(), d.order, n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
-        if (collapsed) res.bvh8 = std::make_shared<Bvh8>(download_bvh8(c8_root, n, d.c8));
+        if (collapsed && layout == WideLayout::Bvh8) {
+            res.bvh8 = d.wide.download_bvh8();
+            res.bvh8->stats.build_ms = times.collapse;
+        } else if (collapsed) {
+            res.bvh4 = d.wide.download_bvh4();
+            res.bvh4->stats.build_ms = times.collapse;
+        }
         times.download = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_down).count();
-        if (res.bvh8) res.bvh8->stats.build_ms = times.collapse;
         return res;
     }
 
@@ -483,6 +388,13 @@ public:
         DeviceBuffer<BvhNode> nodes;
         nodes.upload(bvh2, "BVH nodes");
         return collapse_bvh8_on_device(nodes.get(), uint32_t(bvh2.size()), prims, device_ms);
+    }
+
+    Bvh4 collapse_bvh4(const std::vector<BvhNode>& bvh2, double& device_ms) override {
+        CUDA_CHECK(cudaSetDevice(device_));
+        DeviceBuffer<BvhNode> nodes;
+        nodes.upload(bvh2, "BVH nodes");
+        return collapse_bvh4_on_device(nodes.get(), uint32_t(bvh2.size()), device_ms);
     }
 
 private:

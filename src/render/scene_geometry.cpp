@@ -97,11 +97,14 @@ void build_set(GeometrySet& g, AccelLayout accel, const BvhBuildOptions& options
     // what a quick build costs on the host.
     Bvh8 device_b8;
     bool on_device = false;
-    if (accel == AccelLayout::Bvh8 && options.builder == BvhBuilder::Ploc && options.device)
+    const bool ploc_on_device = options.builder == BvhBuilder::Ploc && options.device;
+    if (accel == AccelLayout::Bvh8 && ploc_on_device)
         on_device = build_bvh_ploc_bvh8(build, options.device, g.bvh, device_b8);
+    else if (accel == AccelLayout::Bvh4 && ploc_on_device)
+        on_device = build_bvh_ploc_bvh4(build, options.device, g.bvh, g.b4);
     else
         g.bvh = build_bvh(build, options);
-    if (accel == AccelLayout::Bvh4 && !g.bvh.nodes.empty()) g.b4 = collapse_bvh4(g.bvh.nodes);
+    if (accel == AccelLayout::Bvh4 && !on_device && !g.bvh.nodes.empty()) g.b4 = collapse_bvh4(g.bvh.nodes);
     if (accel == AccelLayout::Bvh8 && !g.bvh.nodes.empty()) {
         // The BVH8 wants each node's leaves together: the primitives move (and the BVH2's
         // leaves with them); ties go by original id, so no hit changes.

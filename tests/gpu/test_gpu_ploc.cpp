@@ -83,10 +83,11 @@ TEST(GpuPloc, TheGpuClustersAsTheHostDoes) {
             EXPECT_TRUE(same_bytes(gpu.nodes8, host.nodes8)) << name << " " << to_string(a);
             EXPECT_TRUE(same_bytes(gpu.prims, host.prims)) << name << " " << to_string(a);
             // A tree of more than one leaf is collapsed where it was built.
-            if (a == AccelLayout::Bvh8 && gpu.bvh_stats.primitives > uint32_t(kMaxLeafPrims))
-                EXPECT_NE(gpu.bvh_stats.steps.find("collapse to BVH8"), std::string::npos) << name << ": " << gpu.bvh_stats.steps;
-            if (a != AccelLayout::Bvh4)
-                std::printf("[gpu ploc %s] %-28s %8u prims: GPU tree == host tree; GPU %.2f ms (%s), host %.1f ms\n",
+            if (a != AccelLayout::Bvh2 && gpu.bvh_stats.primitives > uint32_t(kMaxLeafPrims))
+                EXPECT_NE(gpu.bvh_stats.steps.find(std::string("collapse to ") + (a == AccelLayout::Bvh4 ? "BVH4" : "BVH8")),
+                          std::string::npos)
+                    << name << ": " << gpu.bvh_stats.steps;
+            std::printf("[gpu ploc %s] %-28s %8u prims: GPU tree == host tree; GPU %.2f ms (%s), host %.1f ms\n",
                             to_string(a), name.c_str(), gpu.bvh_stats.primitives, gpu.bvh_stats.build_ms,
                             gpu.bvh_stats.steps.c_str(), host.bvh_stats.build_ms);
             ++checked;
@@ -96,8 +97,8 @@ TEST(GpuPloc, TheGpuClustersAsTheHostDoes) {
 }
 
 TEST(GpuPloc, TheGpuCollapsesAsTheHostDoes) {
-    // The BVH8 collapse on the device against the host's, on the SAH builder's trees too
-    // (with spatial splits: leaves that share primitives), not only on PLOC's.
+    // The BVH8 and BVH4 collapses on the device against the host's, on the SAH builder's
+    // trees too (with spatial splits: leaves that share primitives), not only on PLOC's.
     std::string why;
     auto device = make_cuda_ploc_device(why);
     ASSERT_TRUE(device) << why;
@@ -121,6 +122,15 @@ TEST(GpuPloc, TheGpuCollapsesAsTheHostDoes) {
             std::printf("[gpu collapse] %-28s %-9s %7zu BVH2 nodes -> %6zu BVH8 nodes: GPU == host; GPU %.3f ms, host %.1f ms\n",
                         name.c_str(), splits ? "splits" : "no splits", cs.nodes.size(), gpu.nodes.size(), device_ms,
                         host.stats.build_ms);
+            const Bvh4 host4 = collapse_bvh4(cs.nodes);
+            const Bvh4 gpu4 = device->collapse_bvh4(cs.nodes, device_ms);
+            EXPECT_TRUE(same_bytes(gpu4.nodes, host4.nodes)) << name << (splits ? " splits" : "");
+            EXPECT_EQ(gpu4.stats.max_depth, host4.stats.max_depth) << name;
+            EXPECT_EQ(gpu4.stats.max_stack, host4.stats.max_stack) << name;
+            EXPECT_EQ(gpu4.stats.leaves, host4.stats.leaves) << name;
+            std::printf("[gpu collapse] %-28s %-9s %7zu BVH2 nodes -> %6zu BVH4 nodes: GPU == host; GPU %.3f ms, host %.1f ms\n",
+                        name.c_str(), splits ? "splits" : "no splits", cs.nodes.size(), gpu4.nodes.size(), device_ms,
+                        host4.stats.build_ms);
             ++checked;
         }
     }

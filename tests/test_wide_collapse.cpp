@@ -1,10 +1,13 @@
-// test_bvh8_collapse.cpp - the BVH8 collapse (accel/bvh8_collapse.h, which the host and
-// the GPU share): the places its counts give against a depth-first walk written here from
-// accel/bvh8.h's description of the layout, every box against what it holds, every
-// primitive placed once, and the quantization's exponent against its definition. (Hits
-// through the BVH8 against brute force are test_intersect.cpp's; the GPU's nodes against
-// these, test_gpu_ploc.cpp's.)
+// test_wide_collapse.cpp - the BVH8 and BVH4 collapses (accel/bvh8_collapse.h and
+// accel/bvh4_collapse.h, which the host and the GPU share): the places their counts give
+// against a depth-first walk written here from accel/bvh8.h's and accel/bvh4.h's
+// descriptions of the layouts, every box against what it holds, every primitive placed
+// once, and the quantization's exponent against its definition. (Hits through the wide
+// BVHs against brute force are test_intersect.cpp's; the GPU's nodes against these,
+// test_gpu_ploc.cpp's.)
 #include "accel/bvh.h"
+#include "accel/bvh4.h"
+#include "accel/bvh4_collapse.h"
 #include "accel/bvh8.h"
 #include "accel/bvh8_collapse.h"
 
@@ -194,6 +197,88 @@ TEST(Bvh8Collapse, StepExponentIsTheSmallestThatFits) {
     EXPECT_EQ(bvh8::step_exponent(0.0), 1u);
     EXPECT_EQ(bvh8::step_exponent(1e300), 0u);  // too large: a fault
     EXPECT_EQ(bvh8::step_exponent(std::nan("")), 0u);
+}
+
+
+// Walks the BVH4 from its root as accel/bvh4.h describes it: nodes numbered depth first,
+// a node before its children, each child's subtree after the one before. Checks each
+// inner child's place, that each box holds what is below it (in double), and that each
+// leaf's primitives are the BVH2's; counts the leaves and the stack a ray could need.
+struct Walk4 {
+    const Bvh4& b4;
+    const std::vector<BuildPrim>& prims;
+    const std::vector<uint32_t>& order;
+    std::vector<int> seen;
+    uint32_t next = 1, leaves = 0, max_depth = 0;
+
+    // Returns the stack the subtree needs; `lo`/`hi`, the union of what it holds.
+    uint32_t node(uint32_t pos, uint32_t depth, glm::dvec3& lo, glm::dvec3& hi) {
+        max_depth = std::max(max_depth, depth);
+        const Bvh4Node& n = b4.nodes.at(pos);
+        const float* box[6] = {&n.lo_x.x, &n.hi_x.x, &n.lo_y.x, &n.hi_y.x, &n.lo_z.x, &n.hi_z.x};
+        lo = glm::dvec3(1e300);
+        hi = glm::dvec3(-1e300);
+        uint32_t children = 0, deepest = 0;
+        for (int k = 0; k < 4; ++k) {
+            const int32_t ref = n.child[k];
+            if (ref == kBvh4Empty) continue;
+            ++children;
+            glm::dvec3 clo(1e300), chi(-1e300);
+            if (ref >= 0) {
+                EXPECT_EQ(uint32_t(ref), next) << "node " << pos << " child " << k;
+                next = uint32_t(ref) + 1;
+                deepest = std::max(deepest, node(uint32_t(ref), depth + 1, clo, chi));
+            } else {
+                ++leaves;
+                const uint32_t first = uint32_t(~ref) >> 3, count = uint32_t(~ref) & 7u;
+                EXPECT_GE(count, 1u);
+                for (uint32_t p = first; p < first + count; ++p) {
+                    seen.at(order.at(p))++;
+                    const BuildPrim& b = prims[order[p]];
+                    clo = glm::min(clo, glm::dvec3(b.lo));
+                    chi = glm::max(chi, glm::dvec3(b.hi));
+                }
+            }
+            for (int a = 0; a < 3; ++a) {
+                EXPECT_LE(double(box[2 * a][k]), clo[a]) << "node " << pos << " child " << k;
+                EXPECT_GE(double(box[2 * a + 1][k]), chi[a]) << "node " << pos << " child " << k;
+            }
+            lo = glm::min(lo, clo);
+            hi = glm::max(hi, chi);
+        }
+        EXPECT_GE(children, pos == 0 ? 1u : 2u);
+        return (children > 0 ? children - 1 : 0) + deepest;
+    }
+};
+
+TEST(Bvh4Collapse, NodesAreDepthFirstAndBoxesHoldTheirChildren) {
+    // The host's walk and the GPU's steps (run here) against the layout as documented,
+    // and against each other byte for byte. No spatial splits: with them a reference's
+    // box is clipped, and the boxes would not hold the whole primitive.
+    const BvhBuildOptions builders[] = {BvhBuildOptions{false}, BvhBuildOptions{false, BvhBuilder::Ploc, nullptr},
+                                        BvhBuildOptions{}};
+    for (const BvhBuildOptions& o : builders)
+        for (uint32_t n : {1u, 2u, 3u, 9u, 100u, 5000u, 30000u}) {
+            SCOPED_TRACE(std::to_string(n) + (o.builder == BvhBuilder::Ploc ? " ploc" : o.spatial_splits ? " sah+splits" : " sah"));
+            const std::vector<BuildPrim> prims = random_prims(n, 300 + n, 10.0f);
+            const Bvh bvh = build_bvh(prims, o);
+            const Bvh4 walked = collapse_bvh4(bvh.nodes);
+            const Bvh4 by_counts = collapse_bvh4_by_counts(bvh.nodes);
+            ASSERT_EQ(by_counts.nodes.size(), walked.nodes.size());
+            EXPECT_EQ(std::memcmp(by_counts.nodes.data(), walked.nodes.data(), walked.nodes.size() * sizeof(Bvh4Node)), 0);
+            EXPECT_EQ(by_counts.stats.max_depth, walked.stats.max_depth);
+            EXPECT_EQ(by_counts.stats.max_stack, walked.stats.max_stack);
+            EXPECT_EQ(by_counts.stats.leaves, walked.stats.leaves);
+            if (o.spatial_splits) continue;
+            Walk4 w{walked, prims, bvh.order, std::vector<int>(n, 0)};
+            glm::dvec3 lo, hi;
+            const uint32_t stack = w.node(0, 0, lo, hi);
+            EXPECT_EQ(w.next, uint32_t(walked.nodes.size()));
+            EXPECT_EQ(w.leaves, walked.stats.leaves);
+            EXPECT_EQ(w.max_depth, walked.stats.max_depth);
+            EXPECT_EQ(stack + 1, walked.stats.max_stack);
+            for (uint32_t i = 0; i < n; ++i) EXPECT_EQ(w.seen[i], 1) << "primitive " << i;
+        }
 }
 
 }  // namespace
