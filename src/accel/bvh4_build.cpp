@@ -82,7 +82,7 @@ Bvh4 collapse_bvh4_by_counts(const std::vector<BvhNode>& bvh2) {
     if (bvh2.empty()) return out;
     // Step 1: every BVH2 node's count.
     const std::vector<bvh4::Count> counts = collapse::counts_bottom_up<bvh4::Count>(
-        bvh2, 4, [](const Entry* c, int n, auto load) { return bvh4::count(c, n, load); });
+        bvh2, 4, [](const collapse::AreaEntry* c, int n, auto load) { return bvh4::count(c, n, load); });
     // Step 2: every node's place follows from the counts, in any order (the GPU's is a
     // level at a time).
     const bvh4::Count& root = counts[0];

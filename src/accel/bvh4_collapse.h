@@ -40,8 +40,8 @@ struct Count {
 };
 
 // From open_largest's children c[0 .. n) (width 4); `load(i)` gives BVH2 node i's count.
-template <class Load>
-SRT_HD_INLINE Count count(const Entry* c, int n, Load load) {
+template <class E, class Load>
+SRT_HD_INLINE Count count(const E* c, int n, Load load) {
     Count r{0u, 0u, 0u, 0u};
     uint32_t deepest = 0;
     SRT_COLLAPSE_UNROLL

@@ -111,7 +111,7 @@ Bvh8 collapse_bvh8_by_counts(const std::vector<BvhNode>& bvh2, size_t prims) {
     if (bvh2.empty()) return out;
     // Step 1: every BVH2 node's count.
     const std::vector<bvh8::Count> counts = collapse::counts_bottom_up<bvh8::Count>(
-        bvh2, 8, [](const Entry* c, int n, auto load) { return bvh8::count(c, n, load); });
+        bvh2, 8, [](const collapse::AreaEntry* c, int n, auto load) { return bvh8::count(c, n, load); });
     // Step 2: every node's place follows from the counts, in any order (the GPU's is a
     // level at a time).
     const bvh8::Count& root = counts[0];

@@ -56,8 +56,8 @@ struct Count {
 
 // From open_largest's children c[0 .. n); `load(i)` gives BVH2 node i's count (the GPU
 // reads them past its L1, which other SMs' writes do not reach).
-template <class Load>
-SRT_HD_INLINE Count count(const Entry* c, int n, Load load) {
+template <class E, class Load>
+SRT_HD_INLINE Count count(const E* c, int n, Load load) {
     Count r{0u, 0u, 0u, 0u};
     SRT_COLLAPSE_UNROLL
     for (int k = 0; k < 8; ++k) {

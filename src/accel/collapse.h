@@ -33,6 +33,16 @@ struct Entry {
     }
 };
 
+// What the counts (accel/bvh4_collapse.h, accel/bvh8_collapse.h) read of a child: its area
+// and link. A third of an Entry's registers, so that the GPU's climb of the counts keeps
+// more threads in flight; the same area, so open_largest opens the same children.
+struct AreaEntry {
+    float a = 0.0f;
+    int32_t link = 0, count = 0;
+    SRT_HD bool inner() const { return link >= 0; }
+    SRT_HD float area() const { return a; }
+};
+
 // BVH2 node n's child on `side` as an entry.
 SRT_HD_INLINE Entry child_entry(const BvhNode& n, int side) {
     Entry e;
@@ -48,10 +58,19 @@ SRT_HD_INLINE Entry child_entry(const BvhNode& n, int side) {
     return e;
 }
 
+SRT_HD_INLINE void make_entry(const BvhNode& n, int side, Entry& e) { e = child_entry(n, side); }
+SRT_HD_INLINE void make_entry(const BvhNode& n, int side, AreaEntry& e) {
+    const Entry full = child_entry(n, side);
+    e = AreaEntry{full.area(), full.link, full.count};
+}
+
 // The children of BVH2 node i into out[0..), without empty slots; returns how many.
-SRT_HD_INLINE int children(const BvhNode* bvh2, int32_t i, Entry out[2]) {
+template <class E>
+SRT_HD_INLINE int children(const BvhNode* bvh2, int32_t i, E out[2]) {
     const BvhNode& n = bvh2[i];
-    const Entry a = child_entry(n, 0), b = child_entry(n, 1);
+    E a, b;
+    make_entry(n, 0, a);
+    make_entry(n, 1, b);
     const bool has_a = !(a.link < 0 && a.count == 0), has_b = !(b.link < 0 && b.count == 0);  // an empty slot
     out[0] = has_a ? a : b;
     out[1] = b;
@@ -65,7 +84,8 @@ SRT_HD_INLINE int children(const BvhNode* bvh2, int32_t i, Entry out[2]) {
 // Every index into c is a constant once the loops unroll, so that on the GPU the entries
 // stay in registers: an array indexed by a variable lives in local memory, and its
 // latency, a few dozen cycles an access, was most of a wide node's time there.
-SRT_HD_INLINE int open_largest(const BvhNode* bvh2, int32_t i, int width, Entry c[8]) {
+template <class E>
+SRT_HD_INLINE int open_largest(const BvhNode* bvh2, int32_t i, int width, E c[8]) {
     int n = children(bvh2, i, c);
     while (n < width) {
         int best = -1;
@@ -82,7 +102,7 @@ SRT_HD_INLINE int open_largest(const BvhNode* bvh2, int32_t i, int width, Entry 
                 }
             }
         if (best < 0) break;
-        Entry g[2];
+        E g[2];
         const int m = children(bvh2, best_link, g);
         // c[best] becomes g[0 .. m): the entries after it move by m - 1, from the last down.
         const int next = n + m - 1;
@@ -108,7 +128,7 @@ template <class Count, class CountFn>
 std::vector<Count> counts_bottom_up(const std::vector<BvhNode>& bvh2, int width, CountFn count) {
     const int32_t m = int32_t(bvh2.size());
     std::vector<Count> counts(bvh2.size());
-    Entry c[8];
+    AreaEntry c[8];
     for (int32_t i = m - 1; i >= 0; --i) {
         for (int side = 0; side < 2; ++side) {
             const int32_t link = bvh2[size_t(i)].link[side];

@@ -41,8 +41,8 @@ struct Bvh8Steps {
     using Node = Bvh8Node;
     static constexpr int kWidth = 8;
     __device__ static Task root_task() { return Task{0, 0u, 1u, 0u}; }
-    template <class Load>
-    __device__ static Count count(const collapse::Entry* c, int n, Load load) {
+    template <class E, class Load>
+    __device__ static Count count(const E* c, int n, Load load) {
         return bvh8::count(c, n, load);
     }
     // The wide node of task t, its children's tasks to emit(k, task) (`inner` of them,
@@ -66,8 +66,8 @@ struct Bvh4Steps {
     using Node = Bvh4Node;
     static constexpr int kWidth = 4;
     __device__ static Task root_task() { return Task{0, 0u}; }
-    template <class Load>
-    __device__ static Count count(const collapse::Entry* c, int n, Load load) {
+    template <class E, class Load>
+    __device__ static Count count(const E* c, int n, Load load) {
         return bvh4::count(c, n, load);
     }
     template <class Emit>
@@ -112,7 +112,7 @@ __global__ void k_count(const BvhNode* bvh2, const uint32_t* m, const int32_t* p
     if (i >= *m || inner_children(bvh2[i]) > 0) return;
     int32_t x = int32_t(i);
     while (true) {
-        collapse::Entry c[8];
+        collapse::AreaEntry c[8];  // the counts read no boxes
         const int n = collapse::open_largest(bvh2, x, S::kWidth, c);
         const Count r = S::count(c, n, [counts](int32_t k) { return load_count<Count>(counts, k); });
         uint4 v;
