@@ -1,8 +1,8 @@
 // ploc_build.cu - PLOC's five steps (accel/ploc.h) as kernels: the same functions the
 // host runs, one thread an index, so the GPU's tree is the host's bit for bit. The
-// clustering's rounds are in cuda/ploc_rounds.cu; for a scene that traces the BVH8, the
-// collapse follows (cuda/wide_collapse.cu). Only the finished layout, its order and the
-// BVH8 come back.
+// clustering's rounds are in cuda/ploc_rounds.cu; for a scene that traces the BVH4 or
+// the BVH8, the collapse follows (cuda/wide_collapse.cu). Only the finished layout, its
+// order and the wide tree come back.
 //
 // The build's memory is one allocation made before its first step. The host waits on
 // the device twice: for the clustering's end, and for the layout's size. A round is one
