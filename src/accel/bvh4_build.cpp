@@ -26,7 +26,7 @@ public:
         const int32_t index = int32_t(out_.size());
         out_.emplace_back();
         stats_.max_depth = std::max(stats_.max_depth, depth);
-        int32_t ref[4];
+        int32_t ref[4] = {kBvh4Empty, kBvh4Empty, kBvh4Empty, kBvh4Empty};
         uint32_t deepest = 0;  // the most stack any child subtree needs
         for (int k = 0; k < count; ++k) {
             if (c[k].inner()) {

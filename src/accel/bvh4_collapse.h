@@ -95,17 +95,20 @@ SRT_HD_INLINE Bvh4Node make_node(const Entry* c, int n, const int32_t ref[4]) {
     return node;
 }
 
-// The references of the children c[0 .. n) of the node made at t.pos, into ref: the
-// inner children's places follow the node's own, each subtree after the one before
-// (`counts[i]`, BVH2 node i's count); each inner child's task goes to emit(k, task), k
-// counting them in child order.
+// The references of the children c[0 .. n) of the node made at t.pos, into ref (empty
+// slots kBvh4Empty): the inner children's places follow the node's own, each subtree
+// after the one before (`counts[i]`, BVH2 node i's count); each inner child's task
+// goes to emit(k, task), k counting them in child order.
 template <class Counts, class Emit>
 SRT_HD_INLINE void place(const Entry* c, int n, const Task& t, const Counts& counts, int32_t ref[4], Emit emit) {
     uint32_t next = t.pos + 1u;
     int inner = 0;
     SRT_COLLAPSE_UNROLL
     for (int k = 0; k < 4; ++k) {
-        if (k >= n) continue;
+        if (k >= n) {
+            ref[k] = kBvh4Empty;
+            continue;
+        }
         if (c[k].inner()) {
             ref[k] = int32_t(next);
             emit(inner++, Task{c[k].link, next});
