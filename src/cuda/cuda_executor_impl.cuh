@@ -113,6 +113,14 @@ public:
         return double(ms);
     }
 
+    // Stream launches: a graph captured here would be captured again for the viewer's
+    // own buffer (the output is in FrameKey); the kernels load alike.
+    void warm_up(const Camera& camera, const RenderSettings& settings) override {
+        RenderSettings s = settings;
+        s.launch = LaunchMode::Stream;
+        timed_frame(camera, s, nullptr);
+    }
+
     void render_device(const Camera& camera, const RenderSettings& settings, uint32_t* device_rgba,
                        FrameStats* stats) override {
         bind();

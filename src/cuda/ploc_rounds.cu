@@ -26,8 +26,10 @@
 namespace srt {
 namespace {
 
-constexpr uint32_t kThreads = 256, kItems = 1;
-constexpr uint32_t kTile = kThreads * kItems;  // a block's clusters
+// A block's clusters, one a thread: four a thread made a round one tile's latency, four
+// neighbour searches in a row (docs/performance.md, "The GPU builder").
+constexpr uint32_t kThreads = 256;
+constexpr uint32_t kTile = kThreads;
 constexpr uint32_t kHalo = 2 * kPlocRadius;    // boxes a tile reads past its ends
 
 // A window of a round's array, held from `base` on: indexed by the cluster, as the
@@ -123,9 +125,9 @@ __global__ void __launch_bounds__(kThreads)
     }
     __syncthreads();
     const Window<uint32_t> nn{s_nn, nn_base};
-    const uint32_t first = begin + threadIdx.x * kItems;  // this thread's clusters, in a row for the scan
-    uint64_t flag[kItems], sum[kItems], tile_sum;
-    for (uint32_t k = 0; k < kItems; ++k) flag[k] = first + k < s.count ? ploc_flag(first + k, nn) : 0u;
+    const uint32_t i = begin + threadIdx.x;  // this thread's cluster
+    const uint64_t flag = i < s.count ? ploc_flag(i, nn) : 0u;
+    uint64_t sum, tile_sum;
     Scan(temp.scan).ExclusiveSum(flag, sum, tile_sum);
     uint64_t before = 0;
     if (tile == 0) {
@@ -136,14 +138,11 @@ __global__ void __launch_bounds__(kThreads)
         before = look_back(status, tile, temp.look_back);
         if (threadIdx.x == 0) publish(status, tile, pack(kInclusive, before + tile_sum));
     }
-    for (uint32_t k = 0; k < kItems; ++k) {
-        const uint32_t i = first + k;
-        if (i >= s.count) break;
-        ploc_merge(i, cluster, boxes, nn, flag[k], before + sum[k], s.made, nodes, next_cluster, next_box);
-        if (i == s.count - 1) {
-            const uint64_t total = before + sum[k] + flag[k];
-            state[in ^ 1] = RoundState{uint32_t(total & 0xffffffffu), s.made + uint32_t(total >> 32)};
-        }
+    if (i >= s.count) return;
+    ploc_merge(i, cluster, boxes, nn, flag, before + sum, s.made, nodes, next_cluster, next_box);
+    if (i == s.count - 1) {
+        const uint64_t total = before + sum + flag;
+        state[in ^ 1] = RoundState{uint32_t(total & 0xffffffffu), s.made + uint32_t(total >> 32)};
     }
 }
 

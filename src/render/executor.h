@@ -44,6 +44,17 @@ public:
     virtual double timed_frame(const Camera& camera, const RenderSettings& settings,
                                FrameStats* stats = nullptr) = 0;
 
+    // Readies what a frame with these settings needs, so that the first frame shown does
+    // not wait for it. The CUDA executor renders one frame into its own buffer: its
+    // kernels' modules load lazily, at a kernel's first use (150-200 ms for Conference's
+    // set on the H200), and the viewer runs this beside its window's opening. The frame's
+    // image is the next frame's to overwrite (a frame's first sample starts its sum
+    // afresh). The CPU has nothing to ready.
+    virtual void warm_up(const Camera& camera, const RenderSettings& settings) {
+        (void)camera;
+        (void)settings;
+    }
+
     // For tests: called after each bounce's reflect stage with the stencil words as
     // they are then (the CUDA executor copies them back, so only tests set this).
     // A frame split over several executors (--devices) answers with the split: its

@@ -93,13 +93,12 @@ void build_set(GeometrySet& g, AccelLayout accel, const BvhBuildOptions& options
         g.hi = glm::max(g.hi, p.hi);
     }
     load_progress::Stage stage("build", build.size(), "primitives");
-    // Where the GPU builds the tree it collapses it too: the host's collapse is most of
-    // what a quick build costs on the host.
-    Bvh8 device_b8;
+    // Where the GPU builds the tree it collapses it too, into the layout's own tree: the
+    // host's collapse is most of what a quick build costs on the host.
     bool on_device = false;
     const bool ploc_on_device = options.builder == BvhBuilder::Ploc && options.device;
     if (accel == AccelLayout::Bvh8 && ploc_on_device)
-        on_device = build_bvh_ploc_bvh8(build, options.device, g.bvh, device_b8);
+        on_device = build_bvh_ploc_bvh8(build, options.device, g.bvh, g.b8);
     else if (accel == AccelLayout::Bvh4 && ploc_on_device)
         on_device = build_bvh_ploc_bvh4(build, options.device, g.bvh, g.b4);
     else
@@ -108,12 +107,8 @@ void build_set(GeometrySet& g, AccelLayout accel, const BvhBuildOptions& options
     if (accel == AccelLayout::Bvh8 && !g.bvh.nodes.empty()) {
         // The BVH8 wants each node's leaves together: the primitives move (and the BVH2's
         // leaves with them); ties go by original id, so no hit changes.
-        if (on_device) {
-            g.b8 = std::move(device_b8);
-            relink_bvh2(g.bvh.nodes, g.b8.prim_order);
-        } else {
-            g.b8 = collapse_bvh8(g.bvh.nodes, g.bvh.order.size());
-        }
+        if (on_device) relink_bvh2(g.bvh.nodes, g.b8.prim_order);
+        else g.b8 = collapse_bvh8(g.bvh.nodes, g.bvh.order.size());
         std::vector<uint32_t> order(g.b8.prim_order.size());
         for (size_t k = 0; k < order.size(); ++k) order[k] = g.bvh.order[g.b8.prim_order[k]];
         g.bvh.order = std::move(order);

@@ -320,11 +320,20 @@ int Viewer::run() {
     // A bad script is an input error: report it before any window appears.
     if (!options_.input_script.empty()) script_ = parse_input_script(options_.input_script);
 
-    // The scene is compiled (its BVH built) on a thread of its own while the window and
-    // its GL context open: on the GPU machine the GLX context alone takes longer than
-    // Conference's PLOC build.
-    auto compiling = std::async(std::launch::async,
-                                [this] { return compile_scene(scene_, options_.accel, options_.build); });
+    // The scene is compiled (its BVH built), uploaded and its first frame's kernels
+    // readied on a thread of its own while the window and its GL context open: on the GPU
+    // machine the GLX context alone takes longer than Conference's PLOC build. Nothing
+    // on this thread touches the executor or compiled_ until the thread is joined.
+    RenderSettings first = rs_;
+    first.spp = std::min(rs_.spp, options_.max_samples);  // as render_frame's first frame
+    auto compiling = std::async(std::launch::async, [this, first, camera = camera_.camera()] {
+        compiled_ = compile_scene(scene_, options_.accel, options_.build);
+        {
+            load_progress::Stage stage("upload", compiled_.device_bytes(), "bytes");
+            ex_->set_scene(compiled_);
+        }
+        if (first.spp > 0) ex_->warm_up(camera, first);
+    });
     if (!open_window()) {
         std::fprintf(stderr,
                      "stencilrt view: cannot open a window: %s\n"
@@ -358,12 +367,8 @@ int Viewer::run() {
 
     init_gl();
 
-    compiled_ = compiling.get();
+    compiling.get();
     env_rotation_ = scene_.environment.rotation;
-    {
-        load_progress::Stage stage("upload", compiled_.device_bytes(), "bytes");
-        ex_->set_scene(compiled_);
-    }
     load_progress::done();
     std::fprintf(stderr, "bvh      %s: %.1f ms; stages %s\n", compiled_.bvh_stats.builder.c_str(),
                  compiled_.bvh_stats.build_ms, load_progress::summary().c_str());
