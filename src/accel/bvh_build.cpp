@@ -3,6 +3,7 @@
 // accel/spatial_split.h), then flattening into the 64-byte two-box node layout.
 #include "core/parallel.h"
 #include "accel/bvh.h"
+#include "accel/box4.h"
 #include "accel/spatial_split.h"
 
 #include <algorithm>
@@ -15,7 +16,6 @@
 #include <cmath>
 #include <cassert>
 
-#include <immintrin.h>
 
 namespace srt {
 namespace {
@@ -106,31 +106,6 @@ SahSweep sweep_few(RefRange refs, int a, const BinOf& bin_of) {
     }
     return sweep_runs(box.data(), count.data(), count.data(), run_bin.data(), m);
 }
-
-// Boxes in SSE registers for the passes over every reference (binning, partitioning,
-// bounds): a box grows as BuildBox::grow grows it, bit for bit. glm::min(a, b) is
-// (b < a) ? b : a, which is minps(b, a), the signs of zeros included; glm::max(a, b) is
-// (a < b) ? b : a, maxps(b, a). The fourth lane is unused.
-struct Box4 {
-    __m128 lo = _mm_set1_ps(1e30f), hi = _mm_set1_ps(-1e30f);
-    void grow(__m128 l, __m128 h) {
-        lo = _mm_min_ps(l, lo);
-        hi = _mm_max_ps(h, hi);
-    }
-    Box box() const {
-        alignas(16) float l[4], h[4];
-        _mm_store_ps(l, lo);
-        _mm_store_ps(h, hi);
-        return Box{glm::vec3(l[0], l[1], l[2]), glm::vec3(h[0], h[1], h[2])};
-    }
-};
-// A reference's box corners: lo.xyz and hi.x; hi.xyz and the prim index (BuildRef's 28
-// bytes, read within the reference).
-static_assert(sizeof(BuildRef) == 28 && offsetof(BuildRef, box) == 0 && sizeof(Box) == 24);
-inline __m128 ref_lo(const BuildRef& r) { return _mm_loadu_ps(&r.box.lo.x); }
-inline __m128 ref_hi(const BuildRef& r) { return _mm_loadu_ps(&r.box.hi.x); }
-// BuildBox::centre, 0.5f * (lo + hi), lane by lane.
-inline __m128 centre4(__m128 lo, __m128 hi) { return _mm_mul_ps(_mm_add_ps(lo, hi), _mm_set1_ps(0.5f)); }
 
 // A run of references' bounds: their boxes' and their centres'.
 struct Bounds {
@@ -315,28 +290,43 @@ private:
                 if (extent[a] > 0.0f) consider(a, sweep_few(refs, a, bin_of));
         } else {
             // One pass over the references bins them on all three axes: bin_of's
-            // arithmetic, lane by lane.
-            std::array<std::array<Box4, kBins>, 3> bins4;
-            std::array<std::array<uint32_t, kBins>, 3> counts{};
+            // arithmetic, lane by lane. Neighbouring references tend to fall in one bin,
+            // whose box and count each would wait on the last one's update: the even and
+            // the odd references fill two sets of bins, merged after.
+            std::array<std::array<Box4, kBins>, 3> bins4[2];
+            std::array<std::array<uint32_t, kBins>, 3> counts[2] = {};
             const __m128 lo4 = _mm_setr_ps(cbox.lo.x, cbox.lo.y, cbox.lo.z, 0.0f);
             const __m128 scale4 = _mm_setr_ps(scale.x, scale.y, scale.z, 0.0f);
-            for (const BuildRef& r : refs) {
+            const auto bin_ref = [&](const BuildRef& r, int set) {
                 const __m128 lo = ref_lo(r), hi = ref_hi(r);
                 alignas(16) int32_t bin[4];
                 _mm_store_si128(reinterpret_cast<__m128i*>(bin),
                                 _mm_cvttps_epi32(_mm_mul_ps(_mm_sub_ps(centre4(lo, hi), lo4), scale4)));
                 for (int a = 0; a < 3; ++a) {
                     const int b = std::min(kBins - 1, bin[a]);
-                    counts[size_t(a)][size_t(b)]++;
-                    bins4[size_t(a)][size_t(b)].grow(lo, hi);
+                    counts[set][size_t(a)][size_t(b)]++;
+                    bins4[set][size_t(a)][size_t(b)].grow(lo, hi);
                 }
+            };
+            size_t i = 0;
+            for (; i + 1 < refs.size(); i += 2) {
+                bin_ref(refs.first[i], 0);
+                bin_ref(refs.first[i + 1], 1);
             }
+            if (i < refs.size()) bin_ref(refs.first[i], 0);
+            for (int a = 0; a < 3; ++a)
+                for (int b = 0; b < kBins; ++b) {
+                    counts[0][size_t(a)][size_t(b)] += counts[1][size_t(a)][size_t(b)];
+                    bins4[0][size_t(a)][size_t(b)].grow(bins4[1][size_t(a)][size_t(b)]);
+                }
+            const auto& bins4_all = bins4[0];
+            const auto& counts_all = counts[0];
             for (int a = 0; a < 3; ++a) {
                 if (!(extent[a] > 0.0f)) continue;
                 std::array<Box, kBins> bins;
                 for (int b = 0; b < kBins; ++b)
-                    if (counts[size_t(a)][size_t(b)] > 0) bins[size_t(b)] = bins4[size_t(a)][size_t(b)].box();
-                consider(a, sweep_bins(bins.data(), counts[size_t(a)].data(), counts[size_t(a)].data(), kBins));
+                    if (counts_all[size_t(a)][size_t(b)] > 0) bins[size_t(b)] = bins4_all[size_t(a)][size_t(b)].box();
+                consider(a, sweep_bins(bins.data(), counts_all[size_t(a)].data(), counts_all[size_t(a)].data(), kBins));
             }
         }
         // A spatial split, where the object split's children overlap.

@@ -2,6 +2,8 @@
 // (accel/spatial_split.h).
 #include "accel/spatial_split.h"
 
+#include "accel/box4.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -33,63 +35,6 @@ void grow_outward(BuildBox& b, const glm::dvec3& q) {
 
 float plane_of(const BuildBox& box, int axis, int bin, int bins) {
     return box.lo[axis] + (box.hi[axis] - box.lo[axis]) * (float(bin) / float(bins));
-}
-
-int bin_of(const BuildBox& box, int axis, float x, int bins) {
-    const float extent = box.hi[axis] - box.lo[axis];
-    const int b = int((x - box.lo[axis]) * (float(bins) / extent));
-    return std::clamp(b, 0, bins - 1);
-}
-
-// Exact: crossing points in double, rounded outwards (the boxes traversal will test).
-// Not exact: in float, for the search's bins, which only price the split.
-template <bool kExact>
-void split_reference_as(const BuildPrim& p, const BuildRef& r, int axis, float plane, BuildRef& left,
-                        BuildRef& right) {
-    left = BuildRef{BuildBox{}, r.prim};
-    right = BuildRef{BuildBox{}, r.prim};
-    if (plane <= r.box.lo[axis]) {
-        right = r;
-        return;
-    }
-    if (plane >= r.box.hi[axis]) {
-        left = r;
-        return;
-    }
-    if (p.triangle) {
-        // The triangle's corners on each side, and where its edges cross the plane.
-        const glm::vec3 v[3] = {p.v0, p.v1, p.v2};
-        for (int i = 0; i < 3; ++i) {
-            const glm::vec3& s = v[i];
-            const glm::vec3& e = v[(i + 1) % 3];
-            if (s[axis] <= plane) left.box.grow(s);
-            if (s[axis] >= plane) right.box.grow(s);
-            if ((s[axis] < plane && plane < e[axis]) || (e[axis] < plane && plane < s[axis])) {
-                if constexpr (kExact) {
-                    const double t = (double(plane) - double(s[axis])) / (double(e[axis]) - double(s[axis]));
-                    glm::dvec3 q = glm::dvec3(s) + t * (glm::dvec3(e) - glm::dvec3(s));
-                    q[axis] = double(plane);
-                    grow_outward(left.box, q);
-                    grow_outward(right.box, q);
-                } else {
-                    const float t = (plane - s[axis]) / (e[axis] - s[axis]);
-                    glm::vec3 q = s + t * (e - s);
-                    q[axis] = plane;
-                    left.box.grow(q);
-                    right.box.grow(q);
-                }
-            }
-        }
-        left.box = intersection(left.box, r.box);
-        right.box = intersection(right.box, r.box);
-    } else {
-        left.box = r.box;
-        right.box = r.box;
-    }
-    left.box.hi[axis] = std::min(left.box.hi[axis], plane);
-    right.box.lo[axis] = std::max(right.box.lo[axis], plane);
-    if (left.box.empty()) left.box = BuildBox{};
-    if (right.box.empty()) right.box = BuildBox{};
 }
 
 }  // namespace
@@ -139,35 +84,151 @@ SahSweep sweep_runs(const BuildBox* box, const uint32_t* enter, const uint32_t* 
     return best;
 }
 
+// The crossing points in double, rounded outwards: these are the boxes traversal tests.
 void split_reference(const BuildPrim& p, const BuildRef& r, int axis, float plane, BuildRef& left,
                      BuildRef& right) {
-    split_reference_as<true>(p, r, axis, plane, left, right);
+    left = BuildRef{BuildBox{}, r.prim};
+    right = BuildRef{BuildBox{}, r.prim};
+    if (plane <= r.box.lo[axis]) {
+        right = r;
+        return;
+    }
+    if (plane >= r.box.hi[axis]) {
+        left = r;
+        return;
+    }
+    if (p.triangle) {
+        // The triangle's corners on each side, and where its edges cross the plane.
+        const glm::vec3 v[3] = {p.v0, p.v1, p.v2};
+        for (int i = 0; i < 3; ++i) {
+            const glm::vec3& s = v[i];
+            const glm::vec3& e = v[(i + 1) % 3];
+            if (s[axis] <= plane) left.box.grow(s);
+            if (s[axis] >= plane) right.box.grow(s);
+            if ((s[axis] < plane && plane < e[axis]) || (e[axis] < plane && plane < s[axis])) {
+                const double t = (double(plane) - double(s[axis])) / (double(e[axis]) - double(s[axis]));
+                glm::dvec3 q = glm::dvec3(s) + t * (glm::dvec3(e) - glm::dvec3(s));
+                q[axis] = double(plane);
+                grow_outward(left.box, q);
+                grow_outward(right.box, q);
+            }
+        }
+        left.box = intersection(left.box, r.box);
+        right.box = intersection(right.box, r.box);
+    } else {
+        left.box = r.box;
+        right.box = r.box;
+    }
+    left.box.hi[axis] = std::min(left.box.hi[axis], plane);
+    right.box.lo[axis] = std::max(right.box.lo[axis], plane);
+    if (left.box.empty()) left.box = BuildBox{};
+    if (right.box.empty()) right.box = BuildBox{};
 }
 
 namespace {
+
+// A triangle's part between two planes across axis `a`: the box of its corners between
+// them and of where its edges cross them. The corners sorted along the axis make the
+// crossings two at each plane: one on the long edge, one on the short edge on that side
+// of the middle corner. For the search, which only prices the planes, so in float with a
+// reciprocal a slope; the cut that is kept is split_reference's, in double.
+class Slabs {
+public:
+    Slabs(const BuildPrim& p, int a) {
+        glm::vec3 v[3] = {p.v0, p.v1, p.v2};
+        if (v[1][a] < v[0][a]) std::swap(v[0], v[1]);
+        if (v[2][a] < v[1][a]) std::swap(v[1], v[2]);
+        if (v[1][a] < v[0][a]) std::swap(v[0], v[1]);
+        for (int k = 0; k < 3; ++k) {
+            at_[k] = v[k][a];
+            v_[k] = _mm_setr_ps(v[k].x, v[k].y, v[k].z, 0.0f);
+        }
+        long_ = slope(0, 2);
+        low_ = slope(0, 1);
+        high_ = slope(1, 2);
+    }
+    // Grows `b` by the triangle's crossings of the plane at x.
+    void section(float x, Box4& b) const {
+        if (!(at_[0] < x && x < at_[2])) return;
+        b.grow(along(0, long_, x));
+        if (x < at_[1]) b.grow(along(0, low_, x));
+        else if (x > at_[1]) b.grow(along(1, high_, x));
+        else b.grow(v_[1]);
+    }
+    // Grows `b` by the corners in [x0, x1].
+    void corners(float x0, float x1, Box4& b) const {
+        for (int k = 0; k < 3; ++k)
+            if (x0 <= at_[k] && at_[k] <= x1) b.grow(v_[k]);
+    }
+
+private:
+    // The step along the edge from corner s to corner e a unit along the axis (zero where
+    // the edge lies in a plane across it: no plane falls strictly between its ends then).
+    __m128 slope(int s, int e) const {
+        const float d = at_[e] - at_[s];
+        return d > 0.0f ? _mm_mul_ps(_mm_sub_ps(v_[e], v_[s]), _mm_set1_ps(1.0f / d)) : _mm_setzero_ps();
+    }
+    __m128 along(int s, __m128 slope, float x) const {
+        return _mm_add_ps(v_[s], _mm_mul_ps(_mm_set1_ps(x - at_[s]), slope));
+    }
+    float at_[3];
+    __m128 v_[3], long_, low_, high_;
+};
 
 // The best spatial split of the node along axis a.
 SpatialSplit best_on_axis(const std::vector<BuildPrim>& prims, const BuildBox& box, RefRange refs, int a) {
     SpatialSplit best;
     if (!(box.hi[a] > box.lo[a])) return best;
     const int bins = spatial_bins(refs.size());
-    std::array<BuildBox, kSpatialBins> bin_box{};
+    std::array<float, kSpatialBins + 1> plane{};
+    for (int b = 0; b <= bins; ++b) plane[size_t(b)] = plane_of(box, a, b, bins);
+    const float scale = float(bins) / (box.hi[a] - box.lo[a]);
+    const auto bin = [&](float x) { return std::clamp(int((x - box.lo[a]) * scale), 0, bins - 1); };
+    // A bin's slab as bounds on axis a alone (the other lanes unbounded).
+    const float inf = std::numeric_limits<float>::infinity();
+    const __m128 lane = _mm_castsi128_ps(_mm_setr_epi32(-(a == 0), -(a == 1), -(a == 2), 0));
+    const auto on_axis = [&](float x, float other) {
+        return _mm_or_ps(_mm_and_ps(lane, _mm_set1_ps(x)), _mm_andnot_ps(lane, _mm_set1_ps(other)));
+    };
+    std::array<Box4, kSpatialBins> bin_box{};
     std::array<uint32_t, kSpatialBins> enter{}, leave{};
     for (const BuildRef& r : refs) {
-        const int first = bin_of(box, a, r.box.lo[a], bins);
-        const int last = std::max(first, bin_of(box, a, r.box.hi[a], bins));
+        const int first = bin(r.box.lo[a]);
+        const int last = std::max(first, bin(r.box.hi[a]));
         enter[size_t(first)]++;
         leave[size_t(last)]++;
-        // Cut the reference at each bin boundary it crosses, left to right.
-        BuildRef rest = r, l, rr;
-        for (int b = first; b < last; ++b) {
-            split_reference_as<false>(prims[r.prim], rest, a, plane_of(box, a, b + 1, bins), l, rr);
-            bin_box[size_t(b)].grow(l.box);
-            rest = rr;
+        const __m128 rlo = ref_lo(r), rhi = ref_hi(r);
+        if (first == last) {
+            bin_box[size_t(first)].grow(rlo, rhi);
+            continue;
         }
-        bin_box[size_t(last)].grow(rest.box);
+        // The reference's part in each bin it crosses, clipped to its box and the bin (a
+        // sphere's: its box, clipped).
+        const BuildPrim& p = prims[r.prim];
+        const Slabs slabs = p.triangle ? Slabs(p, a) : Slabs(BuildPrim{}, a);
+        Box4 left;  // a triangle's crossings of the bin's left plane
+        for (int b = first; b <= last; ++b) {
+            const float x0 = b == first ? -inf : plane[size_t(b)];
+            const float x1 = b == last ? inf : plane[size_t(b + 1)];
+            Box4 part{rlo, rhi};
+            if (p.triangle) {
+                Box4 right;
+                slabs.section(x1, right);
+                part = left;
+                part.grow(right);
+                slabs.corners(x0, x1, part);
+                part.lo = _mm_max_ps(part.lo, rlo);
+                part.hi = _mm_min_ps(part.hi, rhi);
+                left = right;
+            }
+            part.lo = _mm_max_ps(part.lo, on_axis(x0, -inf));
+            part.hi = _mm_min_ps(part.hi, on_axis(x1, inf));
+            if (!part.empty()) bin_box[size_t(b)].grow(part);
+        }
     }
-    const SahSweep sw = sweep_bins(bin_box.data(), enter.data(), leave.data(), bins);
+    std::array<BuildBox, kSpatialBins> boxes;
+    for (int b = 0; b < bins; ++b) boxes[size_t(b)] = bin_box[size_t(b)].box();
+    const SahSweep sw = sweep_bins(boxes.data(), enter.data(), leave.data(), bins);
     if (sw.plane >= 0)
         best = SpatialSplit{a, plane_of(box, a, sw.plane, bins), sw};
     return best;

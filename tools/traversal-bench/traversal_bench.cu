@@ -4,7 +4,10 @@
 // ray sets (ray_sets.cuh): the primary rays (8x4 tiles, as the renderer orders them;
 // closest hit), a shadow ray a hit towards the first light (any hit), the Whitted reflect
 // stage's mirror ray from every hit and a cosine-weighted diffuse ray from every hit
-// (closest hit). For each (size, layout, set) it prints the rays traced, how many hit
+// (closest hit); the secondary sets come from the BVH2's primary hits, and every tree
+// traces the same rays. A scene with instances: the three layouts of its flattened copy,
+// then a fourth row, bvh8-instanced, the scene as the renderer traces it (one BVH8 a
+// mesh under a top level over the instances; accel/traverse_instances.h). For each (size, layout, set) it prints the rays traced, how many hit
 // (shadow: how many are occluded), the kernel's median time of 15 launches, G rays/s, in
 // how many slots the hit differs from the BVH2's (0: every layout must find the same
 // primitive, ties included) and a hash of the hits: another program can check that it
@@ -21,7 +24,7 @@
 // README's view: --from 1600,500,90 --at 200,100,10 --fov 75 --light 600,600,50.
 // --size (repeatable; W a multiple of 8, H of 4): default 1024x768, 1920x1080, 3840x2160.
 // --check: exit 1 where any layout's hits differ from the BVH2's on any set (each named
-// on stderr). --json FILE: the rows as JSON too (keys as the columns, plus width, height
+// on stderr; bvh8-instanced's are reported, not checked: see main). --json FILE: the rows as JSON too (keys as the columns, plus width, height
 // and query: closest or any). No CUDA device: exit 77.
 //
 // Output: lines starting with '#' are comments; every other line is one row of
@@ -29,8 +32,9 @@
 // e.g. "1024x768 bvh4 mirror 786432 523311 0.2113 3.722 0 8a3f09c1d2e4b5a6": hits are
 // the occluded rays on the shadow set; grays_per_s = rays / median time, in G rays/s; ids
 // is FNV-1a 64 (hex) over every slot's value as 4 little-endian bytes, in slot order: the
-// hit's original primitive id (a plane's: primitive count + its index), -1 a miss, -2 no
-// ray; on the shadow set 1 occluded, 0 not, -2 no ray.
+// hit's original primitive id (in a scene with instances, its flattened copy's; a
+// plane's: the BVH2's primitive count + its index), -1 a miss, -2 no ray; on the shadow
+// set 1 occluded, 0 not, -2 no ray.
 #include "cuda/check.h"
 #include "cuda/device_buffer.h"
 #include "cuda/device_scene.h"
@@ -38,6 +42,7 @@
 #include "ray_sets.cuh"
 #include "render/scene_gpu.h"
 #include "render/stages.h"
+#include "scene/instances.h"
 #include "scene/load.h"
 
 #include <cuda_runtime.h>
@@ -57,8 +62,12 @@ namespace {
 
 constexpr uint32_t kBlock = 128;
 
+// A slot's hit: its id in BVH order, which the host maps to the original id (bench_size);
+// in a scene with instances the original id itself, there being one BVH a mesh (a hit in
+// an instance's mesh: the id its triangle has in the flattened scene, hit_key; a plane:
+// `planes_from` + its index, as the flattened scene numbers it).
 template <int kWidth>
-__global__ void k_closest(SceneView s, uint32_t n, Rays r) {
+__global__ void k_closest(SceneView s, uint32_t n, Rays r, uint32_t planes_from) {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     const float4 o = r.o[i], d = r.d[i];
@@ -69,6 +78,11 @@ __global__ void k_closest(SceneView s, uint32_t n, Rays r) {
     const Hit h = intersect_closest<kWidth>(s, glm::vec3(o.x, o.y, o.z), glm::vec3(d.x, d.y, d.z), d.w);
     r.t[i] = h.t;
     r.id[i] = h.id;
+    if constexpr (instances_of(kWidth)) {
+        if (h.id >= 0)
+            r.id[i] = uint32_t(h.id) < s.prim_count ? int32_t(hit_key<kWidth>(s, h))
+                                                     : int32_t(planes_from + (uint32_t(h.id) - s.prim_count));
+    }
 }
 
 template <int kWidth>
@@ -151,10 +165,18 @@ unsigned long long fnv1a(const std::vector<int>& v) {
 
 constexpr AccelLayout kLayouts[] = {AccelLayout::Bvh2, AccelLayout::Bvh4, AccelLayout::Bvh8};
 
-// Each layout's kernel times on the four sets at one size, and its hits against the
-// BVH2's (kLayouts[0]).
-void bench_size(const Scene& scene, const std::vector<CompiledScene>& layouts,
-                const std::vector<std::unique_ptr<cuda::DeviceScene>>& ds, const Size& sz, std::vector<Row>& rows) {
+// One tree the rays are traced through: a layout of the scene (of its flattened copy,
+// where it has instances), or the scene with instances, as the renderer traces it.
+struct Traced {
+    const char* name;  // the rows' layout column: bvh2, bvh4, bvh8, or bvh8-instanced
+    CompiledScene compiled;
+    std::unique_ptr<cuda::DeviceScene> device;
+    bool instanced() const { return !compiled.instances.empty(); }
+};
+
+// Each tree's kernel times on the four sets at one size, and its hits against the
+// first's (the BVH2's).
+void bench_size(const Scene& scene, const std::vector<Traced>& layouts, const Size& sz, std::vector<Row>& rows) {
     const uint32_t n = sz.w * sz.h, grid = (n + kBlock - 1) / kBlock;
     std::printf("# %s: %u slots a set; medians of 15 launches\n", to_string(sz).c_str(), n);
     std::printf("# size layout set rays hits median_ms grays_per_s differ ids\n");
@@ -162,29 +184,32 @@ void bench_size(const Scene& scene, const std::vector<CompiledScene>& layouts,
     const Rays prim = buf[kPrimary].rays(), sh = buf[kShadow].rays(), mir = buf[kMirror].rays(),
                dif = buf[kDiffuse].rays();
     std::vector<int> ref[kSets];
+    // A plane's id in a hit of the reference tree (intersect.h: after its primitives).
+    const uint32_t planes_from = uint32_t(layouts.front().compiled.prims.size());
     for (size_t k = 0; k < layouts.size(); ++k) {
-        const CompiledScene& c = layouts[k];
-        const SceneView& s = ds[k]->view();
+        const CompiledScene& c = layouts[k].compiled;
+        const SceneView& s = layouts[k].device->view();
         const CameraGpu cam = make_camera(scene.camera, int(sz.w), int(sz.h), c.render_origin);
         k_primary<<<grid, kBlock>>>(cam, sz.w, sz.h, prim);
         float ms[kSets] = {};
         with_bvh_width(s, [&](auto w) {
             constexpr int W = decltype(w)::value;
-            ms[kPrimary] = median_ms([&] { k_closest<W><<<grid, kBlock>>>(s, n, prim); });
-            k_secondary<W & kPreciseSpheres><<<grid, kBlock>>>(s, n, prim, sh, mir, dif);
+            ms[kPrimary] = median_ms([&] { k_closest<W><<<grid, kBlock>>>(s, n, prim, planes_from); });
+            // The secondary rays from the first tree's hits: every tree traces the same rays.
+            if (k == 0) k_secondary<W & kPreciseSpheres><<<grid, kBlock>>>(s, n, prim, sh, mir, dif);
             ms[kShadow] = median_ms([&] { k_any<W><<<grid, kBlock>>>(s, n, sh); });
-            ms[kMirror] = median_ms([&] { k_closest<W><<<grid, kBlock>>>(s, n, mir); });
-            ms[kDiffuse] = median_ms([&] { k_closest<W><<<grid, kBlock>>>(s, n, dif); });
+            ms[kMirror] = median_ms([&] { k_closest<W><<<grid, kBlock>>>(s, n, mir, planes_from); });
+            ms[kDiffuse] = median_ms([&] { k_closest<W><<<grid, kBlock>>>(s, n, dif, planes_from); });
         });
         CUDA_CHECK(cudaGetLastError());
         for (int set = 0; set < kSets; ++set) {
             std::vector<int> ids = buf[set].ids();
             // Hit ids are BVH-order positions, which the BVH8 reorders: compare original ids.
-            if (set != kShadow)
+            if (set != kShadow && !layouts[k].instanced())
                 for (int& id : ids)
                     if (id >= 0 && size_t(id) < c.prims.size()) id = int(float_bits(c.prims[size_t(id)].p2.w));
             if (k == 0) ref[set] = ids;
-            Row r{sz, to_string(kLayouts[k]), set, 0, 0, 0, ms[set], fnv1a(ids)};
+            Row r{sz, layouts[k].name, set, 0, 0, 0, ms[set], fnv1a(ids)};
             for (uint32_t i = 0; i < n; ++i) {
                 r.rays += ids[i] != -2;
                 r.hits += set == kShadow ? ids[i] == 1 : ids[i] >= 0;
@@ -386,40 +411,55 @@ int main(int argc, char** argv) {
     }
     std::vector<Row> rows;
     try {
-        std::vector<CompiledScene> layouts;
-        std::vector<std::unique_ptr<cuda::DeviceScene>> ds;
-        for (const AccelLayout accel : kLayouts) {
-            layouts.push_back(compile_scene(scene, accel, build));
-            ds.push_back(std::make_unique<cuda::DeviceScene>());
-            ds.back()->upload(layouts.back());
+        // A scene with instances: each layout of its flattened copy, then the scene as the
+        // renderer traces it (one BVH8 a mesh under a top level).
+        Scene flat;
+        const bool instanced = !scene.instances.empty();
+        if (instanced) {
+            flat = scene;
+            flatten_instances(flat);
         }
-        std::printf("# %s: %zu triangles, %zu spheres, %zu planes; %zu lights", argv[1], scene.triangles.size(),
-                    scene.spheres.size(), scene.planes.size(), scene.lights.size());
+        std::vector<Traced> layouts;
+        const auto add = [&](const char* name, const Scene& sc, AccelLayout accel) {
+            layouts.push_back(Traced{name, compile_scene(sc, accel, build), std::make_unique<cuda::DeviceScene>()});
+            layouts.back().device->upload(layouts.back().compiled);
+        };
+        for (const AccelLayout accel : kLayouts) add(to_string(accel), instanced ? flat : scene, accel);
+        if (instanced) add("bvh8-instanced", scene, AccelLayout::Bvh8);
+        std::printf("# %s: %zu triangles%s, %zu spheres, %zu planes; %zu lights", argv[1], scene.triangles.size(),
+                    instances_text(scene).c_str(), scene.spheres.size(), scene.planes.size(), scene.lights.size());
         const Light* l = scene.lights.empty() ? nullptr : &scene.lights[0];
         if (l && l->type == LightType::Point)
             std::printf(", the first a point at (%g, %g, %g)", l->position.x, l->position.y, l->position.z);
         std::printf(l && l->type != LightType::Point ? ", the first directional\n" : "\n");
-        const BvhBuildStats& st = layouts.front().bvh_stats;
+        const BvhBuildStats& st = layouts.front().compiled.bvh_stats;
         std::printf("# BVH2 build: %s, spatial splits %s, %u references (%.3f a primitive), %u nodes, SAH cost %.2f, "
                     "%.1f ms; collapse: BVH4 %.1f ms, BVH8 %.1f ms\n",
                     st.builder.c_str(), build.builder == BvhBuilder::Sah && build.spatial_splits ? "on" : "off",
                     st.references,
-                    double(st.references) / double(std::max<size_t>(1, scene.triangles.size() + scene.spheres.size())),
-                    st.nodes, st.sah_cost, st.build_ms, layouts[1].bvh4_stats.build_ms, layouts[2].bvh8_stats.build_ms);
+                    double(st.references) /
+                        double(std::max<size_t>(1, (instanced ? flat : scene).triangles.size() + scene.spheres.size())),
+                    st.nodes, st.sah_cost, st.build_ms, layouts[1].compiled.bvh4_stats.build_ms,
+                    layouts[2].compiled.bvh8_stats.build_ms);
         // Each layout built its own tree: the later builds are the warm ones.
-        for (const CompiledScene& c : layouts)
-            std::printf("#   build for %s: %.2f ms%s%s%s\n", !c.nodes8.empty() ? "bvh8" : !c.nodes4.empty() ? "bvh4" : "bvh2",
-                        c.bvh_stats.build_ms, c.bvh_stats.steps.empty() ? "" : " (", c.bvh_stats.steps.c_str(),
-                        c.bvh_stats.steps.empty() ? "" : ")");
-        for (const Size& sz : sizes) bench_size(scene, layouts, ds, sz, rows);
+        for (const Traced& t : layouts) {
+            const BvhBuildStats& b = t.compiled.bvh_stats;
+            std::printf("#   build for %s: %.2f ms%s%s%s\n", t.name, b.build_ms, b.steps.empty() ? "" : " (",
+                        b.steps.c_str(), b.steps.empty() ? "" : ")");
+        }
+        for (const Size& sz : sizes) bench_size(scene, layouts, sz, rows);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "traversal_bench: %s\n", e.what());
         return 1;
     }
     if (opt.json && !write_json(opt.json, argv[1], rows)) return 1;
+    // The instanced tree's hits may differ from its flattened copy's where a ray grazes an
+    // edge or two triangles tie: the copy's corners are the transform's, rounded, and the
+    // instanced walk moves the ray instead. --check holds the layouts of one set of
+    // triangles to the same hits; the instanced rows' counts are reported beside them.
     bool differ = false;
     for (const Row& r : rows)
-        if (r.differ) {
+        if (r.differ && std::string(r.layout) != "bvh8-instanced") {
             differ = true;
             if (check)
                 std::fprintf(stderr, "traversal_bench: %s %s differs from bvh2 on the %s set in %zu slots\n",

@@ -2,7 +2,9 @@
 # on four ray sets (primary, shadow, mirror, diffuse) at its default sizes (1024x768,
 # 1920x1080, 3840x2160), with --check (every layout must find the BVH2's hits): Conference
 # from the benchmark's camera and light (CONF_CAM), Sibenik and Sponza from their own
-# cameras (where .data has them) and the default scene. Each scene's rows are printed
+# cameras (where .data has them), the default scene, and two scenes with instances
+# (scenes/instances.json, and 16 copies of Conference from tools/assets/gen_instances.py,
+# at 1080p): the flattened copy's three layouts and the instanced BVH8. Each scene's rows are printed
 # (size layout set rays hits median_ms grays_per_s differ ids); its output, stderr and JSON
 # stay in $R/tb-NAME.txt, .err and .json. The last line is the check's result.
 # TB_ARGS: more traversal_bench arguments for every scene (--size 1920x1080,
@@ -25,6 +27,14 @@ for obj in sibenik/sibenik dabrovic-sponza/sponza; do
   else echo "== traversal_bench ${obj#*/}: no .data/scenes/$obj.obj"; fi
 done
 tb default scenes/default.json
+# Instances: the flattened copy's three layouts, then the scene as the renderer traces it
+# (row bvh8-instanced, whose hits are reported against the copy's, not checked).
+tb instances scenes/instances.json
+if command -v python3 > /dev/null && [ -f "$CONF" ]; then
+  mkdir -p .data/gen
+  python3 tools/assets/gen_instances.py .data/gen/conf16.json --mesh conference="$CONF" --count 16 > /dev/null
+  tb conf16 .data/gen/conf16.json --size 1920x1080
+fi
 if [ -z "$tb_failed" ]; then echo "traversal check: every layout found the BVH2's hits, every scene, size and set"
 else echo "traversal check: FAILED on$tb_failed (their stderr above)"; fi
 # NCU=1: Nsight Compute of the BVH8 kernel on each of Conference's four sets at 1080p

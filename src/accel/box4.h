@@ -1,0 +1,41 @@
+// box4.h - boxes in SSE registers, for the builder's passes over every reference
+// (accel/bvh_build.cpp's binning, partitioning and bounds; accel/spatial_split.cpp's
+// search). A box grows as BuildBox::grow grows it, bit for bit: glm::min(a, b) is
+// (b < a) ? b : a, which is minps(b, a), the signs of zeros included; glm::max(a, b) is
+// (a < b) ? b : a, maxps(b, a). The fourth lane is unused.
+#pragma once
+
+#include "accel/spatial_split.h"
+
+#include <immintrin.h>
+
+#include <cstddef>
+
+namespace srt {
+
+struct Box4 {
+    __m128 lo = _mm_set1_ps(1e30f), hi = _mm_set1_ps(-1e30f);
+    void grow(__m128 l, __m128 h) {
+        lo = _mm_min_ps(l, lo);
+        hi = _mm_max_ps(h, hi);
+    }
+    void grow(__m128 p) { grow(p, p); }
+    void grow(const Box4& b) { grow(b.lo, b.hi); }
+    // Empty as BuildBox::empty is: lo above hi on an axis.
+    bool empty() const { return (_mm_movemask_ps(_mm_cmpgt_ps(lo, hi)) & 7) != 0; }
+    BuildBox box() const {
+        alignas(16) float l[4], h[4];
+        _mm_store_ps(l, lo);
+        _mm_store_ps(h, hi);
+        return BuildBox{glm::vec3(l[0], l[1], l[2]), glm::vec3(h[0], h[1], h[2])};
+    }
+};
+// A reference's box corners: lo.xyz and hi.x; hi.xyz and the prim index (BuildRef's 28
+// bytes, read within the reference).
+static_assert(sizeof(BuildRef) == 28 && offsetof(BuildRef, box) == 0 && sizeof(BuildBox) == 24);
+inline __m128 ref_lo(const BuildRef& r) { return _mm_loadu_ps(&r.box.lo.x); }
+inline __m128 ref_hi(const BuildRef& r) { return _mm_loadu_ps(&r.box.hi.x); }
+// BuildBox::centre, 0.5f * (lo + hi), lane by lane.
+inline __m128 centre4(__m128 lo, __m128 hi) { return _mm_mul_ps(_mm_add_ps(lo, hi), _mm_set1_ps(0.5f)); }
+
+}  // namespace srt
