@@ -15,8 +15,10 @@
 #include "cuda/cuda_executor.h"
 #endif
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <future>
 
@@ -24,6 +26,30 @@ namespace srt::app {
 
 #if defined(SRT_HAVE_VIEWER)
 namespace {
+
+// When this process started (Linux's /proc, to the clock tick: 10 ms): the first frame's
+// line counts from there, the dynamic loader's work included. Elsewhere: now.
+std::chrono::steady_clock::time_point process_start() {
+    const auto now = std::chrono::steady_clock::now();
+    FILE* stat = std::fopen("/proc/self/stat", "r");
+    FILE* uptime = std::fopen("/proc/uptime", "r");
+    unsigned long long start_ticks = 0;
+    double up = 0.0;
+    bool ok = stat && uptime && std::fscanf(uptime, "%lf", &up) == 1;
+    if (ok) {  // field 22, after the command's name in parentheses (which may hold spaces)
+        char line[1024];
+        const char* close = std::fgets(line, sizeof line, stat) ? std::strrchr(line, ')') : nullptr;
+        ok = close && std::sscanf(close + 1, " %*c %*d %*d %*d %*d %*d %*u %*lu %*lu %*lu %*lu %*lu %*lu %*ld %*ld %*ld %*ld %*ld %*ld %llu",
+                                  &start_ticks) == 1;
+    }
+    if (stat) std::fclose(stat);
+    if (uptime) std::fclose(uptime);
+    const long tick = sysconf(_SC_CLK_TCK);
+    if (!ok || tick <= 0) return now;
+    const double since = up - double(start_ticks) / double(tick);
+    if (!(since >= 0.0 && since < 3600.0)) return now;
+    return now - std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(since));
+}
 
 struct ViewExecutor {
     std::unique_ptr<Executor> ex;
@@ -64,6 +90,7 @@ int cmd_view(const SceneOptions& so, const FrameOptions& fo, const CLI::App& cmd
 #if defined(SRT_HAVE_VIEWER)
     // extra = {frames, screenshot, no_vsync "0"/"1", input_script, shader_dir, max_samples} (see main.cpp).
     viewer::Options vo;
+    vo.started = process_start();
     vo.accel = so.accel_layout();
     vo.scene_path = so.scene;
     vo.auto_exposure = fo.auto_exposure();
@@ -84,9 +111,15 @@ int cmd_view(const SceneOptions& so, const FrameOptions& fo, const CLI::App& cmd
 
     // The executor is made on a thread of its own while the scene is read and compiled, as
     // `render` makes it (cmd_render.cpp): on a GPU the context's creation overlaps them.
-    auto made = std::async(std::launch::async, [&] { return make_view_executor(fo); });
+    double made_ms = 0.0;  // when the executor was ready (its context made), for the first frame's line
+    auto made = std::async(std::launch::async, [&] {
+        ViewExecutor v = make_view_executor(fo);
+        made_ms = vo.since_started();
+        return v;
+    });
     load_progress::show_on_terminal(isatty(fileno(stderr)) != 0);  // the viewer says done() after its upload
     const Scene scene = load_with_overrides(so);
+    vo.marks.push_back({"scene read", vo.since_started()});
     for (const std::string& n : scene.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
     BuildChoice build = choose_bvh_build(so, fo.parsed_backend(), Purpose::View, 0);
     vo.build = build.options;
@@ -96,6 +129,7 @@ int cmd_view(const SceneOptions& so, const FrameOptions& fo, const CLI::App& cmd
     if (const std::string why = sampler_problem(rs); !why.empty()) throw InputError(why + " (view: or a lower --max-samples)");
 
     auto [ex, notice] = made.get();
+    vo.marks.push_back({"executor", made_ms});
     vo.backend_notice = notice;
     bench::apply_cached_tuning(*ex, rs.width, rs.height);  // launch sizes from `bench --tune`, if any
     return viewer::run(scene, rs, std::move(ex), vo);

@@ -13,6 +13,7 @@
 #include "render/exposure.h"
 #include "render/split_executor.h"
 
+#include <array>
 #include <future>
 
 namespace srt::viewer {
@@ -316,6 +317,21 @@ void Viewer::save_exr(const std::string& path) {
                  accumulated_);
 }
 
+// "viewer: first frame swapped 485 ms after the command started (scene read 80, ...)":
+// the moments before it in the order they came.
+void Viewer::print_first_frame() {
+    std::vector<Options::Mark> marks = options_.marks;
+    std::stable_sort(marks.begin(), marks.end(), [](const Options::Mark& a, const Options::Mark& b) { return a.ms < b.ms; });
+    std::string when;
+    for (const Options::Mark& m : marks) {
+        char part[64];
+        std::snprintf(part, sizeof part, "%s%s %.0f", when.empty() ? "" : ", ", m.what, m.ms);
+        when += part;
+    }
+    std::fprintf(stderr, "viewer: first frame swapped %.0f ms after the command started (ms: %s)\n",
+                 options_.since_started(), when.c_str());
+}
+
 int Viewer::run() {
     // A bad script is an input error: report it before any window appears.
     if (!options_.input_script.empty()) script_ = parse_input_script(options_.input_script);
@@ -326,13 +342,17 @@ int Viewer::run() {
     // on this thread touches the executor or compiled_ until the thread is joined.
     RenderSettings first = rs_;
     first.spp = std::min(rs_.spp, options_.max_samples);  // as render_frame's first frame
-    auto compiling = std::async(std::launch::async, [this, first, camera = camera_.camera()] {
+    std::array<Options::Mark, 3> compile_marks{};  // written by the thread, read after it is joined
+    auto compiling = std::async(std::launch::async, [this, first, camera = camera_.camera(), &compile_marks] {
         compiled_ = compile_scene(scene_, options_.accel, options_.build);
+        compile_marks[0] = {"tree", options_.since_started()};
         {
             load_progress::Stage stage("upload", compiled_.device_bytes(), "bytes");
             ex_->set_scene(compiled_);
         }
+        compile_marks[1] = {"upload", options_.since_started()};
         if (first.spp > 0) ex_->warm_up(camera, first);
+        compile_marks[2] = {"kernels", options_.since_started()};
     });
     if (!open_window()) {
         std::fprintf(stderr,
@@ -342,6 +362,7 @@ int Viewer::run() {
                      g_glfw_error.empty() ? "unknown GLFW error" : g_glfw_error.c_str());
         return 2;
     }
+    options_.marks.push_back({"window", options_.since_started()});
     glfwSetWindowUserPointer(window_.w, this);
     // Set before ImGui installs its own callbacks, which then chain to these. Input
     // that ImGui wants (a click on the HUD, typing in a field) is not ours.
@@ -366,8 +387,10 @@ int Viewer::run() {
     });
 
     init_gl();
+    options_.marks.push_back({"GL", options_.since_started()});
 
     compiling.get();
+    options_.marks.insert(options_.marks.end(), compile_marks.begin(), compile_marks.end());
     env_rotation_ = scene_.environment.rotation;
     load_progress::done();
     std::fprintf(stderr, "bvh      %s: %.1f ms; stages %s\n", compiled_.bvh_stats.builder.c_str(),
@@ -422,6 +445,7 @@ int Viewer::run() {
         // A script replays the same views on every run: its frames step a fixed 1/60 s,
         // not the wall clock's time, which would move the camera by a different amount.
         render_frame(script_.empty() ? dt : 1.0 / 60.0);
+        if (frame == 0) options_.marks.push_back({"frame", options_.since_started()});
         window_render_ms += render_ms_;
         draw_image(overlay_bounce_ >= 0);
 
@@ -460,9 +484,7 @@ int Viewer::run() {
         if (hud_visible_) draw_hud();
         if (last_frame && !hud_shot.empty()) save_screenshot(hud_shot);
         glfwSwapBuffers(window_.w);
-        if (frame == 0)
-            std::fprintf(stderr, "viewer: first frame swapped %.0f ms after the command started\n",
-                         std::chrono::duration<double, std::milli>(Clock::now() - options_.started).count());
+        if (frame == 0) print_first_frame();
 
         if ((frame + 1) % 100 == 0) {
             const double s = std::chrono::duration<double>(Clock::now() - window_start).count();

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace srt::viewer {
 
@@ -28,9 +29,20 @@ struct Options {
     BvhBuildOptions build;                  // --spatial-splits
     std::string scene_path;      // as given on the command line ("" = the built-in scene), for `C`
     bool auto_exposure = false;  // --exposure auto: chosen from the first frame, as the 0 key does
-    // When the command started (cmd_view makes the options first): the viewer prints how
-    // long after it the first frame was swapped to the window.
+    // When the command started (cmd_view: the process's start): the viewer prints how long
+    // after it the first frame was swapped to the window.
     std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+    // Moments before the first frame, in ms after `started` (the scene read, the executor
+    // made; the viewer adds its own), printed with the first frame's line: where the time
+    // before the first image goes.
+    struct Mark {
+        const char* what;
+        double ms;
+    };
+    std::vector<Mark> marks;
+    double since_started() const {
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    }
 };
 
 // The companion of a --screenshot path: "out.png" -> "out.hud.png" (the same frame

@@ -72,6 +72,7 @@ private:
     // `C`: the current view as a `stencilrt render` command line (stdout), also in the HUD.
     std::string camera_command() const;
     void print_camera();
+    void print_first_frame();  // the first frame's line, with options_.marks
     void apply_script(int frame);
 
     // Input, from GLFW callbacks and from the script alike.
