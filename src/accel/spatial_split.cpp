@@ -204,26 +204,30 @@ SpatialSplit best_on_axis(const std::vector<BuildPrim>& prims, const BuildBox& b
         }
         // The reference's part in each bin it crosses, clipped to its box and the bin (a
         // sphere's: its box, clipped).
-        const BuildPrim& p = prims[r.prim];
-        const Slabs slabs = p.triangle ? Slabs(p, a) : Slabs(BuildPrim{}, a);
-        Box4 left;  // a triangle's crossings of the bin's left plane
-        for (int b = first; b <= last; ++b) {
-            const float x0 = b == first ? -inf : plane[size_t(b)];
-            const float x1 = b == last ? inf : plane[size_t(b + 1)];
-            Box4 part{rlo, rhi};
-            if (p.triangle) {
-                Box4 right;
-                slabs.section(x1, right);
-                part = left;
-                part.grow(right);
-                slabs.corners(x0, x1, part);
-                part.lo = _mm_max_ps(part.lo, rlo);
-                part.hi = _mm_min_ps(part.hi, rhi);
-                left = right;
-            }
-            part.lo = _mm_max_ps(part.lo, on_axis(x0, -inf));
-            part.hi = _mm_min_ps(part.hi, on_axis(x1, inf));
+        // Bin b's planes, open past the reference's first and last bins.
+        const auto x0 = [&](int b) { return b == first ? -inf : plane[size_t(b)]; };
+        const auto x1 = [&](int b) { return b == last ? inf : plane[size_t(b + 1)]; };
+        const auto add = [&](int b, Box4 part) {
+            part.lo = _mm_max_ps(part.lo, on_axis(x0(b), -inf));
+            part.hi = _mm_min_ps(part.hi, on_axis(x1(b), inf));
             if (!part.empty()) bin_box[size_t(b)].grow(part);
+        };
+        const BuildPrim& p = prims[r.prim];
+        if (!p.triangle) {
+            for (int b = first; b <= last; ++b) add(b, Box4{rlo, rhi});
+            continue;
+        }
+        const Slabs slabs(p, a);
+        Box4 left;  // the crossings of the bin's left plane
+        for (int b = first; b <= last; ++b) {
+            Box4 right, part = left;
+            slabs.section(x1(b), right);
+            part.grow(right);
+            slabs.corners(x0(b), x1(b), part);
+            part.lo = _mm_max_ps(part.lo, rlo);
+            part.hi = _mm_min_ps(part.hi, rhi);
+            add(b, part);
+            left = right;
         }
     }
     std::array<BuildBox, kSpatialBins> boxes;
