@@ -157,6 +157,7 @@ const BadCase kBadCases[] = {
     {"json_render_sampler.json", "bad/json_render_sampler.json:3:40: render 'sampler' must be \"independent\", \"sobol\" or \"zsobol\", not \"zsbol\" (did you mean 'zsobol'?)"},
     {"json_render_integrator_number.json", "bad/json_render_integrator_number.json:3:30: render 'integrator' must be a string, not a number"},
     // PLY (scene/load_ply.cpp): file:line in the header and ASCII data, a byte offset in binary data
+    {"ply_ascii_huge_count.ply", "bad/ply_ascii_huge_count.ply:14: the file ends before 'x' of vertex 3"},
     {"ply_bad_count.ply", "bad/ply_bad_count.ply:3: element count '-3' is not a count"},
     {"ply_bad_format.ply", "bad/ply_bad_format.ply:2: unknown format 'binary_middle_endian'"},
     {"ply_binary_huge_list.ply", "bad/ply_binary_huge_list.ply: byte 240: the file ends inside 'vertex_indices' of face 0 (0 bytes left, 4 needed)"},

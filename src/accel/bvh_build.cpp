@@ -73,6 +73,8 @@ struct Subtree {
 // axis: the same bins, boxes and counts, so the same split, without clearing 2.7 KB of
 // bins at every node near the leaves.
 constexpr uint32_t kFewRefs = 16;
+// Nodes of at least this many references bin into two sets (Builder::split).
+constexpr uint32_t kTwoBinSets = 256;
 
 glm::vec3 scale_of(const glm::vec3& extent) { return float(kBins) / glm::max(extent, glm::vec3(1e-30f)); }
 
@@ -291,10 +293,16 @@ private:
         } else {
             // One pass over the references bins them on all three axes: bin_of's
             // arithmetic, lane by lane. Neighbouring references tend to fall in one bin,
-            // whose box and count each would wait on the last one's update: the even and
-            // the odd references fill two sets of bins, merged after.
+            // whose box and count each would wait on the last one's update: in a large
+            // node the even and the odd references fill two sets of bins, merged after
+            // (a small one would spend more clearing the second set than it saves).
+            const int sets = count >= kTwoBinSets ? 2 : 1;
             std::array<std::array<Box4, kBins>, 3> bins4[2];
-            std::array<std::array<uint32_t, kBins>, 3> counts[2] = {};
+            std::array<std::array<uint32_t, kBins>, 3> counts[2];
+            for (int k = 0; k < sets; ++k) {
+                bins4[k] = {};
+                counts[k] = {};
+            }
             const __m128 lo4 = _mm_setr_ps(cbox.lo.x, cbox.lo.y, cbox.lo.z, 0.0f);
             const __m128 scale4 = _mm_setr_ps(scale.x, scale.y, scale.z, 0.0f);
             const auto bin_ref = [&](const BuildRef& r, int set) {
@@ -309,16 +317,18 @@ private:
                 }
             };
             size_t i = 0;
-            for (; i + 1 < refs.size(); i += 2) {
-                bin_ref(refs.first[i], 0);
-                bin_ref(refs.first[i + 1], 1);
-            }
-            if (i < refs.size()) bin_ref(refs.first[i], 0);
-            for (int a = 0; a < 3; ++a)
-                for (int b = 0; b < kBins; ++b) {
-                    counts[0][size_t(a)][size_t(b)] += counts[1][size_t(a)][size_t(b)];
-                    bins4[0][size_t(a)][size_t(b)].grow(bins4[1][size_t(a)][size_t(b)]);
+            if (sets == 2) {
+                for (; i + 1 < refs.size(); i += 2) {
+                    bin_ref(refs.first[i], 0);
+                    bin_ref(refs.first[i + 1], 1);
                 }
+                for (int a = 0; a < 3; ++a)
+                    for (int b = 0; b < kBins; ++b) {
+                        counts[0][size_t(a)][size_t(b)] += counts[1][size_t(a)][size_t(b)];
+                        bins4[0][size_t(a)][size_t(b)].grow(bins4[1][size_t(a)][size_t(b)]);
+                    }
+            }
+            for (; i < refs.size(); ++i) bin_ref(refs.first[i], 0);
             const auto& bins4_all = bins4[0];
             const auto& counts_all = counts[0];
             for (int a = 0; a < 3; ++a) {

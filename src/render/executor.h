@@ -46,8 +46,8 @@ public:
 
     // Readies what a frame with these settings needs, so that the first frame shown does
     // not wait for it. The CUDA executor renders one frame into its own buffer: its
-    // kernels' modules load lazily, at a kernel's first use (150-200 ms for Conference's
-    // set on the H200), and the viewer runs this beside its window's opening. The frame's
+    // kernels' modules load lazily, at a kernel's first use (74-99 ms for Conference's
+    // frame on the H200), and the viewer runs this beside its window's opening. The frame's
     // image is the next frame's to overwrite (a frame's first sample starts its sum
     // afresh). The CPU has nothing to ready.
     virtual void warm_up(const Camera& camera, const RenderSettings& settings) {

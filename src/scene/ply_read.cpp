@@ -8,6 +8,7 @@
 
 #include <fast_float/fast_float.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -260,8 +261,13 @@ Mesh read_serial(std::string_view bytes, const Header& h, const std::string& pat
     for (const Element& e : h.elements) {
         const bool is_vertex = &e == vertex, is_face = &e == face;
         if (is_vertex) {
-            out.positions.reserve(size_t(e.count));
-            if (h.normals) out.normals.reserve(size_t(e.count));
+            // No more records than the bytes left could hold (a value takes a byte at least,
+            // in either format): an ASCII header may declare any count, and the file is
+            // read to its end before that is known.
+            const size_t room = (bytes.size() - std::min(bytes.size(), h.data_pos)) / std::max<size_t>(1, e.props.size());
+            const size_t n = size_t(std::min<uint64_t>(e.count, room));
+            out.positions.reserve(n);
+            if (h.normals) out.normals.reserve(n);
         }
         for (uint64_t k = 0; k < e.count; ++k) {
             double v[3] = {0, 0, 0}, n[3] = {0, 0, 0};
