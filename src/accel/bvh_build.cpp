@@ -73,8 +73,6 @@ struct Subtree {
 // axis: the same bins, boxes and counts, so the same split, without clearing 2.7 KB of
 // bins at every node near the leaves.
 constexpr uint32_t kFewRefs = 16;
-// Nodes of at least this many references bin into two sets (Builder::split).
-constexpr uint32_t kTwoBinSets = 256;
 
 glm::vec3 scale_of(const glm::vec3& extent) { return float(kBins) / glm::max(extent, glm::vec3(1e-30f)); }
 

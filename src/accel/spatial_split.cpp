@@ -21,8 +21,6 @@ static_assert(kSpatialBins <= kMaxSweepBins);
 // planes; it gets one bin a reference (at least 4). Measured: the SAH cost moves by 0.1%
 // on Conference, Sibenik and Sponza, and the build takes 25-55% less time.
 int spatial_bins(size_t refs) { return int(std::clamp(refs, size_t(4), size_t(kSpatialBins))); }
-// Nodes of at least this many references bin into two sets of boxes (best_on_axis).
-constexpr size_t kTwoBinSets = 256;
 
 // Grows `b` by the double point q, rounded outwards to floats on each axis.
 void grow_outward(BuildBox& b, const glm::dvec3& q) {
