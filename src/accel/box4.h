@@ -40,6 +40,19 @@ inline __m128 ref_hi(const BuildRef& r) { return _mm_loadu_ps(&r.box.hi.x); }
 // whose box would wait on the last one's update (bvh_build.cpp's object binning,
 // spatial_split.cpp's search). A smaller node spends more clearing the second set.
 constexpr size_t kTwoBinSets = 256;
+// BuildBox::area, bit for bit: 2 * ((dx dy + dy dz) + dz dx), each product and sum
+// rounded as the scalar code rounds it (the build compiles with -ffp-contract=off).
+inline float area4(const Box4& b) {
+    if (b.empty()) return 0.0f;
+    const __m128 d = _mm_sub_ps(b.hi, b.lo);
+    const __m128 p = _mm_mul_ps(d, _mm_shuffle_ps(d, d, _MM_SHUFFLE(3, 0, 2, 1)));  // dx dy, dy dz, dz dx
+    const __m128 s = _mm_add_ss(_mm_add_ss(p, _mm_shuffle_ps(p, p, _MM_SHUFFLE(3, 2, 1, 1))),
+                                _mm_shuffle_ps(p, p, _MM_SHUFFLE(3, 2, 1, 2)));
+    return 2.0f * _mm_cvtss_f32(s);
+}
+// The SAH's sweep (SahSweep, accel/spatial_split.h) over `bins` bins' boxes, enter and
+// leave counts (bins <= kMaxSweepBins; a bin that holds nothing keeps Box4's empty box).
+SahSweep sweep_bins(const Box4* box, const uint32_t* enter, const uint32_t* leave, int bins);
 // BuildBox::centre, 0.5f * (lo + hi), lane by lane.
 inline __m128 centre4(__m128 lo, __m128 hi) { return _mm_mul_ps(_mm_add_ps(lo, hi), _mm_set1_ps(0.5f)); }
 

@@ -69,42 +69,92 @@ struct Subtree {
     }
 };
 
-// Nodes of at most this many references sort them by bin rather than fill 32 bins an
-// axis: the same bins, boxes and counts, so the same split, without clearing 2.7 KB of
-// bins at every node near the leaves.
+// Nodes of at most this many references touch only the bins they fall in (sweep_few),
+// rather than clear and sweep 32 bins an axis: most nodes are near the leaves. (32 and
+// 64 measured no faster: a large node's bins are mostly full.)
 constexpr uint32_t kFewRefs = 16;
 
 glm::vec3 scale_of(const glm::vec3& extent) { return float(kBins) / glm::max(extent, glm::vec3(1e-30f)); }
 
-// The SAH sweep on axis a of a node of a few references: their bins (bin_of), sorted.
-template <class BinOf>
-SahSweep sweep_few(RefRange refs, int a, const BinOf& bin_of) {
-    std::array<int, kFewRefs> bin, order;
+// The SAH sweeps of a node of a few references, on each axis its centres spread along
+// (`consider(axis, sweep)`), as sweep_bins sweeps the node's bins: only the bins that hold
+// something are touched (each set empty before a reference grows it) and swept, in order,
+// through a mask of them. The same candidates in the same order, each side's box grown
+// from the same boxes, so the same split, without clearing or reading 32 bins an axis.
+// (A side's box may come out with a zero's other sign, where +0 and -0 meet in one bound;
+// its area is the same.)
+template <class Consider>
+void sweep_few(RefRange refs, const glm::vec3& extent, __m128 lo4, __m128 scale4, const Consider& consider) {
     const int n = int(refs.size());
+    __m128 lo[kFewRefs], hi[kFewRefs];
+    alignas(16) int32_t bin[kFewRefs][4];
     for (int i = 0; i < n; ++i) {
-        bin[size_t(i)] = bin_of(refs.first[i].box.centre(), a);
-        int j = i;  // insertion sort of the indices by bin
-        while (j > 0 && bin[size_t(order[size_t(j - 1)])] > bin[size_t(i)]) {
-            order[size_t(j)] = order[size_t(j - 1)];
-            --j;
-        }
-        order[size_t(j)] = i;
+        lo[i] = ref_lo(refs.first[i]);
+        hi[i] = ref_hi(refs.first[i]);
+        _mm_store_si128(reinterpret_cast<__m128i*>(bin[i]),
+                        _mm_cvttps_epi32(_mm_mul_ps(_mm_sub_ps(centre4(lo[i], hi[i]), lo4), scale4)));
     }
-    std::array<BuildBox, kFewRefs> box;
-    std::array<uint32_t, kFewRefs> count;
-    std::array<int, kFewRefs> run_bin;
-    int m = 0;
-    for (int k = 0; k < n; ++k) {
-        const int i = order[size_t(k)];
-        if (m == 0 || run_bin[size_t(m - 1)] != bin[size_t(i)]) {
-            box[size_t(m)] = BuildBox{};
-            count[size_t(m)] = 0;
-            run_bin[size_t(m++)] = bin[size_t(i)];
+    static_assert(kBins <= 32);
+    for (int a = 0; a < 3; ++a) {
+        if (!(extent[a] > 0.0f)) continue;
+        Box4 box[kBins];  // [b] set only where bit b of `held` is
+        uint32_t count[kBins];
+        uint32_t held = 0;
+        for (int i = 0; i < n; ++i) {
+            const int b = std::min(kBins - 1, bin[i][a]);
+            bin[i][a] = b;
+            box[b] = Box4{};
+            count[b] = 0;
+            held |= 1u << b;
         }
-        box[size_t(m - 1)].grow(refs.first[i].box);
-        ++count[size_t(m - 1)];
+        for (int i = 0; i < n; ++i) {
+            box[bin[i][a]].grow(lo[i], hi[i]);
+            ++count[bin[i][a]];
+        }
+        // The plane after held bin b has on its right the held bins from the next one up,
+        // t: their box, area and count are kept at [t].
+        __m128 right_lo[kBins], right_hi[kBins];
+        float right_area[kBins];
+        uint32_t right_count[kBins];
+        Box4 acc;
+        uint32_t nr = 0;
+        const int lowest = __builtin_ctz(held);
+        for (uint32_t m = held & ~(1u << lowest); m != 0;) {
+            const int t = 31 - __builtin_clz(m);
+            m &= ~(1u << t);
+            acc.grow(box[t]);
+            nr += count[t];
+            right_lo[t] = acc.lo;
+            right_hi[t] = acc.hi;
+            right_area[t] = area4(acc);
+            right_count[t] = nr;
+        }
+        float best_cost = 1e30f;
+        int best = -1, best_next = -1;
+        Box4 best_left;
+        uint32_t nl = 0, best_nl = 0;
+        acc = Box4{};
+        for (uint32_t m = held; ;) {
+            const int b = __builtin_ctz(m);
+            m &= m - 1;
+            if (m == 0) break;
+            const int t = __builtin_ctz(m);
+            acc.grow(box[b]);
+            nl += count[b];
+            const float cost = area4(acc) * float(nl) + right_area[t] * float(right_count[t]);
+            if (cost < best_cost) {
+                best_cost = cost;
+                best = b;
+                best_next = t;
+                best_left = acc;
+                best_nl = nl;
+            }
+        }
+        if (best < 0) continue;
+        consider(a, SahSweep{best_cost, best + 1, best_left.box(),
+                             Box4{right_lo[best_next], right_hi[best_next]}.box(), best_nl,
+                             right_count[best_next]});
     }
-    return sweep_runs(box.data(), count.data(), count.data(), run_bin.data(), m);
 }
 
 // A run of references' bounds: their boxes' and their centres'.
@@ -219,14 +269,18 @@ public:
         int l, r;
         if (nr >= kParallelRefs && take_thread()) {
             Subtree rt;
-            auto other = std::async(std::launch::async, [&] { build_right(rt); });
+            // A slot is a core a thread runs on: the other side's thread gives its slot
+            // back when it ends, so that this side, if it is the larger, can split its
+            // work again; and this thread gives its own back while it waits (for the
+            // other side's use), and takes it again after.
+            auto other = std::async(std::launch::async, [&] {
+                build_right(rt);
+                threads_left_.fetch_add(1);
+            });
             l = build_left(out);
-            // A thread that waits holds no core: its slot goes back before the wait, so
-            // that the other side, if it is the larger, can split its work again. (When
-            // the other side ends, so have the threads it started: the count is right
-            // again.)
             threads_left_.fetch_add(1);
             other.get();
+            threads_left_.fetch_sub(1);
             r = out.append(std::move(rt));
         } else {
             l = build_left(out);
@@ -285,9 +339,10 @@ private:
                 best_right = sw.right;
             }
         };
+        const __m128 lo4 = _mm_setr_ps(cbox.lo.x, cbox.lo.y, cbox.lo.z, 0.0f);
+        const __m128 scale4 = _mm_setr_ps(scale.x, scale.y, scale.z, 0.0f);
         if (count <= kFewRefs) {
-            for (int a = 0; a < 3; ++a)
-                if (extent[a] > 0.0f) consider(a, sweep_few(refs, a, bin_of));
+            sweep_few(refs, extent, lo4, scale4, consider);
         } else {
             // One pass over the references bins them on all three axes: bin_of's
             // arithmetic, lane by lane. Neighbouring references tend to fall in one bin,
@@ -301,8 +356,6 @@ private:
                 bins4[k] = {};
                 counts[k] = {};
             }
-            const __m128 lo4 = _mm_setr_ps(cbox.lo.x, cbox.lo.y, cbox.lo.z, 0.0f);
-            const __m128 scale4 = _mm_setr_ps(scale.x, scale.y, scale.z, 0.0f);
             const auto bin_ref = [&](const BuildRef& r, int set) {
                 const __m128 lo = ref_lo(r), hi = ref_hi(r);
                 alignas(16) int32_t bin[4];
@@ -327,20 +380,14 @@ private:
                     }
             }
             for (; i < refs.size(); ++i) bin_ref(refs.first[i], 0);
-            const auto& bins4_all = bins4[0];
-            const auto& counts_all = counts[0];
-            for (int a = 0; a < 3; ++a) {
-                if (!(extent[a] > 0.0f)) continue;
-                std::array<Box, kBins> bins;
-                for (int b = 0; b < kBins; ++b)
-                    if (counts_all[size_t(a)][size_t(b)] > 0) bins[size_t(b)] = bins4_all[size_t(a)][size_t(b)].box();
-                consider(a, sweep_bins(bins.data(), counts_all[size_t(a)].data(), counts_all[size_t(a)].data(), kBins));
-            }
+            for (int a = 0; a < 3; ++a)
+                if (extent[a] > 0.0f)
+                    consider(a, sweep_bins(bins4[0][size_t(a)].data(), counts[0][size_t(a)].data(), counts[0][size_t(a)].data(), kBins));
         }
         // A spatial split, where the object split's children overlap.
         SpatialSplit spatial;
         if (allowance > 0 && best_axis >= 0 && intersection(best_left, best_right).area() > kSplitOverlap * root_area_) {
-            spatial = find_spatial_split(prims_, box, refs);
+            spatial = find_spatial_split(prims_, box, refs, best_cost);
         }
 
         const float cost = std::min(best_cost, spatial.cost());
@@ -386,21 +433,53 @@ void set_child(BvhNode& n, int side, const Box& b, int32_t link, int32_t count) 
     set_bvh_child(n, side, b.lo, b.hi, link, count);
 }
 
-// Emits build node `bi` (an inner node) and its subtree; returns its flat index.
-int flatten(const std::vector<BuildNode>& bn, int bi, std::vector<BvhNode>& out) {
-    const int index = int(out.size());
-    out.emplace_back();
-    const int kids[2] = {bn[bi].left, bn[bi].right};
-    for (int side = 0; side < 2; ++side) {
-        const BuildNode& c = bn[kids[side]];
-        if (c.leaf()) {
-            set_child(out[index], side, c.box, ~int32_t(c.first), int32_t(c.count));
-        } else {
-            const int child = flatten(bn, kids[side], out);
-            set_child(out[index], side, c.box, child, 0);
+// Build nodes a chunk of the flattening's parallel passes.
+constexpr uint32_t kFlattenGrain = 16384;
+
+// Flattens the build nodes into two-box nodes, with the tree's statistics. The build
+// nodes are in preorder (a node, its left subtree, then its right: build and
+// Subtree::append keep them so), and the flat tree keeps that order of the inner nodes,
+// a node's left child next to it; so an inner node's flat index is the count of inner
+// nodes before it, and each is written apart from the others, on the host's cores.
+// The statistics are summed a fixed chunk at a time, then the chunks in order, so that
+// they do not depend on the number of cores.
+void flatten(const std::vector<BuildNode>& bn, std::vector<BvhNode>& out, BvhBuildStats& st) {
+    const uint32_t n = uint32_t(bn.size());
+    std::vector<int32_t> flat(n);
+    int32_t inner = 0;
+    for (uint32_t i = 0; i < n; ++i) flat[i] = bn[i].leaf() ? -1 : inner++;
+    out.resize(size_t(inner));
+    struct Part {
+        double sah = 0.0;
+        uint32_t leaves = 0, max_leaf = 0;
+    };
+    std::vector<Part> parts((n + kFlattenGrain - 1) / kFlattenGrain);
+    const float root_area = std::max(bn[0].box.area(), 1e-30f);
+    parallel_for(n, kFlattenGrain, host_cores(), [&](uint32_t b, uint32_t e) {
+        Part& part = parts[b / kFlattenGrain];
+        for (uint32_t i = b; i < e; ++i) {
+            const BuildNode& node = bn[i];
+            if (node.leaf()) {
+                part.leaves++;
+                part.max_leaf = std::max(part.max_leaf, node.count);
+                part.sah += double(node.box.area() / root_area) * double(node.count);
+                continue;
+            }
+            part.sah += double(node.box.area() / root_area) * double(kTraversalCost);
+            BvhNode& f = out[size_t(flat[i])];
+            const int kids[2] = {node.left, node.right};
+            for (int side = 0; side < 2; ++side) {
+                const BuildNode& c = bn[size_t(kids[side])];
+                if (c.leaf()) set_child(f, side, c.box, ~int32_t(c.first), int32_t(c.count));
+                else set_child(f, side, c.box, flat[size_t(kids[side])], 0);
+            }
         }
+    });
+    for (const Part& p : parts) {
+        st.leaves += p.leaves;
+        st.max_leaf_size = std::max(st.max_leaf_size, p.max_leaf);
+        st.sah_cost += p.sah;
     }
-    return index;
 }
 
 }  // namespace
@@ -414,14 +493,33 @@ Bvh build_bvh(const std::vector<BuildPrim>& prims, const BvhBuildOptions& option
     Builder b(prims, options);
     Subtree tree;
     {
+        // The references and the root's bounds, on the host's cores.
         std::vector<BuildRef> refs(prims.size());
-        for (size_t i = 0; i < prims.size(); ++i) refs[i] = BuildRef{Box{prims[i].lo, prims[i].hi}, uint32_t(i)};
+        constexpr uint32_t kGrain = 65536;
+        std::vector<std::array<Box4, 2>> part((prims.size() + kGrain - 1) / kGrain);
+        parallel_for(uint32_t(prims.size()), kGrain, host_cores(), [&](uint32_t first, uint32_t end) {
+            Box4 box, centres;
+            for (uint32_t i = first; i < end; ++i) {
+                refs[i] = BuildRef{Box{prims[i].lo, prims[i].hi}, i};
+                const __m128 lo = ref_lo(refs[i]), hi = ref_hi(refs[i]), c = centre4(lo, hi);
+                box.grow(lo, hi);
+                centres.grow(c, c);
+            }
+            part[first / kGrain] = {box, centres};
+        });
+        Box4 box, centres;
+        for (const auto& p : part) {
+            box.grow(p[0]);
+            centres.grow(p[1]);
+        }
+        const Bounds root{box.box(), centres.box(), true};
         tree.nodes.reserve(2 * prims.size());
-        b.build(tree, refs, 0, refs.size(), true, 0, b.initial_allowance());
+        b.build(tree, refs, 0, refs.size(), true, 0, b.initial_allowance(), &root);
     }
     bvh.order = std::move(tree.order);
     const std::vector<BuildNode>& bn = tree.nodes;
 
+    BvhBuildStats& st = bvh.stats;
     if (bn[0].leaf()) {
         // A single leaf (the whole scene is <= kMaxLeafPrims primitives): wrap it in one
         // node whose right slot is an empty leaf (count 0). Its box is stored inverted, but
@@ -430,26 +528,18 @@ Bvh build_bvh(const std::vector<BuildPrim>& prims, const BvhBuildOptions& option
         bvh.nodes.emplace_back();
         set_child(bvh.nodes[0], 0, bn[0].box, ~int32_t(0), int32_t(bn[0].count));
         set_child(bvh.nodes[0], 1, Box{}, ~int32_t(0), 0);
+        st.leaves = 1;
+        st.max_leaf_size = bn[0].count;
+        st.sah_cost = double(bn[0].box.area() / std::max(bn[0].box.area(), 1e-30f)) * double(bn[0].count);
     } else {
-        flatten(bn, 0, bvh.nodes);
+        flatten(bn, bvh.nodes, st);
     }
 
-    BvhBuildStats& st = bvh.stats;
     st.nodes = uint32_t(bvh.nodes.size());
     st.max_depth = tree.max_depth;
     st.primitives = uint32_t(prims.size());
     st.references = uint32_t(bvh.order.size());
     st.spatial_splits = tree.spatial_splits;
-    const float root_area = std::max(bn[0].box.area(), 1e-30f);
-    for (const BuildNode& n : bn) {
-        if (n.leaf()) {
-            st.leaves++;
-            st.max_leaf_size = std::max(st.max_leaf_size, n.count);
-            st.sah_cost += double(n.box.area() / root_area) * double(n.count);
-        } else {
-            st.sah_cost += double(n.box.area() / root_area) * double(kTraversalCost);
-        }
-    }
     st.build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     assert(st.max_depth < uint32_t(kBvhStackSize));
     return bvh;

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <future>
 #include <limits>
+#include <optional>
 
 namespace srt {
 namespace {
@@ -39,60 +40,24 @@ float plane_of(const BuildBox& box, int axis, int bin, int bins) {
 
 }  // namespace
 
-SahSweep sweep_bins(const BuildBox* bin_box, const uint32_t* enter, const uint32_t* leave, int bins) {
-    // Only the bins that hold something: every plane in a run of empty bins has the same
-    // sides, boxes and counts (an empty box grows nothing), so the first plane of the run,
-    // the one after the last bin that holds something, is the one the full sweep picks.
-    // Near the leaves most of the 32 bins are empty.
-    std::array<BuildBox, kMaxSweepBins> box;
-    std::array<uint32_t, kMaxSweepBins> in, out;
-    std::array<int, kMaxSweepBins> bin;
-    int m = 0;
-    for (int b = 0; b < bins; ++b)
-        if (enter[b] != 0 || leave[b] != 0 || !bin_box[b].empty()) {
-            box[size_t(m)] = bin_box[b];
-            in[size_t(m)] = enter[b];
-            out[size_t(m)] = leave[b];
-            bin[size_t(m++)] = b;
-        }
-    return sweep_runs(box.data(), in.data(), out.data(), bin.data(), m);
-}
-
-namespace {
-
-// A BuildBox in SSE registers (the 16 bytes from hi's start would read past the last box
-// of an array: hi comes from the 16 that end with it).
-Box4 load4(const BuildBox& b) {
-    const __m128 tail = _mm_loadu_ps(&b.lo.z);  // lo.z, hi.x, hi.y, hi.z
-    return Box4{_mm_loadu_ps(&b.lo.x), _mm_shuffle_ps(tail, tail, _MM_SHUFFLE(0, 3, 2, 1))};
-}
-// BuildBox::area, bit for bit: 2 * ((dx dy + dy dz) + dz dx), each product and sum
-// rounded as the scalar code rounds it (the build compiles with -ffp-contract=off).
-float area4(const Box4& b) {
-    if (b.empty()) return 0.0f;
-    const __m128 d = _mm_sub_ps(b.hi, b.lo);
-    const __m128 p = _mm_mul_ps(d, _mm_shuffle_ps(d, d, _MM_SHUFFLE(3, 0, 2, 1)));  // dx dy, dy dz, dz dx
-    const __m128 s = _mm_add_ss(_mm_add_ss(p, _mm_shuffle_ps(p, p, _MM_SHUFFLE(3, 2, 1, 1))),
-                                _mm_shuffle_ps(p, p, _MM_SHUFFLE(3, 2, 1, 2)));
-    return 2.0f * _mm_cvtss_f32(s);
-}
-
-}  // namespace
-
-SahSweep sweep_runs(const BuildBox* box, const uint32_t* enter, const uint32_t* leave, const int* bin, int m) {
-    // From the right, then from the left; the boxes in SSE registers (box4.h), grown and
-    // measured as BuildBox grows and measures them, so the same sweep.
-    std::array<Box4, kMaxSweepBins> right_box;
-    std::array<float, kMaxSweepBins> right_area;
-    std::array<uint32_t, kMaxSweepBins> right_count;
+SahSweep sweep_bins(const Box4* box, const uint32_t* enter, const uint32_t* leave, int bins) {
+    // From the right, then from the left; the boxes grown and measured as BuildBox grows
+    // and measures them (accel/box4.h). Near the leaves most bins hold nothing: the plane
+    // after such a bin has the sides, boxes and counts of the plane before it (an empty
+    // box grows nothing, bit for bit), so it never costs strictly less, and the sweep
+    // picks the plane it would pick over the bins that hold something alone.
+    __m128 right_lo[kMaxSweepBins], right_hi[kMaxSweepBins];  // [1, bins) written
+    float right_area[kMaxSweepBins];
+    uint32_t right_count[kMaxSweepBins];
     Box4 acc;
     uint32_t n = 0;
-    for (int k = m - 1; k > 0; --k) {
-        acc.grow(load4(box[k]));
+    for (int k = bins - 1; k > 0; --k) {
+        acc.grow(box[k]);
         n += leave[k];
-        right_box[size_t(k)] = acc;
-        right_area[size_t(k)] = area4(acc);
-        right_count[size_t(k)] = n;
+        right_lo[k] = acc.lo;
+        right_hi[k] = acc.hi;
+        right_area[k] = area4(acc);
+        right_count[k] = n;
     }
     float best_cost = 1e30f;
     int best = -1;
@@ -100,12 +65,12 @@ SahSweep sweep_runs(const BuildBox* box, const uint32_t* enter, const uint32_t* 
     uint32_t best_n = 0;
     acc = Box4{};
     n = 0;
-    for (int k = 0; k < m - 1; ++k) {
-        acc.grow(load4(box[k]));
+    for (int k = 0; k < bins - 1; ++k) {
+        acc.grow(box[k]);
         n += enter[k];
-        const uint32_t nr = right_count[size_t(k + 1)];
+        const uint32_t nr = right_count[k + 1];
         if (n == 0 || nr == 0) continue;
-        const float cost = area4(acc) * float(n) + right_area[size_t(k + 1)] * float(nr);
+        const float cost = area4(acc) * float(n) + right_area[k + 1] * float(nr);
         if (cost < best_cost) {
             best_cost = cost;
             best = k;
@@ -114,8 +79,8 @@ SahSweep sweep_runs(const BuildBox* box, const uint32_t* enter, const uint32_t* 
         }
     }
     if (best < 0) return SahSweep{};
-    const size_t r = size_t(best + 1);
-    return SahSweep{best_cost, bin[best] + 1, best_left.box(), right_box[r].box(), best_n, right_count[r]};
+    const int r = best + 1;
+    return SahSweep{best_cost, r, best_left.box(), Box4{right_lo[r], right_hi[r]}.box(), best_n, right_count[r]};
 }
 
 // The crossing points in double, rounded outwards: these are the boxes traversal tests.
@@ -209,8 +174,16 @@ private:
     __m128 v_[3], long_, low_, high_;
 };
 
-// The best spatial split of the node along axis a.
-SpatialSplit best_on_axis(const std::vector<BuildPrim>& prims, const BuildBox& box, RefRange refs, int a) {
+// The best spatial split of the node along axis a, if it costs less than `bound`.
+//
+// The references within one bin are binned first; they are most of a large node's, and
+// cost little. The sweep over those bins alone, with every reference's enter and leave
+// counts, prices each plane at no more than the full sweep will: a bin's box only grows as
+// the straddling references' parts are added, and the area and the cost, rounded, grow
+// with it. Where even that price is not below `bound`, no plane on this axis can be, and
+// the straddling references, the search's cost, are not cut at all.
+SpatialSplit best_on_axis(const std::vector<BuildPrim>& prims, const BuildBox& box, RefRange refs, int a,
+                          float bound) {
     SpatialSplit best;
     if (!(box.hi[a] > box.lo[a])) return best;
     const int bins = spatial_bins(refs.size());
@@ -226,24 +199,35 @@ SpatialSplit best_on_axis(const std::vector<BuildPrim>& prims, const BuildBox& b
     };
     std::array<Box4, kSpatialBins> bin_box{};
     std::array<uint32_t, kSpatialBins> enter{}, leave{};
-    // A reference within one bin, most of them in a large node: there the even and the odd
-    // ones grow two sets of boxes (as the object binning does, accel/bvh_build.cpp),
-    // merged after, so that neighbours in one bin do not wait on each other's update.
-    std::array<Box4, kSpatialBins> odd_box{};
+    // In a large node the even and the odd references within one bin grow two sets of
+    // boxes (as the object binning does, accel/bvh_build.cpp), merged after, so that
+    // neighbours in one bin do not wait on each other's update.
     const bool two_sets = refs.size() >= kTwoBinSets;
-    size_t i = 0;
+    std::optional<std::array<Box4, kSpatialBins>> odd_box;  // cleared only where used
+    if (two_sets) odd_box.emplace();
+    size_t i = 0, straddling = 0;
     for (const BuildRef& r : refs) {
         const int first = bin(r.box.lo[a]);
         const int last = std::max(first, bin(r.box.hi[a]));
         enter[size_t(first)]++;
         leave[size_t(last)]++;
-        const __m128 rlo = ref_lo(r), rhi = ref_hi(r);
         if (first == last) {
-            ((two_sets && (i++ & 1)) ? odd_box : bin_box)[size_t(first)].grow(rlo, rhi);
-            continue;
+            ((two_sets && (i++ & 1)) ? *odd_box : bin_box)[size_t(first)].grow(ref_lo(r), ref_hi(r));
+        } else {
+            ++straddling;
         }
-        // The reference's part in each bin it crosses, clipped to its box and the bin (a
-        // sphere's: its box, clipped).
+    }
+    if (two_sets)
+        for (int b = 0; b < bins; ++b) bin_box[size_t(b)].grow((*odd_box)[size_t(b)]);
+    if (straddling > 0 && !(sweep_bins(bin_box.data(), enter.data(), leave.data(), bins).cost < bound)) return best;
+
+    // Each straddling reference's part in each bin it crosses, clipped to its box and the
+    // bin (a sphere's: its box, clipped).
+    for (const BuildRef& r : refs) {
+        const int first = bin(r.box.lo[a]);
+        const int last = std::max(first, bin(r.box.hi[a]));
+        if (first == last) continue;
+        const __m128 rlo = ref_lo(r), rhi = ref_hi(r);
         // Bin b's planes, open past the reference's first and last bins.
         const auto x0 = [&](int b) { return b == first ? -inf : plane[size_t(b)]; };
         const auto x1 = [&](int b) { return b == last ? inf : plane[size_t(b + 1)]; };
@@ -270,14 +254,8 @@ SpatialSplit best_on_axis(const std::vector<BuildPrim>& prims, const BuildBox& b
             left = right;
         }
     }
-    std::array<BuildBox, kSpatialBins> boxes;
-    for (int b = 0; b < bins; ++b) {
-        if (two_sets) bin_box[size_t(b)].grow(odd_box[size_t(b)]);
-        boxes[size_t(b)] = bin_box[size_t(b)].box();
-    }
-    const SahSweep sw = sweep_bins(boxes.data(), enter.data(), leave.data(), bins);
-    if (sw.plane >= 0)
-        best = SpatialSplit{a, plane_of(box, a, sw.plane, bins), sw};
+    const SahSweep sw = sweep_bins(bin_box.data(), enter.data(), leave.data(), bins);
+    if (sw.plane >= 0 && sw.cost < bound) best = SpatialSplit{a, plane_of(box, a, sw.plane, bins), sw};
     return best;
 }
 
@@ -287,16 +265,22 @@ constexpr size_t kParallelAxesRefs = 32768;
 
 }  // namespace
 
-SpatialSplit find_spatial_split(const std::vector<BuildPrim>& prims, const BuildBox& box, RefRange refs) {
+SpatialSplit find_spatial_split(const std::vector<BuildPrim>& prims, const BuildBox& box, RefRange refs,
+                                float bound) {
     SpatialSplit axis[3];
     if (refs.size() >= kParallelAxesRefs) {
-        auto y = std::async(std::launch::async, [&] { return best_on_axis(prims, box, refs, 1); });
-        auto z = std::async(std::launch::async, [&] { return best_on_axis(prims, box, refs, 2); });
-        axis[0] = best_on_axis(prims, box, refs, 0);
+        auto y = std::async(std::launch::async, [&] { return best_on_axis(prims, box, refs, 1, bound); });
+        auto z = std::async(std::launch::async, [&] { return best_on_axis(prims, box, refs, 2, bound); });
+        axis[0] = best_on_axis(prims, box, refs, 0, bound);
         axis[1] = y.get();
         axis[2] = z.get();
     } else {
-        for (int a = 0; a < 3; ++a) axis[a] = best_on_axis(prims, box, refs, a);
+        // An axis after one that found a split need only beat that one: on a tie the
+        // first axis wins.
+        for (int a = 0; a < 3; ++a) {
+            axis[a] = best_on_axis(prims, box, refs, a, bound);
+            bound = std::min(bound, axis[a].cost());
+        }
     }
     SpatialSplit best;  // the lowest cost, the first axis on a tie
     for (const SpatialSplit& s : axis)
@@ -309,6 +293,10 @@ uint32_t partition_spatial(const std::vector<BuildPrim>& prims, const SpatialSpl
     const int a = s.axis;
     left.clear();
     right.clear();
+    // The binned counts, each side's references but where a bin's edge and the plane
+    // round apart: room enough, nearly always, for the vectors not to grow.
+    left.reserve(s.sweep.left_count);
+    right.reserve(s.sweep.right_count);
     // The binned sides' bounds and counts price each straddling reference's options.
     BuildBox lbox = s.sweep.left, rbox = s.sweep.right;
     float nl = float(s.sweep.left_count), nr = float(s.sweep.right_count);

@@ -62,10 +62,7 @@ struct SahSweep {
     BuildBox left, right;
     uint32_t left_count = 0, right_count = 0;
 };
-SahSweep sweep_bins(const BuildBox* bin_box, const uint32_t* enter, const uint32_t* leave, int bins);  // bins <= kMaxSweepBins
-// The same sweep over the m bins that hold something, given in order: bin[k] is the
-// index of the k-th, whose plane on the right is bin[k] + 1 (m <= kMaxSweepBins).
-SahSweep sweep_runs(const BuildBox* box, const uint32_t* enter, const uint32_t* leave, const int* bin, int m);
+// The sweep itself, over bins in SSE registers: sweep_bins (accel/box4.h).
 
 // The parts of reference `r` (of primitive `p`) on either side of the plane x[axis] =
 // plane: boxes that contain every point of the primitive inside r.box on that side,
@@ -84,7 +81,10 @@ struct SpatialSplit {
     SahSweep sweep;
     float cost() const { return sweep.cost; }
 };
-SpatialSplit find_spatial_split(const std::vector<BuildPrim>& prims, const BuildBox& box, RefRange refs);
+// The node's best spatial split, if one costs less than `bound` (else axis -1): the node's
+// best object split's cost, below which alone a spatial split is taken.
+SpatialSplit find_spatial_split(const std::vector<BuildPrim>& prims, const BuildBox& box, RefRange refs,
+                                float bound = 1e30f);
 
 // Deals `refs` to the two sides of split `s`: a reference on one side goes there, and
 // one across the plane is cut in two, unless keeping it whole on one side costs less
