@@ -97,19 +97,25 @@ void sweep_few(RefRange refs, const glm::vec3& extent, __m128 lo4, __m128 scale4
     static_assert(kBins <= 32);
     for (int a = 0; a < 3; ++a) {
         if (!(extent[a] > 0.0f)) continue;
-        Box4 box[kBins];  // [b] set only where bit b of `held` is
+        // Bin b's box and count, set only where bit b of `held` is (raw vectors: an array
+        // of Box4 would be set empty whole).
+        __m128 box_lo[kBins], box_hi[kBins];
         uint32_t count[kBins];
         uint32_t held = 0;
+        const Box4 empty;
         for (int i = 0; i < n; ++i) {
             const int b = std::min(kBins - 1, bin[i][a]);
             bin[i][a] = b;
-            box[b] = Box4{};
+            box_lo[b] = empty.lo;
+            box_hi[b] = empty.hi;
             count[b] = 0;
             held |= 1u << b;
         }
         for (int i = 0; i < n; ++i) {
-            box[bin[i][a]].grow(lo[i], hi[i]);
-            ++count[bin[i][a]];
+            const int b = bin[i][a];
+            box_lo[b] = _mm_min_ps(lo[i], box_lo[b]);
+            box_hi[b] = _mm_max_ps(hi[i], box_hi[b]);
+            ++count[b];
         }
         // The plane after held bin b has on its right the held bins from the next one up,
         // t: their box, area and count are kept at [t].
@@ -122,7 +128,7 @@ void sweep_few(RefRange refs, const glm::vec3& extent, __m128 lo4, __m128 scale4
         for (uint32_t m = held & ~(1u << lowest); m != 0;) {
             const int t = 31 - __builtin_clz(m);
             m &= ~(1u << t);
-            acc.grow(box[t]);
+            acc.grow(box_lo[t], box_hi[t]);
             nr += count[t];
             right_lo[t] = acc.lo;
             right_hi[t] = acc.hi;
@@ -139,7 +145,7 @@ void sweep_few(RefRange refs, const glm::vec3& extent, __m128 lo4, __m128 scale4
             m &= m - 1;
             if (m == 0) break;
             const int t = __builtin_ctz(m);
-            acc.grow(box[b]);
+            acc.grow(box_lo[b], box_hi[b]);
             nl += count[b];
             const float cost = area4(acc) * float(nl) + right_area[t] * float(right_count[t]);
             if (cost < best_cost) {
