@@ -171,44 +171,54 @@ struct Bounds {
 };
 
 // std::partition's order (libstdc++'s for bidirectional iterators: from both ends, a
-// swap per pair out of place), so that the tree is the one it gave; each reference is
-// tested once, and its bounds go to its side's. (Min and max do not depend on the order
-// they see the boxes in, but for the sign of a zero: where +0 and -0 meet in one bound it
-// may take the other sign than the child's own pass gave. The tree is still the same on
-// every run.)
+// swap per pair out of place), so that the tree is the one it gave, without its scans'
+// branches on each reference's side, half of them mispredicted. The scans swap the k-th
+// reference of the right side found from the left end with the k-th of the left side
+// found from the right end, until they meet: at the partition point, past which are as
+// many of the left side as before it are of the right. So each reference's side is
+// marked, the misplaced ones' places listed on either side of the point (a store each,
+// the list's end moved by the mark), and the lists swapped pairwise. Then each side's
+// bounds, for the children. (Min and max do not depend on the order they see the boxes
+// in, but for the sign of a zero: where +0 and -0 meet in one bound it may take the other
+// sign than the child's own pass gave. The tree is still the same on every run.)
 template <class Left>
 BuildRef* partition_with_bounds(RefRange refs, Bounds sides[2], Left goes_left) {
-    BuildRef* first = refs.begin();
-    BuildRef* last = refs.end();
-    Box4 box[2], centres[2];
-    const auto test = [&](const BuildRef& r) {
-        const __m128 lo = ref_lo(r), hi = ref_hi(r), c4 = centre4(lo, hi);
-        alignas(16) float c[4];
-        _mm_store_ps(c, c4);
-        const int side = goes_left(glm::vec3(c[0], c[1], c[2])) ? 0 : 1;
-        box[side].grow(lo, hi);
-        centres[side].grow(c4, c4);
-        return side == 0;
-    };
-    const auto done = [&](BuildRef* at) {
-        for (int k = 0; k < 2; ++k) sides[k] = Bounds{box[k].box(), centres[k].box(), true};
-        return at;
-    };
-    for (;;) {
-        for (;;) {
-            if (first == last) return done(first);
-            if (!test(*first)) break;
-            ++first;
-        }
-        --last;
-        for (;;) {
-            if (first == last) return done(first);
-            if (test(*last)) break;
-            --last;
-        }
-        std::iter_swap(first, last);
-        ++first;
+    const uint32_t n = uint32_t(refs.size());
+    // Per thread, grown only: the root's lists are the largest.
+    thread_local std::vector<uint8_t> left;
+    thread_local std::vector<uint32_t> wrong;
+    if (left.size() < n) left.resize(n);
+    if (wrong.size() < n) wrong.resize(n);
+    uint32_t mid = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        left[i] = goes_left(refs.first[i]) ? 1 : 0;
+        mid += left[i];
     }
+    // The right side's places before the point, upwards from wrong[0]; the left side's
+    // after it, downwards from the end: as many of each.
+    uint32_t m = 0, k = n;
+    for (uint32_t i = 0; i < mid; ++i) {
+        wrong[m] = i;
+        m += 1u - left[i];
+    }
+    for (uint32_t j = n; j-- > mid;) {
+        wrong[k - 1] = j;
+        k -= left[j];
+    }
+    assert(n - k == m);
+    for (uint32_t t = 0; t < m; ++t) std::swap(refs.first[wrong[t]], refs.first[wrong[n - 1 - t]]);
+    const auto bounds = [](const BuildRef* first, const BuildRef* end) {
+        Box4 box, centres;
+        for (const BuildRef* r = first; r != end; ++r) {
+            const __m128 lo = ref_lo(*r), hi = ref_hi(*r), c = centre4(lo, hi);
+            box.grow(lo, hi);
+            centres.grow(c, c);
+        }
+        return Bounds{box.box(), centres.box(), true};
+    };
+    sides[0] = bounds(refs.begin(), refs.begin() + mid);
+    sides[1] = bounds(refs.begin() + mid, refs.end());
+    return refs.begin() + mid;
 }
 
 class Builder {
@@ -331,7 +341,8 @@ private:
         if (depth >= kMedianSplitDepth) return median_split();
 
         const glm::vec3 scale = scale_of(extent);
-        const auto bin_of = [&](const glm::vec3& c, int a) { return std::min(kBins - 1, int((c[a] - cbox.lo[a]) * scale[a])); };
+        // A centre's bin on axis a (its coordinate c rounded as centre4 rounds it).
+        const auto bin_of = [&](float c, int a) { return std::min(kBins - 1, int((c - cbox.lo[a]) * scale[a])); };
         // Binned SAH over all three axes, on the references' centroids.
         float best_cost = 1e30f;
         int best_axis = -1, best_bin = -1;
@@ -411,8 +422,8 @@ private:
             if (best_axis < 0) return median_split();
         }
 
-        BuildRef* const m = partition_with_bounds(refs, sides, [&](const glm::vec3& c) {
-            return bin_of(c, best_axis) <= best_bin;
+        BuildRef* const m = partition_with_bounds(refs, sides, [&](const BuildRef& r) {
+            return bin_of((r.box.lo[best_axis] + r.box.hi[best_axis]) * 0.5f, best_axis) <= best_bin;
         });
         if (m == refs.begin() || m == refs.end()) {
             axis = best_axis;
