@@ -172,15 +172,15 @@ struct Bounds {
 
 // std::partition's order (libstdc++'s for bidirectional iterators: from both ends, a
 // swap per pair out of place), so that the tree is the one it gave, without its scans'
-// branches on each reference's side, half of them mispredicted. The scans swap the k-th
-// reference of the right side found from the left end with the k-th of the left side
-// found from the right end, until they meet: at the partition point, past which are as
-// many of the left side as before it are of the right. So each reference's side is
-// marked, the misplaced ones' places listed on either side of the point (a store each,
-// the list's end moved by the mark), and the lists swapped pairwise. Then each side's
-// bounds, for the children. (Min and max do not depend on the order they see the boxes
-// in, but for the sign of a zero: where +0 and -0 meet in one bound it may take the other
-// sign than the child's own pass gave. The tree is still the same on every run.)
+// branches on each reference's side, mispredicted where the sides interleave. The scans
+// swap the k-th reference of the right side found from the left end with the k-th of the
+// left side found from the right end, until they meet: at the partition point, past
+// which are as many of the left side as before it are of the right. So each reference's
+// side is marked, the misplaced ones' places listed on either side of the point (a store
+// each, the list's end moved by the mark), and the lists swapped pairwise. Then each
+// side's bounds, for the children. (Min and max do not depend on the order they see the
+// boxes in, but for the sign of a zero: where +0 and -0 meet in one bound it may take the
+// other sign than the child's own pass gave. The tree is still the same on every run.)
 template <class Left>
 BuildRef* partition_with_bounds(RefRange refs, Bounds sides[2], Left goes_left) {
     const uint32_t n = uint32_t(refs.size());
