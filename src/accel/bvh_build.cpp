@@ -170,6 +170,17 @@ struct Bounds {
     const Bounds* known() const { return valid ? this : nullptr; }
 };
 
+// The bounds of a run of references, in one pass.
+Bounds bounds_of(const BuildRef* first, const BuildRef* end) {
+    Box4 box, centres;
+    for (const BuildRef* r = first; r != end; ++r) {
+        const __m128 lo = ref_lo(*r), hi = ref_hi(*r), c = centre4(lo, hi);
+        box.grow(lo, hi);
+        centres.grow(c, c);
+    }
+    return Bounds{box.box(), centres.box(), true};
+}
+
 // std::partition's order (libstdc++'s for bidirectional iterators: from both ends, a
 // swap per pair out of place), so that the tree is the one it gave, without its scans'
 // branches on each reference's side, mispredicted where the sides interleave. The scans
@@ -207,17 +218,8 @@ BuildRef* partition_with_bounds(RefRange refs, Bounds sides[2], Left goes_left) 
     }
     assert(n - k == m);
     for (uint32_t t = 0; t < m; ++t) std::swap(refs.first[wrong[t]], refs.first[wrong[n - 1 - t]]);
-    const auto bounds = [](const BuildRef* first, const BuildRef* end) {
-        Box4 box, centres;
-        for (const BuildRef* r = first; r != end; ++r) {
-            const __m128 lo = ref_lo(*r), hi = ref_hi(*r), c = centre4(lo, hi);
-            box.grow(lo, hi);
-            centres.grow(c, c);
-        }
-        return Bounds{box.box(), centres.box(), true};
-    };
-    sides[0] = bounds(refs.begin(), refs.begin() + mid);
-    sides[1] = bounds(refs.begin() + mid, refs.end());
+    sides[0] = bounds_of(refs.begin(), refs.begin() + mid);
+    sides[1] = bounds_of(refs.begin() + mid, refs.end());
     return refs.begin() + mid;
 }
 
@@ -240,20 +242,9 @@ public:
         const int index = int(out.nodes.size());
         out.nodes.emplace_back();
         const RefRange refs{store.data() + b, e - b};
-        Box box, cbox;
-        if (bounds) {
-            box = bounds->box;
-            cbox = bounds->centres;
-        } else {
-            Box4 b4, c4;
-            for (const BuildRef& r : refs) {
-                const __m128 lo = ref_lo(r), hi = ref_hi(r), c = centre4(lo, hi);
-                b4.grow(lo, hi);
-                c4.grow(c, c);
-            }
-            box = b4.box();
-            cbox = c4.box();
-        }
+        const Bounds run = bounds ? *bounds : bounds_of(refs.begin(), refs.end());
+        const Box& box = run.box;
+        const Box& cbox = run.centres;
         out.nodes[index].box = box;
         if (depth == 0) root_area_ = std::max(box.area(), 1e-30f);
         out.max_depth = std::max(out.max_depth, depth);
@@ -513,23 +504,16 @@ Bvh build_bvh(const std::vector<BuildPrim>& prims, const BvhBuildOptions& option
         // The references and the root's bounds, on the host's cores.
         std::vector<BuildRef> refs(prims.size());
         constexpr uint32_t kGrain = 65536;
-        std::vector<std::array<Box4, 2>> part((prims.size() + kGrain - 1) / kGrain);
+        std::vector<Bounds> part((prims.size() + kGrain - 1) / kGrain);
         parallel_for(uint32_t(prims.size()), kGrain, host_cores(), [&](uint32_t first, uint32_t end) {
-            Box4 box, centres;
-            for (uint32_t i = first; i < end; ++i) {
-                refs[i] = BuildRef{Box{prims[i].lo, prims[i].hi}, i};
-                const __m128 lo = ref_lo(refs[i]), hi = ref_hi(refs[i]), c = centre4(lo, hi);
-                box.grow(lo, hi);
-                centres.grow(c, c);
-            }
-            part[first / kGrain] = {box, centres};
+            for (uint32_t i = first; i < end; ++i) refs[i] = BuildRef{Box{prims[i].lo, prims[i].hi}, i};
+            part[first / kGrain] = bounds_of(refs.data() + first, refs.data() + end);
         });
-        Box4 box, centres;
-        for (const auto& p : part) {
-            box.grow(p[0]);
-            centres.grow(p[1]);
+        Bounds root = part[0];
+        for (const Bounds& p : part) {
+            root.box.grow(p.box);
+            root.centres.grow(p.centres);
         }
-        const Bounds root{box.box(), centres.box(), true};
         tree.nodes.reserve(2 * prims.size());
         b.build(tree, refs, 0, refs.size(), true, 0, b.initial_allowance(), &root);
     }
